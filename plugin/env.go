@@ -1,0 +1,97 @@
+package plugin
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+)
+
+// Env is what a call knows about the session it serves and the world it may
+// touch. The host fills the session fields on every call; plugins keep no
+// state between calls.
+type Env struct {
+	// SessionID identifies the host session.
+	SessionID string
+	// CallID is the tool_use id of this call.
+	CallID string
+	// Cwd is the workspace's working directory. Relative paths in the input
+	// resolve against it.
+	Cwd string
+	// Roots are the workspace roots the permission fence allows.
+	Roots []string
+	// ResultsDirs are where the host stores spilled results, which read-like
+	// tools may read without asking.
+	ResultsDirs []string
+	// Mode is the permission mode, for tools whose behaviour depends on it.
+	Mode string
+	// Deadline is when the host gives up on the call; zero means none.
+	Deadline time.Time
+
+	// Clock, Proc and Net are the tool's access to time, processes and the
+	// network. plugintest replaces them with FixedClock and null versions.
+	Clock Clock
+	Proc  Proc
+	Net   Net
+	// Log goes to the plugin's stderr, which the host keeps in its log.
+	// Never to stdout: stdout is the plugin protocol.
+	Log hclog.Logger
+
+	state    map[string]string
+	output   io.Writer
+	progress func(string)
+}
+
+// State is the session state recorded by earlier outcomes of this plugin's
+// tools, or "".
+func (e *Env) State(key string) string { return e.state[key] }
+
+// Output is the call's streamed text content. What a tool writes here
+// reaches the host as it is produced, in order, ahead of the content of the
+// final Outcome; the host spills it to a file as it arrives if it is large.
+// Outside Call it discards.
+func (e *Env) Output() io.Writer {
+	if e.output == nil {
+		return io.Discard
+	}
+	return e.output
+}
+
+// Progress reports progress, such as "checked 12 of 40 packages", which a
+// host shows beside the call on a terminal.
+func (e *Env) Progress(message string) {
+	if e.progress != nil {
+		e.progress(message)
+	}
+}
+
+// Abs resolves a path from the input: ~ and ~/x are under the home
+// directory, a relative path is under Cwd, and the result is cleaned.
+// Symlinks are not resolved; the host's fence does that.
+func (e *Env) Abs(path string) string {
+	if path == "~" || strings.HasPrefix(path, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			path = filepath.Join(home, path[1:])
+		}
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(e.Cwd, path)
+	}
+	return filepath.Clean(path)
+}
+
+// Rel shows path relative to Cwd when it lies under it, and absolute
+// otherwise: the form the model reads most easily.
+func (e *Env) Rel(path string) string {
+	if e.Cwd == "" {
+		return path
+	}
+	rel, err := filepath.Rel(e.Cwd, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return path
+	}
+	return rel
+}

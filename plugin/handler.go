@@ -1,0 +1,151 @@
+package plugin
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
+)
+
+// Handler is a Tool with its input type erased, ready to Serve. Make one
+// with New.
+type Handler interface {
+	// Name is the tool's name.
+	Name() string
+
+	spec() *toolv1.ToolSpec
+	prepare(ctx context.Context, raw []byte, env *Env) *toolv1.PrepareResponse
+	call(ctx context.Context, raw []byte, env *Env) Outcome
+}
+
+// New adapts a Tool to a Handler. It reflects the input schema once, and
+// panics if In is not a struct: that is a programming error, caught the
+// first time the plugin starts.
+func New[In any](t Tool[In]) Handler {
+	schema, err := reflectSchema[In]()
+	if err != nil {
+		panic(fmt.Sprintf("plugin.New(%s): %v", t.Name(), err))
+	}
+	var props struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	_ = json.Unmarshal(schema, &props)
+	fields := make([]string, 0, len(props.Properties))
+	for name := range props.Properties {
+		fields = append(fields, name)
+	}
+	slices.Sort(fields)
+	return &typed[In]{tool: t, name: t.Name(), schema: schema, fields: fields}
+}
+
+type typed[In any] struct {
+	tool   Tool[In]
+	name   string
+	schema []byte
+	fields []string
+}
+
+func (h *typed[In]) Name() string { return h.name }
+
+func (h *typed[In]) spec() *toolv1.ToolSpec {
+	budget := Limit(DefaultBudgetChars)
+	if b, ok := h.tool.(Budgeted); ok {
+		budget = b.ResultBudget()
+	}
+	cascades := false
+	if c, ok := h.tool.(Cascader); ok {
+		cascades = c.CascadesOnFailure()
+	}
+	return &toolv1.ToolSpec{
+		Name:              h.name,
+		Prompt:            h.tool.Prompt(),
+		InputSchema:       h.schema,
+		CascadesOnFailure: cascades,
+		ResultBudget:      &toolv1.Budget{Unlimited: budget.IsUnlimited(), LimitChars: int64(budget.Chars())},
+	}
+}
+
+// decodeAndValidate runs both layers of the SDK's checks: strict decoding,
+// then the tool's own ValidateInput.
+func (h *typed[In]) decodeAndValidate(ctx context.Context, raw []byte, env *Env) (In, string) {
+	in, hint := decodeInput[In](raw, h.fields)
+	if hint != "" {
+		return in, hint
+	}
+	if v, ok := h.tool.(InputValidator[In]); ok {
+		if r := v.ValidateInput(ctx, in, env); r.IsRejected() {
+			return in, r.Message()
+		}
+	}
+	return in, ""
+}
+
+func (h *typed[In]) prepare(ctx context.Context, raw []byte, env *Env) *toolv1.PrepareResponse {
+	in, rejected := h.decodeAndValidate(ctx, raw, env)
+	if rejected != "" {
+		return &toolv1.PrepareResponse{Rejected: rejected}
+	}
+	resp := &toolv1.PrepareResponse{Describe: h.tool.Describe(in)}
+	if c, ok := h.tool.(ReadOnlyChecker[In]); ok {
+		resp.ReadOnly = c.IsReadOnly(in)
+	}
+	if c, ok := h.tool.(ConcurrencyChecker[In]); ok {
+		resp.ConcurrencySafe = c.IsConcurrencySafe(in)
+	}
+	if c, ok := h.tool.(Classifiable[In]); ok {
+		resp.ClassifierInput = c.ClassifierInput(in)
+	}
+	if c, ok := h.tool.(PermissionChecker[In]); ok {
+		p := c.CheckPermissions(ctx, in, env)
+		resp.Permission = behaviorToWire(p.Behavior)
+		resp.PermissionReason = p.Reason
+	}
+	if c, ok := h.tool.(SubjectLister[In]); ok {
+		for _, s := range c.PermissionSubjects(in, env) {
+			resp.Subjects = append(resp.Subjects, subjectToWire(s))
+		}
+	}
+	return resp
+}
+
+func (h *typed[In]) call(ctx context.Context, raw []byte, env *Env) Outcome {
+	// Plugins are stateless, so Call checks again what Prepare checked: the
+	// file may have changed in between, and a caller may skip Prepare.
+	in, rejected := h.decodeAndValidate(ctx, raw, env)
+	if rejected != "" {
+		return Failed(rejected)
+	}
+	return h.tool.Call(ctx, in, env)
+}
+
+func behaviorToWire(b Behavior) toolv1.PermissionBehavior {
+	switch b {
+	case Allow:
+		return toolv1.PermissionBehavior_PERMISSION_BEHAVIOR_ALLOW
+	case Ask:
+		return toolv1.PermissionBehavior_PERMISSION_BEHAVIOR_ASK
+	case Deny:
+		return toolv1.PermissionBehavior_PERMISSION_BEHAVIOR_DENY
+	case Passthrough:
+		return toolv1.PermissionBehavior_PERMISSION_BEHAVIOR_PASSTHROUGH
+	default:
+		// An out-of-range behaviour is a bug; ask rather than pass.
+		return toolv1.PermissionBehavior_PERMISSION_BEHAVIOR_ASK
+	}
+}
+
+func subjectToWire(s Subject) *toolv1.Subject {
+	w := &toolv1.Subject{Value: s.Value, Access: toolv1.Access_ACCESS_WRITE}
+	switch s.Kind {
+	case CommandSubject:
+		w.Kind = toolv1.SubjectKind_SUBJECT_KIND_COMMAND
+	case PathSubject:
+		w.Kind = toolv1.SubjectKind_SUBJECT_KIND_PATH
+	}
+	if s.Access == Read {
+		w.Access = toolv1.Access_ACCESS_READ
+	}
+	return w
+}

@@ -1,0 +1,10 @@
+// Package plugintest serves riot tools over real go-plugin gRPC inside a
+// test process, so a tool author tests a tool the way the host calls it:
+// Manifest, then Prepare, then a streamed Call. It also provides FixedClock,
+// whose Sleep advances time without sleeping, and null process and network
+// access for tools that must not touch either.
+//
+//	c := plugintest.Serve(t, []plugin.Handler{hello.Tool()})
+//	res := c.Call("Hello", map[string]any{"name": "riot"})
+//	if !res.Ok || res.Text != "Hello, riot!" { t.Fatal(res) }
+package plugintest

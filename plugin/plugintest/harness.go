@@ -1,0 +1,268 @@
+package plugintest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	goplugin "github.com/hashicorp/go-plugin"
+
+	"github.com/riot-tools/riot/plugin"
+	"github.com/riot-tools/riot/shared"
+	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
+)
+
+// Option changes what Serve gives the tools.
+type Option func(*plugin.Runtime)
+
+// WithClock gives the tools c instead of the system clock.
+func WithClock(c plugin.Clock) Option { return func(rt *plugin.Runtime) { rt.Clock = c } }
+
+// WithProc gives the tools process access, such as RealProc(t).
+func WithProc(p plugin.Proc) Option { return func(rt *plugin.Runtime) { rt.Proc = p } }
+
+// WithNet gives the tools network access.
+func WithNet(n plugin.Net) Option { return func(rt *plugin.Runtime) { rt.Net = n } }
+
+// Client calls tools served by Serve. Set its session fields before a call
+// as the host would.
+type Client struct {
+	t    testing.TB
+	stub shared.ToolPlugin
+
+	// Cwd is the workspace directory; it defaults to t.TempDir().
+	Cwd string
+	// Roots are the workspace roots; they default to [Cwd].
+	Roots []string
+	// State is the session state; Call applies each outcome's updates to it,
+	// as the host does.
+	State map[string]string
+	// Mode is the permission mode, "default" unless set.
+	Mode string
+	// SessionID defaults to "plugintest".
+	SessionID string
+	// Timeout bounds each call; the default is one minute.
+	Timeout time.Duration
+
+	calls int
+}
+
+// Serve serves handlers over real go-plugin gRPC inside the test process.
+// By default the tools get the system clock and no process or network
+// access. Everything stops when the test ends.
+func Serve(t testing.TB, handlers []plugin.Handler, opts ...Option) *Client {
+	t.Helper()
+	rt := plugin.Runtime{
+		Clock: plugin.SystemClock{},
+		Proc:  NullProc{},
+		Net:   NullNet{},
+		Log:   hclog.New(&hclog.LoggerOptions{Name: "plugintest", Output: testWriter{t}, Level: hclog.Debug}),
+	}
+	for _, o := range opts {
+		o(&rt)
+	}
+	srv, err := plugin.NewServer(rt, handlers...)
+	if err != nil {
+		t.Fatalf("plugintest: %v", err)
+	}
+	conn, server := goplugin.TestPluginGRPCConn(t, false, shared.VersionedPlugins(srv)[shared.ProtocolVersion])
+	t.Cleanup(func() {
+		_ = conn.Close()
+		server.Stop()
+	})
+	raw, err := conn.Dispense(shared.PluginName)
+	if err != nil {
+		t.Fatalf("plugintest: dispense: %v", err)
+	}
+	cwd := t.TempDir()
+	return &Client{t: t, stub: raw.(shared.ToolPlugin), Cwd: cwd, State: map[string]string{}, SessionID: "plugintest"}
+}
+
+// Manifest returns the tools served, in order.
+func (c *Client) Manifest() []*toolv1.ToolSpec {
+	c.t.Helper()
+	m, err := c.stub.Manifest(context.Background())
+	if err != nil {
+		c.t.Fatalf("plugintest: Manifest: %v", err)
+	}
+	return m.GetTools()
+}
+
+// Prepared is what Prepare reports about one call.
+type Prepared struct {
+	Rejected        string
+	Describe        string
+	ReadOnly        bool
+	ConcurrencySafe bool
+	ClassifierInput string
+	Permission      plugin.Behavior
+	Reason          string
+	Subjects        []plugin.Subject
+}
+
+// Prepare prepares a call of tool with input, which is raw JSON as a
+// string, []byte or json.RawMessage, or any value to marshal.
+func (c *Client) Prepare(tool string, input any) Prepared {
+	c.t.Helper()
+	id := c.nextID()
+	resp, err := c.stub.Prepare(context.Background(), &toolv1.PrepareRequest{
+		Tool: tool, CallId: id, Input: c.raw(input), Context: c.context(time.Time{}),
+	})
+	if err != nil {
+		c.t.Fatalf("plugintest: Prepare: %v", err)
+	}
+	p := Prepared{
+		Rejected:        resp.GetRejected(),
+		Describe:        resp.GetDescribe(),
+		ReadOnly:        resp.GetReadOnly(),
+		ConcurrencySafe: resp.GetConcurrencySafe(),
+		ClassifierInput: resp.GetClassifierInput(),
+		Permission:      plugin.Behavior(resp.GetPermission()),
+		Reason:          resp.GetPermissionReason(),
+	}
+	for _, s := range resp.GetSubjects() {
+		sub := plugin.Subject{Kind: plugin.SubjectKind(s.GetKind()), Value: s.GetValue(), Access: plugin.Write}
+		if s.GetAccess() == toolv1.Access_ACCESS_READ {
+			sub.Access = plugin.Read
+		}
+		p.Subjects = append(p.Subjects, sub)
+	}
+	return p
+}
+
+// Block is one block of a call's model content.
+type Block struct {
+	Image     bool
+	MediaType string
+	Data      []byte
+}
+
+// Result is a finished call as the host assembles it from the stream.
+type Result struct {
+	Ok bool
+	// Text is the text content, every text block joined.
+	Text string
+	// Blocks are the content blocks in order.
+	Blocks []Block
+	// Message is the Failed message, or the Ok note.
+	Message  string
+	UI       json.RawMessage
+	State    map[string]string
+	Progress []string
+	// Chunks is the number of content chunks the stream carried.
+	Chunks int
+}
+
+// Call calls tool with input (see Prepare) and assembles its stream.
+func (c *Client) Call(tool string, input any) Result {
+	c.t.Helper()
+	return c.CallContext(context.Background(), tool, input)
+}
+
+// CallContext is Call with a context, to test cancellation.
+func (c *Client) CallContext(ctx context.Context, tool string, input any) Result {
+	c.t.Helper()
+	timeout := c.Timeout
+	if timeout == 0 {
+		timeout = time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	deadline, _ := ctx.Deadline()
+	var res Result
+	err := c.stub.Call(ctx, &toolv1.CallRequest{
+		Tool: tool, CallId: c.nextID(), Input: c.raw(input), Context: c.context(deadline),
+	}, func(ev *toolv1.CallEvent) error {
+		switch e := ev.Event.(type) {
+		case *toolv1.CallEvent_Progress:
+			res.Progress = append(res.Progress, e.Progress.GetMessage())
+		case *toolv1.CallEvent_Chunk:
+			res.Chunks++
+			ch := e.Chunk
+			for int(ch.GetBlock()) >= len(res.Blocks) {
+				res.Blocks = append(res.Blocks, Block{})
+			}
+			b := &res.Blocks[ch.GetBlock()]
+			b.Image = ch.GetKind() == toolv1.BlockKind_BLOCK_KIND_IMAGE
+			b.MediaType = ch.GetMediaType()
+			b.Data = append(b.Data, ch.GetData()...)
+		case *toolv1.CallEvent_Final:
+			res.Ok = e.Final.GetStatus() == toolv1.Status_STATUS_OK
+			res.Message = e.Final.GetMessage()
+			res.UI = e.Final.GetUiPayload()
+			res.State = e.Final.GetStateUpdates()
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, context.Canceled) {
+		c.t.Fatalf("plugintest: Call: %v", err)
+	}
+	var text strings.Builder
+	for _, b := range res.Blocks {
+		if !b.Image {
+			text.Write(b.Data)
+		}
+	}
+	res.Text = text.String()
+	for k, v := range res.State {
+		if v == "" {
+			delete(c.State, k)
+		} else {
+			c.State[k] = v
+		}
+	}
+	return res
+}
+
+func (c *Client) nextID() string {
+	c.calls++
+	return "toolu_test_" + strconv.Itoa(c.calls)
+}
+
+func (c *Client) context(deadline time.Time) *toolv1.CallContext {
+	roots := c.Roots
+	if roots == nil {
+		roots = []string{c.Cwd}
+	}
+	mode := c.Mode
+	if mode == "" {
+		mode = "default"
+	}
+	cc := &toolv1.CallContext{
+		SessionId: c.SessionID, Cwd: c.Cwd, WorkspaceRoots: roots,
+		PermissionMode: mode, State: c.State,
+	}
+	if !deadline.IsZero() {
+		cc.DeadlineUnixMs = deadline.UnixMilli()
+	}
+	return cc
+}
+
+func (c *Client) raw(input any) []byte {
+	switch v := input.(type) {
+	case string:
+		return []byte(v)
+	case []byte:
+		return v
+	case json.RawMessage:
+		return v
+	}
+	b, err := json.Marshal(input)
+	if err != nil {
+		c.t.Fatalf("plugintest: input does not marshal: %v", err)
+	}
+	return b
+}
+
+// testWriter sends the tools' log to the test log.
+type testWriter struct{ t testing.TB }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}

@@ -1,0 +1,105 @@
+package plugin
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	goplugin "github.com/hashicorp/go-plugin"
+	"golang.org/x/sys/unix"
+	"google.golang.org/grpc"
+
+	"github.com/riot-tools/riot/shared"
+)
+
+// parentPollEvery is how often the watchdog checks that the host is alive.
+const parentPollEvery = 500 * time.Millisecond
+
+// Serve serves the handlers as a riot plugin and returns when the host
+// closes it. It is the whole of a plugin's main:
+//
+//	func main() { plugin.Serve(plugin.New[Input](&Hello{})) }
+//
+// Before the handshake it points file descriptor 1 at stderr, so a stray
+// print, in an init function, a library or a child process, lands in the
+// host's log instead of breaking the protocol. It exits when the host
+// process dies, and a process guard kills every process group a tool
+// started when the plugin exits by any means.
+func Serve(handlers ...Handler) {
+	if isGuard() {
+		runGuard(os.Stdin)
+		return
+	}
+	log := hclog.New(&hclog.LoggerOptions{
+		Name:       "plugin",
+		Level:      hclog.LevelFromString(envOr("RIOT_LOG_LEVEL", "info")),
+		Output:     os.Stderr,
+		JSONFormat: true, // the host re-levels JSON lines into its own log
+	})
+	handshake, err := redirectStdout()
+	if err != nil {
+		log.Error("cannot protect stdout", "error", err)
+		os.Exit(1)
+	}
+	rt := Runtime{
+		Clock: SystemClock{},
+		Proc:  &OSProc{guard: newGuard(log)},
+		Net:   http.DefaultClient,
+		Log:   log,
+	}
+	srv, err := NewServer(rt, handlers...)
+	if err != nil {
+		log.Error("invalid plugin", "error", err)
+		os.Exit(1)
+	}
+	go watchParent(log)
+	// go-plugin prints the handshake line to os.Stdout and then replaces
+	// os.Stdout with its own pipe.
+	os.Stdout = handshake
+	goplugin.Serve(&goplugin.ServeConfig{
+		HandshakeConfig:  shared.Handshake,
+		VersionedPlugins: shared.VersionedPlugins(srv),
+		TLSProvider:      shared.ServerTLSFromEnv,
+		GRPCServer: func(opts []grpc.ServerOption) *grpc.Server {
+			return grpc.NewServer(append(opts,
+				grpc.MaxRecvMsgSize(shared.MaxMessageSize),
+				grpc.MaxSendMsgSize(shared.MaxMessageSize))...)
+		},
+		Logger: log,
+	})
+}
+
+// redirectStdout duplicates the real stdout for the handshake and points
+// file descriptor 1 at stderr.
+func redirectStdout() (*os.File, error) {
+	fd, err := unix.Dup(1)
+	if err != nil {
+		return nil, fmt.Errorf("dup stdout: %w", err)
+	}
+	unix.CloseOnExec(fd)
+	if err := unix.Dup2(2, 1); err != nil {
+		return nil, fmt.Errorf("point stdout at stderr: %w", err)
+	}
+	return os.NewFile(uintptr(fd), "handshake"), nil
+}
+
+// watchParent exits when the host is gone: Pdeathsig covers Linux, this
+// covers everything else, and a host that died before Pdeathsig was set.
+func watchParent(log hclog.Logger) {
+	ppid := os.Getppid()
+	for range time.Tick(parentPollEvery) {
+		if os.Getppid() != ppid {
+			log.Warn("host process is gone; exiting", "host_pid", ppid)
+			os.Exit(2)
+		}
+	}
+}
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}

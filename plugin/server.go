@@ -1,0 +1,173 @@
+package plugin
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime/debug"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/riot-tools/riot/shared"
+	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
+)
+
+// Runtime is what a server gives every call's Env besides the session:
+// access to time, processes, the network and the log.
+type Runtime struct {
+	Clock Clock
+	Proc  Proc
+	Net   Net
+	Log   hclog.Logger
+}
+
+// Server serves a set of tools over the ToolPlugin interface. Serve runs
+// one behind go-plugin; plugintest runs one inside a test.
+type Server struct {
+	rt       Runtime
+	order    []Handler
+	byName   map[string]Handler
+	manifest *toolv1.ManifestResponse
+}
+
+var _ shared.ToolPlugin = (*Server)(nil)
+
+// NewServer returns a server for handlers, which keep their order in the
+// Manifest. Tool names must be unique and non-empty.
+func NewServer(rt Runtime, handlers ...Handler) (*Server, error) {
+	if len(handlers) == 0 {
+		return nil, fmt.Errorf("a plugin must serve at least one tool")
+	}
+	if rt.Log == nil {
+		rt.Log = hclog.NewNullLogger()
+	}
+	s := &Server{rt: rt, byName: make(map[string]Handler, len(handlers)), manifest: &toolv1.ManifestResponse{SdkVersion: Version}}
+	for _, h := range handlers {
+		name := h.Name()
+		if name == "" {
+			return nil, fmt.Errorf("a tool has an empty name")
+		}
+		if _, dup := s.byName[name]; dup {
+			return nil, fmt.Errorf("two tools are named %q", name)
+		}
+		s.byName[name] = h
+		s.order = append(s.order, h)
+		s.manifest.Tools = append(s.manifest.Tools, h.spec())
+	}
+	return s, nil
+}
+
+// Manifest implements shared.ToolPlugin.
+func (s *Server) Manifest(context.Context) (*toolv1.ManifestResponse, error) {
+	return s.manifest, nil
+}
+
+// Prepare implements shared.ToolPlugin. A panic while preparing becomes a
+// rejection; the stack goes to the log.
+func (s *Server) Prepare(ctx context.Context, req *toolv1.PrepareRequest) (resp *toolv1.PrepareResponse, _ error) {
+	h, ok := s.byName[req.GetTool()]
+	if !ok {
+		return &toolv1.PrepareResponse{Rejected: s.unknownTool(req.GetTool())}, nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			s.rt.Log.Error("panic while preparing a call", "tool", req.GetTool(), "call_id", req.GetCallId(), "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			resp = &toolv1.PrepareResponse{Rejected: fmt.Sprintf("The %s tool failed while checking this input (an internal error in the tool). Do not retry this input unchanged; use another approach.", req.GetTool())}
+		}
+	}()
+	env := s.env(req.GetCallId(), req.GetContext())
+	return h.prepare(ctx, req.GetInput(), env), nil
+}
+
+// Call implements shared.ToolPlugin.
+func (s *Server) Call(ctx context.Context, req *toolv1.CallRequest, send func(*toolv1.CallEvent) error) error {
+	snd := &sender{send: send}
+	h, ok := s.byName[req.GetTool()]
+	if !ok {
+		return snd.event(final(Failed(s.unknownTool(req.GetTool())), s.rt.Log))
+	}
+	env := s.env(req.GetCallId(), req.GetContext())
+	out := newOutput(snd)
+	env.output = out
+	env.progress = snd.progress
+	outcome := s.run(ctx, h, req, env)
+	streamed, err := out.close()
+	if err != nil {
+		return err
+	}
+	next := uint32(0)
+	if streamed {
+		next = 1
+	}
+	if outcome.ok {
+		for _, b := range outcome.content {
+			kind, data := toolv1.BlockKind_BLOCK_KIND_TEXT, []byte(b.text)
+			if b.IsImage() {
+				kind, data = toolv1.BlockKind_BLOCK_KIND_IMAGE, b.data
+			}
+			if err := snd.block(next, kind, b.mediaType, data); err != nil {
+				return err
+			}
+			next++
+		}
+	}
+	return snd.event(final(outcome, s.rt.Log))
+}
+
+// run calls the tool, turning a panic in the calling goroutine into a
+// Failed outcome. A panic in a goroutine of the tool's own kills the
+// plugin; the host turns that into a Failed outcome too.
+func (s *Server) run(ctx context.Context, h Handler, req *toolv1.CallRequest, env *Env) (outcome Outcome) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.rt.Log.Error("panic in tool call", "tool", req.GetTool(), "call_id", req.GetCallId(), "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			outcome = Failed(fmt.Sprintf("The %s tool failed with an internal error while running this call; it may have partially run. Check the state it would have changed before retrying, and do not retry this input unchanged.", req.GetTool()))
+		}
+	}()
+	return h.call(ctx, req.GetInput(), env)
+}
+
+func (s *Server) unknownTool(name string) string {
+	names := make([]string, len(s.order))
+	for i, h := range s.order {
+		names[i] = h.Name()
+	}
+	return fmt.Sprintf("This plugin serves no tool named %q; it serves %v.", name, names)
+}
+
+func (s *Server) env(callID string, c *toolv1.CallContext) *Env {
+	env := &Env{
+		SessionID:   c.GetSessionId(),
+		CallID:      callID,
+		Cwd:         c.GetCwd(),
+		Roots:       c.GetWorkspaceRoots(),
+		ResultsDirs: c.GetResultsDirs(),
+		Mode:        c.GetPermissionMode(),
+		Clock:       s.rt.Clock,
+		Proc:        s.rt.Proc,
+		Net:         s.rt.Net,
+		Log:         s.rt.Log.With("call_id", callID),
+		state:       c.GetState(),
+	}
+	if ms := c.GetDeadlineUnixMs(); ms > 0 {
+		env.Deadline = time.UnixMilli(ms)
+	}
+	return env
+}
+
+func final(o Outcome, log hclog.Logger) *toolv1.CallEvent {
+	f := &toolv1.Final{Status: toolv1.Status_STATUS_FAILED, Message: o.message, StateUpdates: o.state}
+	if o.ok {
+		f.Status = toolv1.Status_STATUS_OK
+	}
+	if o.ui != nil {
+		ui, err := json.Marshal(o.ui)
+		if err != nil {
+			log.Error("UI payload does not marshal to JSON; dropped", "error", err)
+		} else {
+			f.UiPayload = ui
+		}
+	}
+	return &toolv1.CallEvent{Event: &toolv1.CallEvent_Final{Final: f}}
+}

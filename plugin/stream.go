@@ -1,0 +1,125 @@
+package plugin
+
+import (
+	"io"
+	"sync"
+	"time"
+
+	"github.com/riot-tools/riot/shared"
+	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
+)
+
+// flushSize and flushEvery bound how long streamed output waits in the
+// plugin: large writes go at once, a trickle within flushEvery, so the host
+// holds the output so far even if the plugin then dies.
+const (
+	flushSize  = 64 << 10
+	flushEvery = 50 * time.Millisecond
+)
+
+// sender serialises a call's events: gRPC streams are not safe for
+// concurrent sends, and a tool may write from several goroutines.
+type sender struct {
+	mu   sync.Mutex
+	send func(*toolv1.CallEvent) error
+	err  error
+}
+
+func (s *sender) event(ev *toolv1.CallEvent) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return s.err
+	}
+	s.err = s.send(ev)
+	return s.err
+}
+
+// block streams one content block in chunks of at most shared.ChunkSize.
+func (s *sender) block(index uint32, kind toolv1.BlockKind, mediaType string, data []byte) error {
+	for first := true; first || len(data) > 0; first = false {
+		n := min(len(data), shared.ChunkSize)
+		ev := &toolv1.CallEvent{Event: &toolv1.CallEvent_Chunk{Chunk: &toolv1.Chunk{
+			Block: index, Kind: kind, MediaType: mediaType, Data: data[:n],
+		}}}
+		if err := s.event(ev); err != nil {
+			return err
+		}
+		data = data[n:]
+	}
+	return nil
+}
+
+func (s *sender) progress(msg string) {
+	_ = s.event(&toolv1.CallEvent{Event: &toolv1.CallEvent_Progress{Progress: &toolv1.Progress{Message: msg}}})
+}
+
+// output is Env.Output during a call: text streamed as block 0.
+type output struct {
+	s       *sender
+	mu      sync.Mutex
+	buf     []byte
+	written bool
+	closed  bool
+	stop    chan struct{}
+	stopped chan struct{}
+}
+
+func newOutput(s *sender) *output {
+	o := &output{s: s, stop: make(chan struct{}), stopped: make(chan struct{})}
+	go o.ticker()
+	return o
+}
+
+func (o *output) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.closed {
+		// A goroutine the tool left behind; the call is over.
+		return 0, io.ErrClosedPipe
+	}
+	o.written = o.written || len(p) > 0
+	o.buf = append(o.buf, p...)
+	if len(o.buf) >= flushSize {
+		if err := o.flushLocked(); err != nil {
+			return 0, err
+		}
+	}
+	return len(p), nil
+}
+
+func (o *output) flushLocked() error {
+	if len(o.buf) == 0 {
+		return nil
+	}
+	err := o.s.block(0, toolv1.BlockKind_BLOCK_KIND_TEXT, "", o.buf)
+	o.buf = o.buf[:0]
+	return err
+}
+
+func (o *output) ticker() {
+	defer close(o.stopped)
+	t := time.NewTicker(flushEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-o.stop:
+			return
+		case <-t.C:
+			o.mu.Lock()
+			_ = o.flushLocked()
+			o.mu.Unlock()
+		}
+	}
+}
+
+// close flushes what is left and reports whether anything was written, so
+// the outcome's blocks know their first index.
+func (o *output) close() (bool, error) {
+	close(o.stop)
+	<-o.stopped
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.closed = true
+	return o.written, o.flushLocked()
+}

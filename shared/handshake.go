@@ -1,0 +1,30 @@
+package shared
+
+import (
+	goplugin "github.com/hashicorp/go-plugin"
+)
+
+// ProtocolVersion is the newest wire protocol this build speaks.
+const ProtocolVersion = 1
+
+// PluginName is the single go-plugin plugin a riot tool binary dispenses.
+const PluginName = "tool"
+
+// Handshake is a UX feature, not security: it stops a user from running a
+// plugin binary by hand, and stops riot from starting a binary that is not
+// a riot plugin. The cookie is riot's own so no other go-plugin host's
+// plugins can be confused with riot's.
+var Handshake = goplugin.HandshakeConfig{
+	ProtocolVersion:  ProtocolVersion,
+	MagicCookieKey:   "RIOT_TOOL_PLUGIN",
+	MagicCookieValue: "8d3c0f0e-riot-tool-plugin-b1f6a7e2",
+}
+
+// VersionedPlugins maps each protocol version to the plugins served under
+// it. Version 1 is the first; a later version is added beside it, never in
+// its place, so old plugins keep working.
+func VersionedPlugins(impl ToolPlugin) map[int]goplugin.PluginSet {
+	return map[int]goplugin.PluginSet{
+		1: {PluginName: &GRPCPlugin{Impl: impl}},
+	}
+}
