@@ -11,6 +11,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	goplugin "github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/riot-tools/riot/plugin"
 	"github.com/riot-tools/riot/shared"
@@ -72,8 +74,10 @@ func Serve(t testing.TB, handlers []plugin.Handler, opts ...Option) *Client {
 	}
 	conn, server := goplugin.TestPluginGRPCConn(t, false, shared.VersionedPlugins(srv)[shared.ProtocolVersion])
 	t.Cleanup(func() {
-		_ = conn.Close()
+		// Server first: conn.Close sends a Shutdown RPC whose handler stops
+		// the server too, and two concurrent Stops race inside go-plugin.
 		server.Stop()
+		_ = conn.Close()
 	})
 	raw, err := conn.Dispense(shared.PluginName)
 	if err != nil {
@@ -199,7 +203,9 @@ func (c *Client) CallContext(ctx context.Context, tool string, input any) Result
 		}
 		return nil
 	})
-	if err != nil && !errors.Is(err, context.Canceled) {
+	// A cancelled context ends the stream with gRPC's Canceled status,
+	// which does not wrap context.Canceled.
+	if err != nil && !errors.Is(err, context.Canceled) && status.Code(err) != codes.Canceled {
 		c.t.Fatalf("plugintest: Call: %v", err)
 	}
 	var text strings.Builder

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/riot-tools/riot/core"
+	"github.com/riot-tools/riot/core/permission"
+)
+
+func (a *app) explainCommand() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "explain TOOL [JSON|-]",
+		Short: "Trace the permission chain for one call without running it",
+		Args:  cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			input, err := a.inputArg(args[1:])
+			if err != nil {
+				return err
+			}
+			h, err := a.host(cmd.Context(), core.Options{})
+			if err != nil {
+				return err
+			}
+			defer h.Close()
+			ex := h.Explain(cmd.Context(), args[0], input)
+			if asJSON {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(explainJSON(ex))
+			}
+			printExplain(cmd.OutOrStdout(), ex)
+			if ex.Invalid != "" {
+				return errOutcome
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the trace as JSON")
+	return cmd
+}
+
+func printExplain(w io.Writer, ex core.Explanation) {
+	fmt.Fprintf(w, "%s", ex.Tool)
+	if ex.Describe != "" {
+		fmt.Fprintf(w, ": %s", ex.Describe)
+	}
+	fmt.Fprintln(w)
+	if ex.Invalid != "" {
+		fmt.Fprintf(w, "The call would fail before the permission chain:\n  %s\n", ex.Invalid)
+		return
+	}
+	fmt.Fprintf(w, "read-only: %v\n", ex.Request.ReadOnly)
+	if len(ex.Request.Subjects) > 0 {
+		fmt.Fprintln(w, "subjects:")
+		for _, s := range ex.Request.Subjects {
+			fmt.Fprintf(w, "  %s\n", subjectText(s))
+		}
+	}
+	fmt.Fprintln(w, "chain:")
+	for i, st := range ex.Decision.Trace {
+		mark := "·"
+		if st.Matched {
+			mark = "→"
+		}
+		fmt.Fprintf(w, "  %d. %-14s %s %s: %s", i+1, st.Step, mark, st.Result, st.Checked)
+		if st.Rule != nil {
+			fmt.Fprintf(w, " [rule %s from %s]", st.Rule.Text, st.Rule.Source)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "decision: %s (by %s)\n", strings.ToUpper(ex.Decision.Behavior.String()), ex.Decision.Step)
+	if ex.Decision.Reason != "" {
+		fmt.Fprintf(w, "reason: %s\n", ex.Decision.Reason)
+	}
+	if ex.Decision.Suggest != "" && ex.Decision.Behavior != permission.Allow {
+		fmt.Fprintf(w, "to allow: --allow '%s', or add it to [permissions] allow\n", ex.Decision.Suggest)
+	}
+}
+
+func subjectText(s permission.Subject) string {
+	switch s.Kind {
+	case permission.CommandSubject:
+		return "command " + s.Value
+	case permission.PathSubject:
+		if s.Access == permission.Read {
+			return "read " + s.Value
+		}
+		return "write " + s.Value
+	default:
+		return "unknown " + s.Value
+	}
+}
+
+type explainStep struct {
+	Step    string `json:"step"`
+	Checked string `json:"checked"`
+	Matched bool   `json:"matched"`
+	Result  string `json:"result"`
+	Rule    string `json:"rule,omitempty"`
+	Source  string `json:"source,omitempty"`
+}
+
+type explainOut struct {
+	Tool     string        `json:"tool"`
+	Describe string        `json:"describe,omitempty"`
+	Invalid  string        `json:"invalid,omitempty"`
+	ReadOnly bool          `json:"read_only"`
+	Subjects []string      `json:"subjects,omitempty"`
+	Steps    []explainStep `json:"steps,omitempty"`
+	Decision string        `json:"decision,omitempty"`
+	Step     string        `json:"decided_by,omitempty"`
+	Reason   string        `json:"reason,omitempty"`
+	Suggest  string        `json:"suggest,omitempty"`
+}
+
+func explainJSON(ex core.Explanation) explainOut {
+	out := explainOut{Tool: ex.Tool, Describe: ex.Describe, Invalid: ex.Invalid, ReadOnly: ex.Request.ReadOnly}
+	if ex.Invalid != "" {
+		return out
+	}
+	for _, s := range ex.Request.Subjects {
+		out.Subjects = append(out.Subjects, subjectText(s))
+	}
+	for _, st := range ex.Decision.Trace {
+		js := explainStep{Step: st.Step.String(), Checked: st.Checked, Matched: st.Matched, Result: st.Result}
+		if st.Rule != nil {
+			js.Rule, js.Source = st.Rule.Text, st.Rule.Source.String()
+		}
+		out.Steps = append(out.Steps, js)
+	}
+	out.Decision = ex.Decision.Behavior.String()
+	out.Step = ex.Decision.Step.String()
+	out.Reason = ex.Decision.Reason
+	out.Suggest = ex.Decision.Suggest
+	return out
+}

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/riot-tools/riot/core"
+)
+
+func (a *app) pluginsCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "plugins",
+		Short: "List the plugins discovered and configured, and what each serves",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, ws, err := a.loadConfig()
+			if err != nil {
+				return err
+			}
+			exe, _ := os.Executable()
+			_, statuses := core.Resolver{Workspace: ws, Exe: exe, Builtins: builtinNames()}.ResolvePlugins(cfg)
+			h, err := a.host(cmd.Context(), core.Options{})
+			if err != nil {
+				return err
+			}
+			defer h.Close()
+			infos := map[string]core.PluginInfo{}
+			for _, p := range h.Plugins() {
+				infos[p.Name] = p
+			}
+			out := cmd.OutOrStdout()
+			for _, st := range statuses {
+				printPlugin(out, st, infos[st.Name], version)
+			}
+			return nil
+		},
+	}
+}
+
+func printPlugin(w io.Writer, st core.PluginStatus, info core.PluginInfo, riotVersion string) {
+	state := "disabled"
+	switch {
+	case st.Enabled:
+		state = "enabled"
+	case st.Discovered != "":
+		state = "discovered, not enabled"
+	}
+	kind := "plugin"
+	if st.Builtin {
+		kind = "builtin"
+	}
+	fmt.Fprintf(w, "%s (%s, %s)\n", st.Name, kind, state)
+	if st.Path != "" {
+		fmt.Fprintf(w, "  path:     %s\n", st.Path)
+		if sum, err := fileSum(st.Path); err == nil {
+			fmt.Fprintf(w, "  sha256:   %s\n", sum)
+		}
+	}
+	if st.Builtin {
+		fmt.Fprintf(w, "  version:  riot %s\n", riotVersion)
+	}
+	if st.Discovered != "" {
+		fmt.Fprintf(w, "  found in: %s\n", st.Discovered)
+	}
+	if len(info.Tools) > 0 {
+		fmt.Fprintf(w, "  tools:    %s\n", strings.Join(info.Tools, ", "))
+	}
+	switch {
+	case info.Problem != "":
+		fmt.Fprintf(w, "  problem:  %s\n", info.Problem)
+	case st.Problem != "":
+		fmt.Fprintf(w, "  problem:  %s\n", st.Problem)
+	}
+	if !st.Enabled && st.Discovered != "" {
+		fmt.Fprintf(w, "  enable:   add to .riot/config.toml:\n              [plugins.%s]\n              enabled = true\n", st.Name)
+	}
+}
+
+func fileSum(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/riot-tools/riot/config"
+	"github.com/riot-tools/riot/core"
+	"github.com/riot-tools/riot/core/permission"
+)
+
+// app holds what every command shares: the flags, the streams, and the
+// host built from them.
+type app struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+
+	mode       string
+	allow      []string
+	deny       []string
+	ask        []string
+	addDirs    []string
+	cwd        string
+	configFile string
+	session    string
+	quiet      bool
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := a.rootCommand()
+	root.SetArgs(args)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	if msg := err.Error(); msg != "" {
+		fmt.Fprintln(stderr, "riot:", msg)
+	}
+	return exitCode(err)
+}
+
+func (a *app) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "riot",
+		Short:         "A tool host for LLM coding agents",
+		Long:          "riot runs an agent's tool calls (Bash, Grep, Read, Diagnostics and plugins) through one pipeline:\nschema validation, the permission chain, parallel scheduling, cascade cancellation and result budgets.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(a.stdin)
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr("%v", err) })
+	f := root.PersistentFlags()
+	f.StringVar(&a.mode, "mode", "", "permission mode: default, acceptEdits, plan, auto, dontAsk or bypassPermissions")
+	f.StringArrayVar(&a.allow, "allow", nil, "allow rule, such as 'Bash(git log:*)' (repeatable)")
+	f.StringArrayVar(&a.deny, "deny", nil, "deny rule, such as 'Read(**/.env)' (repeatable)")
+	f.StringArrayVar(&a.ask, "ask", nil, "ask rule (repeatable)")
+	f.StringArrayVar(&a.addDirs, "add-dir", nil, "an extra workspace root (repeatable)")
+	f.StringVar(&a.cwd, "cwd", "", "working directory and first workspace root (default: the current directory)")
+	f.StringVar(&a.configFile, "config", "", "a config file read after the workspace's")
+	f.StringVar(&a.session, "session", "", "a session id whose state (such as Bash's directory) lasts across invocations")
+	f.BoolVarP(&a.quiet, "quiet", "q", false, "no progress spinner on the terminal")
+	root.AddCommand(
+		a.toolsCommand(), a.callCommand(), a.runCommand(), a.pluginsCommand(),
+		a.explainCommand(), a.configCommand(), a.mcpCommand(), a.versionCommand(),
+		a.servePluginCommand(),
+	)
+	return root
+}
+
+// workspace is the --cwd directory, absolute.
+func (a *app) workspace() (string, error) {
+	dir := a.cwd
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", usageErr("cannot read the working directory: %v", err)
+		}
+		return wd, nil
+	}
+	abs, err := filepath.Abs(config.ExpandHome(dir))
+	if err != nil {
+		return "", usageErr("--cwd %s: %v", dir, err)
+	}
+	if info, err := os.Stat(abs); err != nil || !info.IsDir() {
+		return "", usageErr("--cwd %s is not a directory", dir)
+	}
+	return abs, nil
+}
+
+// loadConfig reads every config layer with the flags on top.
+func (a *app) loadConfig() (*config.Config, string, error) {
+	ws, err := a.workspace()
+	if err != nil {
+		return nil, "", err
+	}
+	cfg, err := config.Load(config.Options{
+		Workspace: ws,
+		ExtraFile: a.configFile,
+		Flags:     config.Flags{Mode: a.mode, Allow: a.allow, Ask: a.ask, Deny: a.deny, AddDirs: a.addDirs},
+	})
+	if err != nil {
+		return nil, "", &exitError{code: exitUsage, msg: "config: " + err.Error()}
+	}
+	return cfg, ws, nil
+}
+
+// host builds the host for a command; the caller closes it.
+func (a *app) host(ctx context.Context, opts core.Options) (*core.Host, error) {
+	cfg, ws, err := a.loadConfig()
+	if err != nil {
+		return nil, err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, &exitError{code: exitUsage, msg: "cannot find the riot executable: " + err.Error()}
+	}
+	specs, _ := core.Resolver{Workspace: ws, Exe: exe, Builtins: builtinNames()}.ResolvePlugins(cfg)
+	opts.Config, opts.Workspace, opts.Plugins, opts.SessionID = cfg, ws, specs, a.session
+	if opts.Prompter == nil && interactive(a.stdin, a.stderr) {
+		opts.Prompter = &permission.TTYPrompter{In: a.stdin, Out: a.stderr}
+	}
+	h, err := core.New(ctx, opts)
+	if err != nil {
+		return nil, &exitError{code: exitUsage, msg: err.Error()}
+	}
+	return h, nil
+}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/riot-tools/riot/core"
+)
+
+func (a *app) runCommand() *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   "run [FILE|-]",
+		Short: "Run one assistant turn's tool calls and print the results",
+		Long: `Run one turn. The input (a file, or stdin when FILE is - or absent) is an array of
+{"type":"tool_use","id","name","input"} blocks, or an assistant message holding them; with
+--format openai, an array of tool_calls or a message holding them. The output is one result per
+call, in input order: {"type":"tool_result","tool_use_id","content","is_error"}, or
+{"role":"tool","tool_call_id","content"} for openai. Exits 0 whenever the turn ran, and 2 when
+the input is malformed.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(format); err != nil {
+				return err
+			}
+			data, err := a.readInput(args)
+			if err != nil {
+				return err
+			}
+			uses, err := parseTurn(data, format)
+			if err != nil {
+				return usageErr("malformed turn: %v", err)
+			}
+			spin := a.spinner()
+			defer spin.stop()
+			h, err := a.host(cmd.Context(), core.Options{OnProgress: spin.event})
+			if err != nil {
+				return err
+			}
+			defer h.Close()
+			results := h.RunTurn(cmd.Context(), uses)
+			spin.stop()
+			enc := json.NewEncoder(cmd.OutOrStdout())
+			enc.SetIndent("", "  ")
+			return enc.Encode(renderResults(results, format))
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "anthropic", "API shape: anthropic or openai")
+	return cmd
+}
+
+// readInput reads the file named by args[0], or stdin for "-" or none.
+func (a *app) readInput(args []string) ([]byte, error) {
+	if len(args) == 0 || args[0] == "-" {
+		data, err := io.ReadAll(a.stdin)
+		if err != nil {
+			return nil, usageErr("cannot read stdin: %v", err)
+		}
+		return data, nil
+	}
+	data, err := os.ReadFile(args[0])
+	if err != nil {
+		return nil, usageErr("cannot read %s: %v", args[0], err)
+	}
+	return data, nil
+}
+
+// inputArg is a call's input: the JSON argument, stdin for "-", or {}
+// when absent.
+func (a *app) inputArg(args []string) ([]byte, error) {
+	switch {
+	case len(args) == 0:
+		return []byte("{}"), nil
+	case args[0] == "-":
+		return a.readInput(args)
+	default:
+		return []byte(args[0]), nil
+	}
+}

@@ -1,0 +1,26 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/riot-tools/riot/plugin"
+)
+
+// servePluginCommand is how riot serves its builtins: the host re-executes
+// riot as `riot __plugin NAME`, as Packer and Waypoint do.
+func (a *app) servePluginCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:    "__plugin NAME",
+		Short:  "Serve a builtin tool set as a plugin (used by riot itself)",
+		Hidden: true,
+		Args:   cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			tools, ok := builtins()[args[0]]
+			if !ok {
+				return usageErr("no builtin tool set named %q; riot has %v", args[0], builtinNames())
+			}
+			plugin.Serve(tools()...)
+			return nil
+		},
+	}
+}

@@ -1,0 +1,306 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// localIgnoreEntry is the line AppendAllowRule adds to .gitignore.
+const localIgnoreEntry = ".riot/config.local.toml"
+
+// AppendAllowRule appends rule to [permissions] allow in the workspace's
+// untracked layer, <workspace>/.riot/config.local.toml, as the "always
+// allow" answer to a permission prompt does. It creates .riot/ and the file
+// if needed, adds the file to <workspace>/.gitignore unless a line there
+// already ignores it, and returns the file's path. A rule already in the
+// list is not added again.
+//
+// The file is edited as text, so comments and layout stay; the edit is
+// checked by decoding the result, and if the text edit cannot be made or
+// does not decode to the old values plus the rule, the file is re-encoded
+// from its values instead (comments are then lost). A file that does not
+// load is left alone, with its error.
+func AppendAllowRule(workspace, rule string) (string, error) {
+	path := LocalFile(workspace)
+	if strings.TrimSpace(rule) == "" {
+		return path, errors.New("the rule is empty")
+	}
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return path, err
+	}
+	text, err := appendRule(string(old), rule, Source{Layer: "local", File: path})
+	if err != nil {
+		return path, err
+	}
+	if text != string(old) {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return path, err
+		}
+		if err := writeAtomic(path, []byte(text)); err != nil {
+			return path, err
+		}
+	}
+	return path, ensureIgnored(workspace)
+}
+
+// appendRule returns src with rule appended to [permissions] allow.
+func appendRule(src, rule string, at Source) (string, error) {
+	before, err := parseLayer([]byte(src), at)
+	if err != nil {
+		return "", err
+	}
+	var allow []string
+	if before.Permissions != nil {
+		allow = before.Permissions.Allow
+	}
+	if slices.Contains(allow, rule) {
+		return src, nil
+	}
+	want, err := decodeMap(src)
+	if err != nil {
+		return "", err
+	}
+	perms, _ := want["permissions"].(map[string]any)
+	if perms == nil {
+		perms = map[string]any{}
+		want["permissions"] = perms
+	}
+	list := make([]any, 0, len(allow)+1)
+	for _, r := range allow {
+		list = append(list, r)
+	}
+	perms["allow"] = append(list, rule)
+
+	if text, ok := editAllow(src, rule, len(allow)); ok && decodesTo(text, want) {
+		return text, nil
+	}
+	var b strings.Builder
+	b.WriteString("# riot's local permission grants: machine-managed, not committed.\n")
+	if err := toml.NewEncoder(&b).Encode(want); err != nil {
+		return "", fmt.Errorf("cannot re-encode %s: %w", at.File, err)
+	}
+	if !decodesTo(b.String(), want) {
+		return "", fmt.Errorf("cannot add the rule to %s without changing its other values; add %s to [permissions] allow by hand", at.File, tomlString(rule))
+	}
+	return b.String(), nil
+}
+
+func decodeMap(src string) (map[string]any, error) {
+	m := map[string]any{}
+	_, err := toml.Decode(src, &m)
+	return m, err
+}
+
+func decodesTo(text string, want map[string]any) bool {
+	got, err := decodeMap(text)
+	return err == nil && reflect.DeepEqual(got, want)
+}
+
+var (
+	permissionsHeader = regexp.MustCompile(`(?m)^[ \t]*\[[ \t]*permissions[ \t]*\][ \t]*(#.*)?$`)
+	anyHeader         = regexp.MustCompile(`(?m)^[ \t]*\[`)
+	allowKey          = regexp.MustCompile(`(?m)^[ \t]*allow[ \t]*=[ \t]*\[`)
+)
+
+// editAllow adds rule to the allow array of the [permissions] table by a
+// text edit; n is how many rules the array holds. It reports false when
+// the layout is not one it edits (the caller re-encodes).
+func editAllow(src, rule string, n int) (string, bool) {
+	q := tomlString(rule)
+	h := permissionsHeader.FindStringIndex(src)
+	if h == nil {
+		if n > 0 {
+			return "", false // allow is set some other way, such as permissions.allow
+		}
+		sep := ""
+		if src != "" && !strings.HasSuffix(src, "\n") {
+			sep = "\n"
+		}
+		if src != "" {
+			sep += "\n"
+		}
+		return src + sep + "[permissions]\nallow = [" + q + "]\n", true
+	}
+	body := h[1]
+	end := len(src)
+	if next := anyHeader.FindStringIndex(src[body:]); next != nil {
+		end = body + next[0]
+	}
+	k := allowKey.FindStringIndex(src[body:end])
+	if k == nil {
+		return src[:body] + "\nallow = [" + q + "]" + src[body:], true
+	}
+	open := body + k[1] - 1
+	closing := arrayEnd(src, open)
+	if closing < 0 {
+		return "", false
+	}
+	last := closing - 1
+	for last > open && strings.ContainsRune(" \t\r\n", rune(src[last])) {
+		last--
+	}
+	comma := ""
+	if n > 0 && src[last] != ',' {
+		comma = ","
+	}
+	ins := comma + q
+	switch {
+	case strings.Contains(src[last+1:closing], "\n"):
+		ins = comma + "\n  " + q + ","
+	case n > 0:
+		ins = comma + " " + q
+	}
+	return src[:last+1] + ins + src[last+1:], true
+}
+
+// arrayEnd returns the index of the ] that closes the array opening at
+// src[open], skipping strings and comments, or -1.
+func arrayEnd(src string, open int) int {
+	depth := 0
+	for i := open; i < len(src); i++ {
+		switch c := src[i]; {
+		case c == '[':
+			depth++
+		case c == ']':
+			depth--
+			if depth == 0 {
+				return i
+			}
+		case c == '#':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+		case strings.HasPrefix(src[i:], `"""`) || strings.HasPrefix(src[i:], `'''`):
+			j := strings.Index(src[i+3:], src[i:i+3])
+			if j < 0 {
+				return -1
+			}
+			i += 3 + j + 2
+		case c == '"' || c == '\'':
+			j := i + 1
+			for j < len(src) && src[j] != c && src[j] != '\n' {
+				if c == '"' && src[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if j >= len(src) || src[j] != c {
+				return -1
+			}
+			i = j
+		}
+	}
+	return -1
+}
+
+// tomlString quotes s as a TOML basic string.
+func tomlString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, "\\u%04X", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// writeAtomic replaces path with data through a rename, so a crash leaves
+// the old file or the new one, never half of one.
+func writeAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".config.local.toml.*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+// ensureIgnored appends the local layer to <workspace>/.gitignore, creating
+// it, unless a line there already ignores the file.
+func ensureIgnored(workspace string) error {
+	path := filepath.Join(workspace, ".gitignore")
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if gitignoreIgnoresLocal(string(data)) {
+		return nil
+	}
+	add := localIgnoreEntry + "\n"
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		add = "\n" + add
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(add); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// gitignoreIgnoresLocal reports whether a .gitignore at the workspace root
+// ignores .riot/config.local.toml, by gitignore's rules: the last matching
+// line wins, a pattern with a slash is anchored, a trailing slash matches
+// directories only, and a file in an ignored directory cannot be
+// re-included.
+func gitignoreIgnoresLocal(text string) bool {
+	dir, file := false, false
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimRight(line, " \t\r")
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		neg := line[0] == '!'
+		line = strings.TrimPrefix(line, "!")
+		dirOnly := strings.HasSuffix(line, "/")
+		line = strings.TrimSuffix(line, "/")
+		anchored := strings.Contains(line, "/")
+		line = strings.TrimPrefix(line, "/")
+		match := func(p string) bool {
+			if !anchored {
+				p = filepath.Base(p)
+			}
+			ok, _ := doublestar.Match(line, p)
+			return ok
+		}
+		if match(".riot") {
+			dir = !neg
+		}
+		if !dirOnly && match(localIgnoreEntry) {
+			file = !neg
+		}
+	}
+	return dir || file
+}

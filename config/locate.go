@@ -1,0 +1,96 @@
+package config
+
+import (
+	"strings"
+)
+
+// locator finds the line of a key in a TOML file. The toml package knows
+// key positions but does not export them, and an error or a provenance
+// listing is of little use without a line.
+type locator struct {
+	lines []string
+}
+
+func newLocator(text string) locator {
+	return locator{lines: strings.Split(text, "\n")}
+}
+
+// line returns the 1-based line that defines key, or of its nearest
+// enclosing table; 0 if neither is found.
+func (l locator) line(key []string) int {
+	best, bestLen := 0, 0
+	var table []string
+	for i, raw := range l.lines {
+		s := strings.TrimSpace(raw)
+		if s == "" || s[0] == '#' {
+			continue
+		}
+		var path []string
+		if s[0] == '[' {
+			table = splitKey(strings.Trim(strings.SplitN(s, "]", 2)[0], "[] \t"))
+			path = table
+		} else if eq := strings.IndexByte(s, '='); eq > 0 {
+			path = append(append([]string{}, table...), splitKey(s[:eq])...)
+		} else {
+			continue
+		}
+		n := matchLen(path, key)
+		if n == len(path) && n > bestLen {
+			best, bestLen = i+1, n
+			if n == len(key) {
+				return best
+			}
+		}
+	}
+	return best
+}
+
+// element returns the line of the string value v in the array at key.
+func (l locator) element(key []string, v string) int {
+	start := l.line(key)
+	if start == 0 {
+		return 0
+	}
+	for i := start - 1; i < len(l.lines); i++ {
+		s := l.lines[i]
+		if strings.Contains(s, `"`+v+`"`) || strings.Contains(s, `'`+v+`'`) {
+			return i + 1
+		}
+		if i > start-1 && strings.HasPrefix(strings.TrimSpace(s), "[") && !strings.HasPrefix(strings.TrimSpace(s), "[\"") {
+			break
+		}
+	}
+	return start
+}
+
+func matchLen(path, key []string) int {
+	n := 0
+	for n < len(path) && n < len(key) && path[n] == key[n] {
+		n++
+	}
+	return n
+}
+
+// splitKey splits a dotted TOML key, unquoting its parts.
+func splitKey(s string) []string {
+	var parts []string
+	var cur strings.Builder
+	quote := byte(0)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote != 0:
+			cur.WriteByte(c)
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '.':
+			parts = append(parts, strings.TrimSpace(cur.String()))
+			cur.Reset()
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	return append(parts, strings.TrimSpace(cur.String()))
+}

@@ -1,0 +1,313 @@
+package core
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
+)
+
+const (
+	// previewHead and previewTail are the characters of a spilled output
+	// the model sees: about 2,000 in all, the start and the end, where
+	// errors usually are.
+	previewHead = 1500
+	previewTail = 500
+	// unlimitedCap is the most text an Unlimited tool may return. It is no
+	// budget, since the content is cut and not spilled (spilling a
+	// read-like tool's result makes the model loop); it only bounds the
+	// host's memory against a broken plugin.
+	unlimitedCap = 32 << 20
+	// imageCap bounds the image bytes of one result.
+	imageCap = 32 << 20
+	// keepBytes is how much of a spilled output's start and end is kept
+	// in memory for the preview.
+	keepBytes = 4 * (previewHead + 64)
+)
+
+// collector assembles one call's stream. Text is counted as it arrives and
+// kept in memory up to the tool's budget; past it, everything so far and
+// everything after goes to the spill file, byte for byte, so memory stays
+// bounded whatever the tool sends.
+type collector struct {
+	budget    int64 // characters; < 0 means unlimited
+	spillPath string
+
+	text   bytes.Buffer // the text so far, until spilled
+	chars  int64
+	lines  int64
+	nbytes int64
+	lastNL bool
+	cut    bool // an unlimited tool's text passed unlimitedCap
+
+	file *os.File
+	w    *bufio.Writer
+	tail []byte // the last keepBytes bytes, once spilled
+	head []byte // the first keepBytes bytes, once spilled
+	err  error  // a spill write error
+
+	images     []Block
+	imageBytes int
+	curImage   int // index+1 of the image block being filled; 0 if none
+	curBlock   uint32
+	haveBlock  bool
+
+	final *toolv1.Final
+}
+
+func newCollector(budget int64, spillPath string) *collector {
+	return &collector{budget: budget, spillPath: spillPath}
+}
+
+func (c *collector) add(ev *toolv1.CallEvent) {
+	switch e := ev.GetEvent().(type) {
+	case *toolv1.CallEvent_Chunk:
+		c.chunk(e.Chunk)
+	case *toolv1.CallEvent_Final:
+		c.final = e.Final
+	}
+}
+
+func (c *collector) chunk(ch *toolv1.Chunk) {
+	newBlock := !c.haveBlock || ch.GetBlock() != c.curBlock
+	c.haveBlock, c.curBlock = true, ch.GetBlock()
+	if ch.GetKind() == toolv1.BlockKind_BLOCK_KIND_IMAGE {
+		c.image(newBlock, ch)
+		return
+	}
+	c.curImage = 0
+	c.writeText(ch.GetData())
+}
+
+func (c *collector) image(newBlock bool, ch *toolv1.Chunk) {
+	if c.imageBytes+len(ch.GetData()) > imageCap {
+		c.cut = true
+		return
+	}
+	c.imageBytes += len(ch.GetData())
+	if newBlock || c.curImage == 0 {
+		c.images = append(c.images, Block{Type: "image", MediaType: ch.GetMediaType()})
+		c.curImage = len(c.images)
+	}
+	img := &c.images[c.curImage-1]
+	img.Data = append(img.Data, ch.GetData()...)
+}
+
+func (c *collector) writeText(p []byte) {
+	if len(p) == 0 {
+		return
+	}
+	c.nbytes += int64(len(p))
+	c.lines += int64(bytes.Count(p, []byte{'\n'}))
+	c.lastNL = p[len(p)-1] == '\n'
+	// Count characters by their first bytes, which is right across chunk
+	// boundaries that split a character.
+	for _, b := range p {
+		if b&0xC0 != 0x80 {
+			c.chars++
+		}
+	}
+	switch {
+	case c.file != nil:
+		c.toFile(p)
+	case c.budget < 0:
+		if c.text.Len()+len(p) > unlimitedCap {
+			p = p[:max(0, unlimitedCap-c.text.Len())]
+			c.cut = true
+		}
+		c.text.Write(p)
+	default:
+		c.text.Write(p)
+		if c.chars > c.budget {
+			c.spill()
+		}
+	}
+}
+
+// spill moves the text so far to the spill file; the rest follows it.
+func (c *collector) spill() {
+	if err := os.MkdirAll(filepath.Dir(c.spillPath), 0o700); err != nil {
+		c.err = err
+		return
+	}
+	f, err := os.OpenFile(c.spillPath, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+	if err != nil {
+		c.err = err
+		return
+	}
+	c.file, c.w = f, bufio.NewWriterSize(f, 256<<10)
+	data := c.text.Bytes()
+	c.head = append([]byte(nil), data[:min(len(data), keepBytes)]...)
+	c.toFile(data)
+	c.text = bytes.Buffer{}
+}
+
+func (c *collector) toFile(p []byte) {
+	if len(c.head) < keepBytes {
+		c.head = append(c.head, p[:min(len(p), keepBytes-len(c.head))]...)
+	}
+	if len(p) >= keepBytes {
+		c.tail = append(c.tail[:0], p[len(p)-keepBytes:]...)
+	} else {
+		c.tail = append(c.tail, p...)
+		if over := len(c.tail) - keepBytes; over > 0 {
+			c.tail = append(c.tail[:0], c.tail[over:]...)
+		}
+	}
+	if c.err == nil {
+		_, c.err = c.w.Write(p)
+	}
+}
+
+// finish closes the spill file, if any.
+func (c *collector) finish() {
+	if c.file == nil {
+		return
+	}
+	if err := c.w.Flush(); err != nil && c.err == nil {
+		c.err = err
+	}
+	if err := c.file.Close(); err != nil && c.err == nil {
+		c.err = err
+	}
+}
+
+// spilled reports whether the text went to the file.
+func (c *collector) spilled() bool { return c.file != nil }
+
+// body is the text the model sees in place of the content: all of it, or
+// a preview and where the rest is.
+func (c *collector) body() string {
+	if !c.spilled() {
+		s := c.text.String()
+		if c.cut {
+			s += fmt.Sprintf("\n[Output cut at %s: this tool returned more than riot keeps in memory. Ask for less, such as a smaller range.]", sizeText(int64(c.text.Len())))
+		}
+		return s
+	}
+	if c.err != nil {
+		return preview(string(c.head), string(c.tail), c.chars, c.lines, c.lastNL) +
+			fmt.Sprintf("\n[Output too large for the context: %s characters in %s lines. riot could not save the rest to a file, so only this preview exists. Re-run with output narrowed, for example piped through head, tail or grep.]", commas(c.chars), commas(c.lineCount()))
+	}
+	return spillNotice(string(c.head), string(c.tail), c.chars, c.lineCount(), c.lastNL, c.spillPath)
+}
+
+func (c *collector) lineCount() int64 {
+	if c.nbytes > 0 && !c.lastNL {
+		return c.lines + 1
+	}
+	return c.lines
+}
+
+// spillNotice is the preview of a spilled output with its size, path and
+// how to read more.
+func spillNotice(head, tail string, chars, lines int64, lastNL bool, path string) string {
+	return preview(head, tail, chars, lines, lastNL) + fmt.Sprintf(
+		"\n[Output too large for the context: %s characters in %s lines. The full output is saved at %s. Read it with Read (file_path with offset and limit), or search it with Grep on that path.]",
+		commas(chars), commas(lines), path)
+}
+
+// preview cuts head and tail on line boundaries, and never inside a UTF-8
+// character. When head and tail cover the whole output, it is all shown.
+func preview(head, tail string, chars, lines int64, lastNL bool) string {
+	h := cutHead(head, previewHead)
+	t := cutTail(tail, previewTail)
+	hn := int64(strings.Count(h, "\n"))
+	tn := int64(strings.Count(t, "\n"))
+	if !lastNL && t != "" {
+		tn++
+	}
+	omitted := lines - hn - tn
+	if omitted <= 0 || t == "" {
+		return h
+	}
+	return fmt.Sprintf("%s… [%s lines omitted] …\n%s", h, commas(omitted), t)
+}
+
+// cutHead returns the whole lines of s within n characters; a first line
+// longer than that is cut at n characters on a rune boundary.
+func cutHead(s string, n int) string {
+	s = validPrefix(s)
+	end, count := 0, 0
+	for i := range s {
+		if count == n {
+			end = i
+			break
+		}
+		count++
+		end = len(s)
+	}
+	cut := s[:end]
+	if end == len(s) {
+		return cut
+	}
+	if nl := strings.LastIndexByte(cut, '\n'); nl >= 0 {
+		return cut[:nl+1]
+	}
+	return cut + "…\n"
+}
+
+// cutTail returns the whole lines that end s within n characters.
+func cutTail(s string, n int) string {
+	s = validSuffix(s)
+	r := []rune(s)
+	if len(r) > n {
+		s = string(r[len(r)-n:])
+		// Drop the partial first line.
+		if nl := strings.IndexByte(s, '\n'); nl >= 0 && nl+1 < len(s) {
+			s = s[nl+1:]
+		}
+	}
+	return s
+}
+
+// validPrefix drops a character cut off at the end of s.
+func validPrefix(s string) string {
+	for i := 0; i < utf8.UTFMax && len(s) > 0; i++ {
+		r, size := utf8.DecodeLastRuneInString(s)
+		if r != utf8.RuneError || size > 1 {
+			break
+		}
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// validSuffix drops a character cut off at the start of s.
+func validSuffix(s string) string {
+	for i := 0; i < utf8.UTFMax && len(s) > 0; i++ {
+		if utf8.RuneStart(s[0]) {
+			break
+		}
+		s = s[1:]
+	}
+	return s
+}
+
+// commas formats n with thousands separators: 48,211.
+func commas(n int64) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return "-" + commas(-n)
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	default:
+		return fmt.Sprintf("%d bytes", n)
+	}
+}

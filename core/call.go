@@ -1,0 +1,406 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/riot-tools/riot/config"
+	"github.com/riot-tools/riot/core/permission"
+	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
+)
+
+// call is one ToolUse on its way through the pipeline.
+type call struct {
+	use      ToolUse
+	tool     *tool
+	prep     *toolv1.PrepareResponse
+	result   ToolResult
+	done     bool
+	col      *collector
+	limited  bool // the tool's budget is a limit, not Unlimited
+	message  string
+	cascades bool
+}
+
+// resolve checks what needs no RPC: the name and the input's structure.
+// It returns nil when the call may go on to Prepare.
+func (h *Host) resolve(use ToolUse) *ToolResult {
+	t, ok := h.byName[use.Name]
+	if !ok {
+		r := textResult(use, StatusFailed, h.unknownTool(use.Name))
+		return &r
+	}
+	if h.policy.Hidden(use.Name) {
+		d := h.policy.Decide(context.Background(), permission.Request{Tool: use.Name})
+		r := textResult(use, StatusDenied, d.DeniedMessage())
+		return &r
+	}
+	v, err := t.validator()
+	if err != nil {
+		h.log.Error("tool schema does not compile", "tool", use.Name, "error", err)
+		r := textResult(use, StatusFailed, fmt.Sprintf("The %s tool is broken: its input schema is invalid, so riot cannot check calls to it. Use another tool.", use.Name))
+		return &r
+	}
+	if hint := v.check(use.Input); hint != "" {
+		r := textResult(use, StatusFailed, hint)
+		return &r
+	}
+	return nil
+}
+
+// prepare runs Prepare and the permission chain. It returns the call
+// ready to run, or with its result set.
+func (h *Host) prepare(ctx context.Context, use ToolUse) *call {
+	c := &call{use: use}
+	if r := h.resolve(use); r != nil {
+		c.result, c.done = *r, true
+		return c
+	}
+	c.tool = h.byName[use.Name]
+	c.cascades = c.tool.spec.GetCascadesOnFailure()
+	p := c.tool.plugin
+	stub, gen, err := p.conn(ctx)
+	if err != nil {
+		c.finish(StatusFailed, h.connError(ctx, use, err))
+		return c
+	}
+	pctx, cancel := context.WithTimeout(ctx, prepareTimeout)
+	defer cancel()
+	prep, err := stub.Prepare(pctx, &toolv1.PrepareRequest{
+		Tool: use.Name, CallId: use.ID, Input: use.Input, Context: h.callContext(p, time.Time{}),
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			c.finish(StatusCancelled, "Cancelled before it ran.")
+			return c
+		}
+		how := p.crashed(gen)
+		c.finish(StatusFailed, fmt.Sprintf("The %s tool stopped unexpectedly (%s) while checking this call, so the call did not run. Retry it; the tool will be restarted.", use.Name, how))
+		return c
+	}
+	if prep.GetRejected() != "" {
+		c.finish(StatusFailed, prep.GetRejected())
+		return c
+	}
+	c.prep = prep
+	c.result.Describe = prep.GetDescribe()
+	req := permissionRequest(use.Name, prep)
+	d := h.policy.Decide(ctx, req)
+	switch d.Behavior {
+	case permission.Allow:
+		return c
+	case permission.Deny:
+		c.finish(StatusDenied, d.DeniedMessage())
+		return c
+	}
+	if h.ask(ctx, req, d) {
+		return c
+	}
+	c.finish(StatusDenied, d.DeniedMessage())
+	return c
+}
+
+// prepareTimeout bounds Prepare, which only inspects the input.
+const prepareTimeout = 30 * time.Second
+
+// ask resolves an Ask with the prompter; no prompter means no.
+func (h *Host) ask(ctx context.Context, req permission.Request, d permission.Decision) bool {
+	if h.opts.Prompter == nil {
+		return false
+	}
+	answer, err := h.opts.Prompter.Prompt(ctx, req, d)
+	if err != nil {
+		h.log.Warn("permission prompt failed; denying", "error", err)
+		return false
+	}
+	switch answer {
+	case permission.AnswerAllowOnce:
+		return true
+	case permission.AnswerAllowSession, permission.AnswerAllowAlways:
+		if d.Suggest == "" {
+			return true
+		}
+		if err := h.policy.Grant(d.Suggest); err != nil {
+			h.log.Warn("cannot grant the suggested rule", "rule", d.Suggest, "error", err)
+			return true
+		}
+		if err := h.session.setGrants(h.policy.Grants()); err != nil {
+			h.log.Warn("cannot save the session's grants", "error", err)
+		}
+		if answer == permission.AnswerAllowAlways {
+			if path, err := config.AppendAllowRule(h.opts.Workspace, d.Suggest); err != nil {
+				h.log.Warn("cannot save the rule", "rule", d.Suggest, "error", err)
+			} else {
+				h.log.Info("saved allow rule", "rule", d.Suggest, "file", path)
+			}
+		}
+		return true
+	default:
+		return false
+	}
+}
+
+func (c *call) finish(status Status, text string) {
+	c.result = textResult(c.use, status, text)
+	c.result.Describe = describeOf(c)
+	c.done = true
+}
+
+func describeOf(c *call) string {
+	if c.prep != nil {
+		return c.prep.GetDescribe()
+	}
+	return ""
+}
+
+func permissionRequest(tool string, prep *toolv1.PrepareResponse) permission.Request {
+	req := permission.Request{
+		Tool:            tool,
+		ReadOnly:        prep.GetReadOnly(),
+		ClassifierInput: prep.GetClassifierInput(),
+		ToolReason:      prep.GetPermissionReason(),
+		Describe:        prep.GetDescribe(),
+	}
+	switch prep.GetPermission() {
+	case toolv1.PermissionBehavior_PERMISSION_BEHAVIOR_PASSTHROUGH:
+		req.ToolBehavior = permission.ToolPassthrough
+	case toolv1.PermissionBehavior_PERMISSION_BEHAVIOR_ALLOW:
+		req.ToolBehavior = permission.ToolAllow
+	case toolv1.PermissionBehavior_PERMISSION_BEHAVIOR_DENY:
+		req.ToolBehavior = permission.ToolDeny
+	default:
+		// Ask, and any value this host does not know.
+		req.ToolBehavior = permission.ToolAsk
+	}
+	for _, s := range prep.GetSubjects() {
+		sub := permission.Subject{Value: s.GetValue(), Access: permission.Write}
+		switch s.GetKind() {
+		case toolv1.SubjectKind_SUBJECT_KIND_COMMAND:
+			sub.Kind = permission.CommandSubject
+		case toolv1.SubjectKind_SUBJECT_KIND_PATH:
+			sub.Kind = permission.PathSubject
+		default:
+			sub.Kind = permission.UnknownSubject
+		}
+		if s.GetAccess() == toolv1.Access_ACCESS_READ {
+			sub.Access = permission.Read
+		}
+		req.Subjects = append(req.Subjects, sub)
+	}
+	return req
+}
+
+// connError is the result text of a call whose plugin is not there.
+func (h *Host) connError(ctx context.Context, use ToolUse, err error) string {
+	var se *startError
+	var ue *unavailableError
+	switch {
+	case errors.As(err, &se):
+		return se.Msg
+	case errors.As(err, &ue):
+		return ue.Msg
+	case ctx.Err() != nil:
+		return "Cancelled before it ran."
+	default:
+		return fmt.Sprintf("The %s tool could not be reached. See the log at %s.", use.Name, h.logFile)
+	}
+}
+
+// callContext is what a plugin is told about the session.
+func (h *Host) callContext(p *pluginProc, deadline time.Time) *toolv1.CallContext {
+	cc := &toolv1.CallContext{
+		SessionId:      h.session.id,
+		Cwd:            h.opts.Workspace,
+		WorkspaceRoots: h.roots(),
+		PermissionMode: h.cfg.Permissions.Mode,
+		State:          h.session.state(p.spec.Name),
+		ResultsDirs:    []string{h.resultsRoot()},
+	}
+	if !deadline.IsZero() {
+		cc.DeadlineUnixMs = deadline.UnixMilli()
+	}
+	return cc
+}
+
+func (h *Host) roots() []string {
+	roots := []string{h.opts.Workspace}
+	for _, d := range h.cfg.Permissions.AdditionalDirs {
+		d = config.ExpandHome(d)
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(h.opts.Workspace, d)
+		}
+		roots = append(roots, filepath.Clean(d))
+	}
+	return roots
+}
+
+// timeout is the deadline of one call of t.
+func (h *Host) timeout(t *tool) time.Duration {
+	if d := t.plugin.spec.Timeout; d > 0 {
+		return d
+	}
+	if d := h.cfg.Limits.CallTimeout; d > 0 {
+		return d
+	}
+	return 10 * time.Minute
+}
+
+// execute runs a prepared call and records its result.
+func (h *Host) execute(ctx context.Context, c *call) {
+	start := h.now()
+	p := c.tool.plugin
+	budget := int64(-1)
+	if b := c.tool.spec.GetResultBudget(); b == nil || !b.GetUnlimited() {
+		budget = int64(50_000)
+		if b.GetLimitChars() > 0 {
+			budget = b.GetLimitChars()
+		}
+		c.limited = true
+	}
+	c.col = newCollector(budget, h.spillPath(c.use.ID))
+	timeout := h.timeout(c.tool)
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	deadline, _ := cctx.Deadline()
+	h.progress(c, "start", "", 0)
+	defer func() { h.progress(c, "end", "", h.now().Sub(start)) }()
+
+	stub, gen, err := p.conn(cctx)
+	if err != nil {
+		c.finish(StatusFailed, h.connError(ctx, c.use, err))
+		return
+	}
+	err = stub.Call(cctx, &toolv1.CallRequest{
+		Tool: c.use.Name, CallId: c.use.ID, Input: c.use.Input, Context: h.callContext(p, deadline),
+	}, func(ev *toolv1.CallEvent) error {
+		if pr := ev.GetProgress(); pr != nil {
+			h.progress(c, "progress", pr.GetMessage(), h.now().Sub(start))
+			return nil
+		}
+		c.col.add(ev)
+		return nil
+	})
+	c.col.finish()
+	if c.col.err != nil {
+		h.log.Error("cannot write a spilled result", "path", c.col.spillPath, "error", c.col.err)
+	}
+	elapsed := h.now().Sub(start)
+	switch {
+	case err == nil && c.col.final != nil:
+		h.finishOutcome(c, p)
+	case ctx.Err() != nil:
+		// The turn was cancelled: by a cascade, or by the caller. The
+		// turn fills in why.
+		c.result = ToolResult{ToolUseID: c.use.ID, Name: c.use.Name, Status: StatusCancelled, Describe: describeOf(c)}
+		c.done = true
+	case cctx.Err() != nil:
+		p.kill(gen)
+		p.crashed(gen)
+		c.message = fmt.Sprintf("Timed out after %s: the %s tool did not finish in time and was stopped.", secondsText(timeout), c.use.Name)
+		if !c.prep.GetReadOnly() {
+			c.message += " It may have partially run; check the state it would have changed before retrying."
+		}
+		h.finishBody(c, StatusFailed)
+	default:
+		how := p.crashed(gen)
+		c.message = fmt.Sprintf("The %s tool stopped unexpectedly (%s) while running this call.", c.use.Name, how)
+		if c.prep.GetReadOnly() {
+			c.message += " Retry the call; the tool will be restarted."
+		} else {
+			c.message += " It may have partially run; check the state it would have changed before retrying."
+		}
+		h.finishBody(c, StatusFailed)
+	}
+	c.result.Duration = elapsed
+}
+
+func (h *Host) finishOutcome(c *call, p *pluginProc) {
+	f := c.col.final
+	if err := h.session.update(p.spec.Name, f.GetStateUpdates()); err != nil {
+		h.log.Warn("cannot save session state", "error", err)
+	}
+	c.message = f.GetMessage()
+	status := StatusOK
+	if f.GetStatus() != toolv1.Status_STATUS_OK {
+		status = StatusFailed
+		if c.message == "" {
+			c.message = fmt.Sprintf("The %s tool failed without saying why. Check the log at %s, or try another approach.", c.use.Name, h.logFile)
+		}
+	}
+	h.finishBody(c, status)
+	if ui := f.GetUiPayload(); len(ui) > 0 {
+		c.result.UI = ui
+	}
+}
+
+// finishBody assembles the model content from the collected stream and
+// the message.
+func (h *Host) finishBody(c *call, status Status) {
+	body := c.col.body()
+	text := joinMessage(body, c.message)
+	if status == StatusOK && text == "" && len(c.col.images) == 0 {
+		text = "(no output)"
+	}
+	c.result = ToolResult{ToolUseID: c.use.ID, Name: c.use.Name, Status: status, Describe: describeOf(c)}
+	if text != "" {
+		c.result.Content = append(c.result.Content, Block{Type: "text", Text: text})
+	}
+	c.result.Content = append(c.result.Content, c.col.images...)
+	if c.col.spilled() && c.col.err == nil {
+		c.result.Spill = &Spill{Path: c.col.spillPath, Chars: c.col.chars, Lines: c.col.lineCount(), Bytes: c.col.nbytes}
+	}
+	c.done = true
+}
+
+// joinMessage puts a note or failure message after the output.
+func joinMessage(body, message string) string {
+	switch {
+	case message == "":
+		return body
+	case body == "":
+		return message
+	case strings.HasSuffix(body, "\n"):
+		return body + message
+	default:
+		return body + "\n" + message
+	}
+}
+
+func (h *Host) spillPath(callID string) string {
+	return filepath.Join(h.resultDir, safeFileName(callID)+".txt")
+}
+
+// safeFileName keeps a call id from naming a path outside the results.
+func safeFileName(id string) string {
+	var b strings.Builder
+	for _, r := range id {
+		if r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	s := strings.TrimLeft(b.String(), ".")
+	if s == "" {
+		s = "call"
+	}
+	return s
+}
+
+func (h *Host) progress(c *call, phase, msg string, elapsed time.Duration) {
+	if h.opts.OnProgress == nil {
+		return
+	}
+	h.opts.OnProgress(Progress{CallID: c.use.ID, Tool: c.use.Name, Describe: describeOf(c), Phase: phase, Message: msg, Elapsed: elapsed})
+}
+
+func secondsText(d time.Duration) string {
+	if d < time.Second {
+		return d.String()
+	}
+	return fmt.Sprintf("%d s", int(d.Round(time.Second).Seconds()))
+}

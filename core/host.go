@@ -1,0 +1,350 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/riot-tools/riot/config"
+	"github.com/riot-tools/riot/core/permission"
+	"github.com/riot-tools/riot/shared"
+	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
+)
+
+// Options configures a Host.
+type Options struct {
+	// Config is the effective configuration.
+	Config *config.Config
+	// Workspace is the working directory: the first workspace root, and
+	// what relative paths resolve against.
+	Workspace string
+	// Plugins are the plugins to serve tools from, in order. ResolvePlugins
+	// builds them from the config.
+	Plugins []PluginSpec
+	// HostTools are in-process tools that need the host's session, served
+	// through the same contract as plugins (plugin.NewServer builds one).
+	// Their tools come last in tools[].
+	HostTools []shared.ToolPlugin
+	// SessionID names a session persisted under the state dir; empty means
+	// an ephemeral session.
+	SessionID string
+	// Prompter resolves Ask; nil denies, as without a terminal.
+	Prompter permission.Prompter
+	// Classifier judges calls in auto mode; nil builds one from the config,
+	// if it names an endpoint.
+	Classifier permission.Classifier
+	// Logger receives the host's log and the plugins' stderr; nil logs to
+	// LogFile at debug and to stderr at the configured level.
+	Logger hclog.Logger
+	// OnProgress, if set, is told when calls start, report progress and end.
+	OnProgress func(Progress)
+	// Now is the clock for crash windows; nil means time.Now.
+	Now func() time.Time
+}
+
+// Progress is one event of a running call, for a UI.
+type Progress struct {
+	CallID   string
+	Tool     string
+	Describe string
+	// Phase is "start", "progress" or "end".
+	Phase   string
+	Message string
+	Elapsed time.Duration
+}
+
+// Host runs tool calls for an agent. It is safe for concurrent use.
+type Host struct {
+	opts      Options
+	cfg       *config.Config
+	log       hclog.Logger
+	logFile   string
+	logCloser func() error
+	tls       *shared.TLSMaterial
+	cache     *manifestCache
+	session   *session
+	policy    *permission.Policy
+	stateDir  string
+	resultDir string
+	now       func() time.Time
+
+	pluginLogLevel string
+
+	plugins []*pluginProc
+	tools   []*tool
+	byName  map[string]*tool
+	// startErrs are plugins whose tools are unknown because they could not
+	// start, by plugin name.
+	startErrs map[string]error
+
+	closeOnce sync.Once
+}
+
+// tool is one registered tool.
+type tool struct {
+	spec   *toolv1.ToolSpec
+	plugin *pluginProc
+
+	once sync.Once
+	val  *validator
+	err  error
+}
+
+func (t *tool) validator() (*validator, error) {
+	t.once.Do(func() { t.val, t.err = compileValidator(t.spec.GetName(), t.spec.GetInputSchema()) })
+	return t.val, t.err
+}
+
+// New builds a host: it loads manifests, from the cache where a plugin's
+// binary has not changed and by starting the plugin otherwise, and fixes
+// the order of tools[] for the host's lifetime.
+func New(ctx context.Context, opts Options) (*Host, error) {
+	if opts.Config == nil {
+		return nil, errors.New("core.New: Options.Config is required")
+	}
+	if opts.Workspace == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("working directory: %w", err)
+		}
+		opts.Workspace = wd
+	}
+	ws, err := filepath.Abs(opts.Workspace)
+	if err != nil {
+		return nil, fmt.Errorf("workspace: %w", err)
+	}
+	opts.Workspace = ws
+	h := &Host{opts: opts, cfg: opts.Config, now: opts.Now, byName: map[string]*tool{}, startErrs: map[string]error{}}
+	if h.now == nil {
+		h.now = time.Now
+	}
+	h.stateDir = opts.Config.ResolvedStateDir(nil)
+	h.logFile = opts.Config.ResolvedLogFile(nil)
+	h.log, h.logCloser = opts.Logger, func() error { return nil }
+	if h.log == nil {
+		h.log, h.logCloser = newLogger(opts.Config.Log.Level, h.logFile)
+	}
+	h.pluginLogLevel = "debug"
+	if h.tls, err = shared.NewTLSMaterial(); err != nil {
+		return nil, fmt.Errorf("TLS material: %w", err)
+	}
+	if h.session, err = openSession(h.stateDir, opts.SessionID); err != nil {
+		return nil, err
+	}
+	h.resultDir = filepath.Join(h.stateDir, "results", h.session.id)
+	if err := h.buildPolicy(); err != nil {
+		return nil, err
+	}
+	h.cache = loadManifestCache(filepath.Join(h.stateDir, "cache", "manifests.json"))
+	for _, spec := range opts.Plugins {
+		h.plugins = append(h.plugins, &pluginProc{h: h, spec: spec, log: h.log.Named(spec.Name)})
+	}
+	for i, impl := range opts.HostTools {
+		spec := PluginSpec{Name: fmt.Sprintf("host%d", i+1), impl: impl}
+		h.plugins = append(h.plugins, &pluginProc{h: h, spec: spec, log: h.log.Named(spec.Name)})
+	}
+	h.register(ctx)
+	if err := h.cache.save(); err != nil {
+		h.log.Warn("cannot save the manifest cache", "error", err)
+	}
+	return h, nil
+}
+
+func (h *Host) buildPolicy() error {
+	perms := h.cfg.Permissions
+	roots := []string{h.opts.Workspace}
+	for _, d := range perms.AdditionalDirs {
+		d = config.ExpandHome(d)
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(h.opts.Workspace, d)
+		}
+		roots = append(roots, filepath.Clean(d))
+	}
+	classifier := h.opts.Classifier
+	if classifier == nil && perms.Classifier.URL != "" {
+		classifier = permission.NewHTTPClassifier(perms.Classifier.URL, perms.Classifier.Model, perms.Classifier.Timeout, nil)
+	}
+	p, err := permission.New(permission.Config{
+		Mode: perms.Mode, Allow: perms.Allow, Ask: perms.Ask, Deny: perms.Deny,
+		Roots: roots, ReadOnlyRoots: []string{h.resultsRoot()}, Classifier: classifier,
+	})
+	if err != nil {
+		return err
+	}
+	for _, g := range h.session.Grants {
+		if err := p.Grant(g); err != nil {
+			h.log.Warn("dropping a session grant that no longer parses", "grant", g, "error", err)
+		}
+	}
+	h.policy = p
+	return nil
+}
+
+// resultsRoot is the directory of every session's spilled results, which
+// Read may read without asking.
+func (h *Host) resultsRoot() string { return filepath.Join(h.stateDir, "results") }
+
+// register loads every plugin's manifest and builds the ordered registry:
+// plugins in order, each plugin's tools in its manifest's order; a name
+// already taken keeps its first owner.
+func (h *Host) register(ctx context.Context) {
+	manifests := make([]*toolv1.ManifestResponse, len(h.plugins))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for i, p := range h.plugins {
+		if p.spec.impl == nil {
+			if m, ok := h.cache.get(p.spec); ok {
+				manifests[i] = m
+				continue
+			}
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m, err := h.fetchManifest(ctx, p)
+			if err != nil {
+				mu.Lock()
+				h.startErrs[p.spec.Name] = err
+				mu.Unlock()
+				return
+			}
+			manifests[i] = m
+		}()
+	}
+	wg.Wait()
+	for i, m := range manifests {
+		for _, spec := range m.GetTools() {
+			name := spec.GetName()
+			if prev, dup := h.byName[name]; dup {
+				h.log.Warn("two plugins serve the same tool; the first keeps it", "tool", name, "kept", prev.plugin.spec.Name, "ignored", h.plugins[i].spec.Name)
+				continue
+			}
+			t := &tool{spec: spec, plugin: h.plugins[i]}
+			h.tools = append(h.tools, t)
+			h.byName[name] = t
+		}
+	}
+}
+
+func (h *Host) fetchManifest(ctx context.Context, p *pluginProc) (*toolv1.ManifestResponse, error) {
+	stub, gen, err := p.conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m, err := stub.Manifest(ctx)
+	if err != nil {
+		how := p.crashed(gen)
+		return nil, &startError{Msg: fmt.Sprintf("The %s plugin stopped before listing its tools (%s). See the log at %s.", p.spec.Name, how, h.logFile)}
+	}
+	if p.spec.impl == nil {
+		h.cache.put(p.spec, m)
+	}
+	return m, nil
+}
+
+// Tools lists the tools the model sees, in their fixed order. A tool a
+// bare deny rule names is left out: the model never sees it.
+func (h *Host) Tools() []ToolInfo {
+	out := make([]ToolInfo, 0, len(h.tools))
+	for _, t := range h.tools {
+		if h.policy.Hidden(t.spec.GetName()) {
+			continue
+		}
+		out = append(out, ToolInfo{
+			Name: t.spec.GetName(), Description: t.spec.GetPrompt(),
+			InputSchema: t.spec.GetInputSchema(), Plugin: t.plugin.spec.Name,
+		})
+	}
+	return out
+}
+
+// SessionID is the host's session id.
+func (h *Host) SessionID() string { return h.session.id }
+
+// ResultsDir is where this session's spilled results go.
+func (h *Host) ResultsDir() string { return h.resultDir }
+
+// LogFile is the host's log file.
+func (h *Host) LogFile() string { return h.logFile }
+
+// Close stops every plugin. Calls still running are cancelled by their
+// contexts; Close does not wait for them.
+func (h *Host) Close() error {
+	h.closeOnce.Do(func() {
+		var wg sync.WaitGroup
+		for _, p := range h.plugins {
+			wg.Add(1)
+			go func() { defer wg.Done(); p.close() }()
+		}
+		wg.Wait()
+		_ = h.logCloser()
+	})
+	return nil
+}
+
+// availableTools names the visible tools, for unknown-tool messages.
+func (h *Host) availableTools() string {
+	var names []string
+	for _, t := range h.Tools() {
+		names = append(names, t.Name)
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// unknownTool is the message for a name no tool has.
+func (h *Host) unknownTool(name string) string {
+	msg := fmt.Sprintf("There is no tool named %q. The tools available are: %s. Call one of those instead.", name, h.availableTools())
+	var failed []string
+	for _, p := range h.plugins {
+		if err, ok := h.startErrs[p.spec.Name]; ok {
+			failed = append(failed, err.Error())
+		}
+	}
+	slices.Sort(failed)
+	if len(failed) > 0 {
+		msg += " Some plugins could not start, so their tools are missing: " + strings.Join(failed, " ")
+	}
+	return msg
+}
+
+// PluginInfo is one started or cached plugin, for `riot plugins`.
+type PluginInfo struct {
+	Name  string
+	Path  string
+	Args  []string
+	Tools []string
+	// Problem is why the plugin could not start, if it could not.
+	Problem string
+}
+
+// Plugins lists the host's plugins in order, with their tools.
+func (h *Host) Plugins() []PluginInfo {
+	var out []PluginInfo
+	for _, p := range h.plugins {
+		if p.spec.impl != nil {
+			continue
+		}
+		info := PluginInfo{Name: p.spec.Name, Path: p.spec.Path, Args: p.spec.Args}
+		for _, t := range h.tools {
+			if t.plugin == p {
+				info.Tools = append(info.Tools, t.spec.GetName())
+			}
+		}
+		if err, ok := h.startErrs[p.spec.Name]; ok {
+			info.Problem = err.Error()
+		}
+		out = append(out, info)
+	}
+	return out
+}

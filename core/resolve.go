@@ -1,0 +1,101 @@
+package core
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/riot-tools/riot/config"
+)
+
+// Resolver says how to serve builtins and where to look for plugins.
+type Resolver struct {
+	// Workspace is the working directory.
+	Workspace string
+	// Exe is the riot executable, which serves builtins as
+	// `riot __plugin NAME`; its directory is searched for plugins too.
+	Exe string
+	// Builtins are the tool sets compiled into Exe.
+	Builtins []string
+	// Getenv reads the environment; nil means os.Getenv.
+	Getenv func(string) string
+}
+
+// PluginStatus is one plugin as `riot plugins` lists it.
+type PluginStatus struct {
+	Name string
+	// Path is the binary; for a builtin, riot itself.
+	Path    string
+	Builtin bool
+	Enabled bool
+	// Discovered says which search directory found it, if one did.
+	Discovered string
+	// Problem is why an enabled plugin cannot run, if it cannot.
+	Problem string
+}
+
+// ResolvePlugins turns the config's [plugins] entries into the plugins a
+// Host starts, in order, and lists every plugin known, discovered or
+// configured, with its status.
+func (r Resolver) ResolvePlugins(cfg *config.Config) ([]PluginSpec, []PluginStatus) {
+	found := cfg.Discover(r.Workspace, filepath.Dir(r.Exe), r.Getenv)
+	var specs []PluginSpec
+	var status []PluginStatus
+	for _, p := range cfg.Plugins {
+		st := PluginStatus{Name: p.Name, Enabled: p.Enabled}
+		spec := PluginSpec{Name: p.Name, Path: p.Path, Args: p.Args, Env: p.Env, SHA256: p.SHA256, Timeout: p.Timeout}
+		builtin := slices.Contains(r.Builtins, p.Name)
+		i := slices.IndexFunc(found, func(d config.Discovered) bool { return d.Name == p.Name })
+		if i >= 0 {
+			st.Discovered = found[i].Via
+		}
+		switch {
+		case p.Path != "":
+		case builtin:
+			spec.Path, spec.Args, spec.Builtin = r.Exe, append([]string{"__plugin", p.Name}, p.Args...), true
+			st.Builtin = true
+		case i >= 0:
+			spec.Path = found[i].Path
+		case slices.Contains(defaultBuiltins, p.Name):
+			// A builtin of the defaults that this build lacks is left out.
+			continue
+		case p.Enabled:
+			st.Problem = fmt.Sprintf("no %s%s binary was found; put one in a plugin directory (%s) or set [plugins.%s] path", config.PluginPrefix, p.Name, dirList(cfg, r), p.Name)
+		}
+		st.Path = spec.Path
+		status = append(status, st)
+		if p.Enabled {
+			if spec.Path == "" {
+				spec.Path = filepath.Join(r.searchDir(cfg), config.PluginPrefix+p.Name)
+			}
+			specs = append(specs, spec)
+		}
+	}
+	for _, d := range found {
+		if _, ok := cfg.Plugin(d.Name); ok {
+			continue
+		}
+		status = append(status, PluginStatus{Name: d.Name, Path: d.Path, Discovered: d.Via})
+	}
+	return specs, status
+}
+
+// defaultBuiltins are the builtins the embedded defaults enable.
+var defaultBuiltins = []string{"bash", "grep", "read", "diagnostics"}
+
+func (r Resolver) searchDir(cfg *config.Config) string {
+	dirs := cfg.SearchDirs(r.Workspace, filepath.Dir(r.Exe), r.Getenv)
+	if len(dirs) == 0 {
+		return "."
+	}
+	return dirs[0].Path
+}
+
+func dirList(cfg *config.Config, r Resolver) string {
+	var names []string
+	for _, d := range cfg.SearchDirs(r.Workspace, filepath.Dir(r.Exe), r.Getenv) {
+		names = append(names, d.Path)
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,237 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// cascadeCause is why a turn was cancelled: a call of a cascading tool
+// failed.
+type cascadeCause struct {
+	id, tool, describe, cause string
+}
+
+func (c *cascadeCause) Error() string { return "cascade from " + c.id }
+
+func (c *cascadeCause) subject() string {
+	what := c.describe
+	if what == "" {
+		return fmt.Sprintf("%s call %s", c.tool, c.id)
+	}
+	return fmt.Sprintf("%s call %s (`%s`)", c.tool, c.id, what)
+}
+
+// notRun is the result text of a call a cascade stopped before it began.
+func (c *cascadeCause) notRun() string {
+	return fmt.Sprintf("Not run: %s failed: %s. Re-issue this call if it does not depend on that one.", c.subject(), c.cause)
+}
+
+// stopped is the result text of a call a cascade stopped while it ran.
+func (c *cascadeCause) stopped() string {
+	return fmt.Sprintf("Cancelled while running: %s failed: %s. This call was stopped and may have partially run; re-issue it if it does not depend on that one.", c.subject(), c.cause)
+}
+
+// RunTurn runs one assistant turn's tool calls and returns one result per
+// call, in input order. Consecutive concurrency-safe calls run together,
+// up to limits.max_parallel at once; any other call runs alone. When a
+// call of a cascading tool fails, every call of the turn not yet finished
+// ends Cancelled, naming it. RunTurn never fails: every problem is a
+// result.
+func (h *Host) RunTurn(ctx context.Context, uses []ToolUse) []ToolResult {
+	tctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	h.startNeeded(tctx, uses)
+
+	calls := make([]*call, len(uses))
+	running := map[*call]bool{}
+	var pending *call
+	for i := 0; i < len(uses) || pending != nil; {
+		if tctx.Err() != nil {
+			break
+		}
+		c := pending
+		pending = nil
+		if c == nil {
+			c = h.prepare(tctx, uses[i])
+			calls[i] = c
+			i++
+		}
+		if c.done {
+			continue
+		}
+		group := []*call{c}
+		if c.prep.GetConcurrencySafe() {
+			// Safe calls change nothing, so the calls after them can be
+			// prepared before they run.
+			for i < len(uses) && len(group) < h.maxParallel() && tctx.Err() == nil {
+				next := h.prepare(tctx, uses[i])
+				calls[i] = next
+				i++
+				if next.done {
+					continue
+				}
+				if !next.prep.GetConcurrencySafe() {
+					// It runs alone, after this group.
+					pending = next
+					break
+				}
+				group = append(group, next)
+			}
+		}
+		h.runGroup(tctx, cancel, group, running)
+	}
+	cause, _ := context.Cause(tctx).(*cascadeCause)
+	results := make([]ToolResult, len(uses))
+	for i, use := range uses {
+		c := calls[i]
+		switch {
+		case c == nil, !c.done:
+			results[i] = h.cancelled(ctx, use, cause, false)
+		case c.result.Status == StatusCancelled && len(c.result.Content) == 0:
+			r := h.cancelled(ctx, use, cause, running[c])
+			r.Describe, r.Duration = c.result.Describe, c.result.Duration
+			results[i] = r
+		default:
+			results[i] = c.result
+		}
+	}
+	h.applyTurnBudget(calls, results)
+	return results
+}
+
+// cancelled is the result of a call the turn stopped.
+func (h *Host) cancelled(ctx context.Context, use ToolUse, cause *cascadeCause, wasRunning bool) ToolResult {
+	switch {
+	case cause != nil && wasRunning:
+		return textResult(use, StatusCancelled, cause.stopped())
+	case cause != nil:
+		return textResult(use, StatusCancelled, cause.notRun())
+	case wasRunning:
+		return textResult(use, StatusCancelled, "Cancelled while running: the turn was stopped by the user or the agent. The call may have partially run.")
+	default:
+		_ = ctx
+		return textResult(use, StatusCancelled, "Not run: the turn was stopped by the user or the agent before this call started.")
+	}
+}
+
+// runGroup runs calls together and waits for all of them.
+func (h *Host) runGroup(ctx context.Context, cancel context.CancelCauseFunc, group []*call, running map[*call]bool) {
+	var wg sync.WaitGroup
+	for _, c := range group {
+		running[c] = true
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			h.execute(ctx, c)
+			if c.cascades && c.result.Status == StatusFailed {
+				cancel(&cascadeCause{id: c.use.ID, tool: c.use.Name, describe: c.result.Describe, cause: causeOf(c)})
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// causeOf is a failed call's cause in a few words: the first line of its
+// message.
+func causeOf(c *call) string {
+	msg := c.message
+	if msg == "" {
+		msg = c.result.Text()
+	}
+	line := strings.TrimSpace(strings.SplitN(strings.TrimSpace(msg), "\n", 2)[0])
+	line = strings.TrimSuffix(line, ".")
+	if len(line) > 1 && line[0] >= 'A' && line[0] <= 'Z' && line[1] >= 'a' && line[1] <= 'z' {
+		line = strings.ToLower(line[:1]) + line[1:]
+	}
+	return clip(line, 200)
+}
+
+func (h *Host) maxParallel() int {
+	if n := h.cfg.Limits.MaxParallel; n > 0 {
+		return n
+	}
+	return 10
+}
+
+// startNeeded starts, in parallel, the plugins the turn's calls need.
+func (h *Host) startNeeded(ctx context.Context, uses []ToolUse) {
+	var wg sync.WaitGroup
+	seen := map[*pluginProc]bool{}
+	for _, u := range uses {
+		t, ok := h.byName[u.Name]
+		if !ok || seen[t.plugin] {
+			continue
+		}
+		seen[t.plugin] = true
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, _, _ = t.plugin.conn(ctx)
+		}()
+	}
+	wg.Wait()
+}
+
+// applyTurnBudget spills the largest results of a turn whose results
+// together exceed limits.turn_budget_chars, until the turn fits. Results
+// of Unlimited tools are never spilled.
+func (h *Host) applyTurnBudget(calls []*call, results []ToolResult) {
+	budget := int64(h.cfg.Limits.TurnBudgetChars)
+	if budget <= 0 {
+		budget = 200_000
+	}
+	var total int64
+	for _, r := range results {
+		total += int64(len([]rune(r.Text())))
+	}
+	if total <= budget {
+		return
+	}
+	var order []int
+	for i, c := range calls {
+		if c != nil && c.col != nil && c.limited && !c.col.spilled() && c.col.text.Len() > 0 {
+			order = append(order, i)
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return int(calls[b].col.chars - calls[a].col.chars) })
+	for _, i := range order {
+		if total <= budget {
+			return
+		}
+		c := calls[i]
+		before := int64(len([]rune(results[i].Text())))
+		if err := h.spillWhole(c); err != nil {
+			h.log.Error("cannot spill a result for the turn budget", "call_id", c.use.ID, "error", err)
+			continue
+		}
+		h.finishBody(c, c.result.Status)
+		c.result.Duration = results[i].Duration
+		c.result.UI = results[i].UI
+		results[i] = c.result
+		total += int64(len([]rune(results[i].Text()))) - before
+	}
+}
+
+// spillWhole writes a result kept in memory to its spill file, as the
+// per-call budget would have.
+func (h *Host) spillWhole(c *call) error {
+	col := c.col
+	data := col.text.Bytes()
+	col.spill()
+	col.finish()
+	if col.err != nil {
+		return col.err
+	}
+	if len(data) > 0 && len(col.head) == 0 {
+		return errors.New("spill wrote nothing")
+	}
+	if _, err := os.Stat(col.spillPath); err != nil {
+		return err
+	}
+	return nil
+}

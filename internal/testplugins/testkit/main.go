@@ -1,0 +1,279 @@
+// Command testkit is a riot plugin whose tools misbehave on purpose, for
+// the host's integration tests.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/riot-tools/riot/plugin"
+)
+
+func main() {
+	b := &barriers{m: map[string]*barrier{}}
+	plugin.Serve(
+		plugin.New[noopIn](noop{}),
+		plugin.New[echoIn](echo{}),
+		plugin.New[crashIn](crash{}),
+		plugin.New[blockIn](block{}),
+		plugin.New[barrierIn](barrierTool{b: b}),
+		plugin.New[failIn](fail{}),
+		plugin.New[streamIn](stream{name: "Stream"}),
+		plugin.New[streamIn](stream{name: "StreamUnlimited", unlimited: true}),
+		plugin.New[imageIn](image{}),
+		plugin.New[stateIn](state{}),
+	)
+}
+
+// Noop returns "ok". Read-only and concurrency-safe.
+type noopIn struct{}
+type noop struct{}
+
+func (noop) Name() string                  { return "Noop" }
+func (noop) Prompt() string                { return "Does nothing." }
+func (noop) Describe(noopIn) string        { return "Do nothing" }
+func (noop) IsReadOnly(noopIn) bool        { return true }
+func (noop) IsConcurrencySafe(noopIn) bool { return true }
+func (noop) Call(context.Context, noopIn, *plugin.Env) plugin.Outcome {
+	return plugin.Ok(plugin.Text("ok"))
+}
+
+// Echo returns its text; its schema exercises validation hints.
+type echoIn struct {
+	Text  string `json:"text" jsonschema_description:"The text to echo back."`
+	Mode  string `json:"mode,omitempty" jsonschema:"enum=plain,enum=upper"`
+	Count int    `json:"count,omitempty" jsonschema:"minimum=1"`
+}
+type echo struct{}
+
+func (echo) Name() string              { return "Echo" }
+func (echo) Prompt() string            { return "Echoes text." }
+func (echo) Describe(in echoIn) string { return "Echo " + in.Text }
+func (echo) IsReadOnly(echoIn) bool    { return true }
+func (echo) Call(_ context.Context, in echoIn, _ *plugin.Env) plugin.Outcome {
+	t := in.Text
+	if in.Mode == "upper" {
+		t = strings.ToUpper(t)
+	}
+	return plugin.Ok(plugin.Text(strings.Repeat(t, max(in.Count, 1))))
+}
+
+// Crash fails in the way its input names: an unrecoverable panic in a
+// goroutine, os.Exit, or a panic the SDK recovers.
+type crashIn struct {
+	How      string `json:"how" jsonschema:"enum=goroutine-panic,enum=exit,enum=call-panic"`
+	Code     int    `json:"code,omitempty"`
+	ReadOnly bool   `json:"read_only,omitempty"`
+}
+type crash struct{}
+
+func (crash) Name() string               { return "Crash" }
+func (crash) Prompt() string             { return "Crashes." }
+func (crash) Describe(in crashIn) string { return "Crash by " + in.How }
+func (crash) IsReadOnly(in crashIn) bool { return in.ReadOnly }
+func (crash) Call(_ context.Context, in crashIn, env *plugin.Env) plugin.Outcome {
+	fmt.Fprintln(env.Output(), "partial output before the crash")
+	switch in.How {
+	case "goroutine-panic":
+		done := make(chan struct{})
+		go func() { panic("testkit: unrecoverable panic") }()
+		<-done
+	case "exit":
+		os.Exit(in.Code)
+	case "call-panic":
+		panic("testkit: recovered panic")
+	}
+	return plugin.Failed("unknown crash")
+}
+
+// Block reports its plugin's pid, optionally writes it to a file (a FIFO
+// the test reads), then blocks until cancelled, or forever if told to
+// ignore cancellation.
+type blockIn struct {
+	PidFile      string `json:"pid_file,omitempty"`
+	IgnoreCancel bool   `json:"ignore_cancel,omitempty"`
+	Safe         bool   `json:"safe,omitempty"`
+}
+type block struct{}
+
+func (block) Name() string                      { return "Block" }
+func (block) Prompt() string                    { return "Blocks." }
+func (block) Describe(blockIn) string           { return "Block" }
+func (block) IsReadOnly(in blockIn) bool        { return in.Safe }
+func (block) IsConcurrencySafe(in blockIn) bool { return in.Safe }
+func (block) Call(ctx context.Context, in blockIn, env *plugin.Env) plugin.Outcome {
+	pid := fmt.Sprint(os.Getpid())
+	env.Progress("pid=" + pid)
+	if in.PidFile != "" {
+		if err := os.WriteFile(in.PidFile, []byte(pid+"\n"), 0o600); err != nil {
+			return plugin.Failed("cannot write the pid file")
+		}
+	}
+	if in.IgnoreCancel {
+		select {}
+	}
+	<-ctx.Done()
+	return plugin.Failed("Cancelled.")
+}
+
+// Barrier waits until n calls with the same name have arrived, proving
+// they run in parallel. It gives up after wait_ms and says so.
+type barrierIn struct {
+	Name   string `json:"name"`
+	N      int    `json:"n"`
+	WaitMs int    `json:"wait_ms,omitempty"`
+}
+type barriers struct {
+	mu sync.Mutex
+	m  map[string]*barrier
+}
+type barrier struct {
+	arrived int
+	n       int
+	open    chan struct{}
+}
+
+func (b *barriers) arrive(name string, n int) chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	br := b.m[name]
+	if br == nil {
+		br = &barrier{n: n, open: make(chan struct{})}
+		b.m[name] = br
+	}
+	br.arrived++
+	if br.arrived == br.n {
+		close(br.open)
+	}
+	return br.open
+}
+
+type barrierTool struct{ b *barriers }
+
+func (barrierTool) Name() string                     { return "Barrier" }
+func (barrierTool) Prompt() string                   { return "Meets at a barrier." }
+func (barrierTool) Describe(in barrierIn) string     { return "Barrier " + in.Name }
+func (barrierTool) IsReadOnly(barrierIn) bool        { return true }
+func (barrierTool) IsConcurrencySafe(barrierIn) bool { return true }
+func (t barrierTool) Call(ctx context.Context, in barrierIn, _ *plugin.Env) plugin.Outcome {
+	open := t.b.arrive(in.Name, in.N)
+	wait := time.Duration(in.WaitMs) * time.Millisecond
+	if wait == 0 {
+		wait = time.Minute
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case <-open:
+		return plugin.Ok(plugin.Text("crossed"))
+	case <-timer.C:
+		return plugin.Ok(plugin.Text("not crossed"))
+	case <-ctx.Done():
+		return plugin.Failed("Cancelled.")
+	}
+}
+
+// Fail fails with its message, as a shell-like tool whose failure cancels
+// the rest of the turn.
+type failIn struct {
+	Message string `json:"message"`
+	Safe    bool   `json:"safe,omitempty"`
+}
+type fail struct{}
+
+func (fail) Name() string                     { return "Fail" }
+func (fail) Prompt() string                   { return "Fails." }
+func (fail) Describe(in failIn) string        { return "fail " + in.Message }
+func (fail) IsReadOnly(in failIn) bool        { return in.Safe }
+func (fail) IsConcurrencySafe(in failIn) bool { return in.Safe }
+func (fail) CascadesOnFailure() bool          { return true }
+func (fail) Call(_ context.Context, in failIn, _ *plugin.Env) plugin.Outcome {
+	return plugin.Failed(in.Message)
+}
+
+// Stream writes bytes of output: lines of the given text, or repeated
+// characters, through the streamed output.
+type streamIn struct {
+	Bytes int64 `json:"bytes"`
+	// Piece is the size of each write; odd sizes split characters.
+	Piece int    `json:"piece,omitempty"`
+	Line  string `json:"line,omitempty"`
+	Note  string `json:"note,omitempty"`
+	Fail  bool   `json:"fail,omitempty"`
+}
+type stream struct {
+	name      string
+	unlimited bool
+}
+
+func (s stream) Name() string           { return s.name }
+func (stream) Prompt() string           { return "Streams output." }
+func (stream) Describe(streamIn) string { return "Stream output" }
+func (stream) IsReadOnly(streamIn) bool { return true }
+func (s stream) ResultBudget() plugin.Budget {
+	if s.unlimited {
+		return plugin.Unlimited()
+	}
+	return plugin.Limit(plugin.DefaultBudgetChars)
+}
+func (stream) Call(_ context.Context, in streamIn, env *plugin.Env) plugin.Outcome {
+	line := in.Line
+	if line == "" {
+		line = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.\n"
+	}
+	buf := []byte(strings.Repeat(line, max(2, (128<<10)/len(line))))
+	piece := int64(len(buf) / 2)
+	if in.Piece > 0 {
+		piece = int64(in.Piece)
+	}
+	out := env.Output()
+	for off := int64(0); off < in.Bytes; {
+		n := min(in.Bytes-off, piece)
+		start := off % int64(len(line))
+		// Write the stream as if it were the line repeated forever.
+		chunk := buf[start : start+min(n, int64(len(buf))-start)]
+		if _, err := out.Write(chunk); err != nil {
+			return plugin.Failed("The host went away.")
+		}
+		off += int64(len(chunk))
+	}
+	if in.Fail {
+		return plugin.Failed(in.Note)
+	}
+	return plugin.Ok().WithNote(in.Note)
+}
+
+// Image returns a one-pixel PNG.
+type imageIn struct{}
+type image struct{}
+
+func (image) Name() string                { return "Image" }
+func (image) Prompt() string              { return "Returns an image." }
+func (image) Describe(imageIn) string     { return "An image" }
+func (image) IsReadOnly(imageIn) bool     { return true }
+func (image) ResultBudget() plugin.Budget { return plugin.Limit(10) }
+func (image) Call(context.Context, imageIn, *plugin.Env) plugin.Outcome {
+	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\xff\xff?\x00\x05\xfe\x02\xfe\xa7\x35\x81\x84\x00\x00\x00\x00IEND\xaeB`\x82")
+	return plugin.Ok(plugin.Image("image/png", png))
+}
+
+// State records and reports session state.
+type stateIn struct {
+	Set string `json:"set,omitempty"`
+}
+type state struct{}
+
+func (state) Name() string            { return "State" }
+func (state) Prompt() string          { return "Keeps state." }
+func (state) Describe(stateIn) string { return "State" }
+func (state) Call(_ context.Context, in stateIn, env *plugin.Env) plugin.Outcome {
+	o := plugin.Ok(plugin.Text("was=" + env.State("value")))
+	if in.Set != "" {
+		o = o.WithState("value", in.Set)
+	}
+	return o
+}
