@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -96,7 +98,7 @@ func parseLayer(data []byte, src Source) (*parsedLayer, error) {
 			at.Line = pe.Position.Line
 			return nil, &Error{Source: at, Msg: tomlMessage(pe)}
 		}
-		return nil, &Error{Source: src, Msg: err.Error()}
+		return nil, typeError(err, src)
 	}
 	p.defined = md.IsDefined
 	if undecoded := md.Undecoded(); len(undecoded) > 0 {
@@ -151,4 +153,34 @@ func tomlMessage(pe toml.ParseError) string {
 		msg = fmt.Sprintf("%s: %s", pe.LastKey, msg)
 	}
 	return msg
+}
+
+var (
+	errLine  = regexp.MustCompile(`line (\d+) \(last key "([^"]*)"\)`)
+	errTypes = regexp.MustCompile(`TOML value has type (\w+); destination has type (\w+)`)
+)
+
+// typeError rewrites the toml package's type mismatch, which carries its
+// line only in its text.
+func typeError(err error, src Source) error {
+	msg := err.Error()
+	if m := errLine.FindStringSubmatch(msg); m != nil {
+		src.Line, _ = strconv.Atoi(m[1])
+		key := m[2][strings.LastIndexByte(m[2], '.')+1:]
+		if t := errTypes.FindStringSubmatch(msg); t != nil {
+			return &Error{Source: src, Msg: fmt.Sprintf("%s must be %s, not %s", key, article(t[2]), article(t[1]))}
+		}
+		_, rest, _ := strings.Cut(msg, "): ")
+		return &Error{Source: src, Msg: key + ": " + rest}
+	}
+	return &Error{Source: src, Msg: strings.TrimPrefix(msg, "toml: ")}
+}
+
+func article(typ string) string {
+	switch typ {
+	case "integer", "array", "inline table":
+		return "an " + typ
+	default:
+		return "a " + typ
+	}
 }

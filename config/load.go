@@ -135,9 +135,7 @@ func (c *Config) apply(l *parsedLayer) error {
 		c.StateDir = *l.StateDir
 		set("state_dir", l.at("state_dir"))
 	}
-	for _, d := range l.PluginDirs {
-		c.PluginDirs = append(c.PluginDirs, d)
-	}
+	c.PluginDirs = append(c.PluginDirs, l.PluginDirs...)
 	if len(l.PluginDirs) > 0 {
 		set("plugin_dirs", l.at("plugin_dirs"))
 	}

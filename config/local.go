@@ -110,6 +110,7 @@ var (
 	permissionsHeader = regexp.MustCompile(`(?m)^[ \t]*\[[ \t]*permissions[ \t]*\][ \t]*(#.*)?$`)
 	anyHeader         = regexp.MustCompile(`(?m)^[ \t]*\[`)
 	allowKey          = regexp.MustCompile(`(?m)^[ \t]*allow[ \t]*=[ \t]*\[`)
+	permissionsKey    = regexp.MustCompile(`(?m)^[ \t]*"?permissions"?[ \t]*[.=]`)
 )
 
 // editAllow adds rule to the allow array of the [permissions] table by a
@@ -119,8 +120,8 @@ func editAllow(src, rule string, n int) (string, bool) {
 	q := tomlString(rule)
 	h := permissionsHeader.FindStringIndex(src)
 	if h == nil {
-		if n > 0 {
-			return "", false // allow is set some other way, such as permissions.allow
+		if n > 0 || permissionsKey.MatchString(src) {
+			return "", false // [permissions] is written as dotted keys or an inline table
 		}
 		sep := ""
 		if src != "" && !strings.HasSuffix(src, "\n") {

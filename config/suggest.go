@@ -1,11 +1,18 @@
 package config
 
+import "strings"
+
 // nearest returns the candidate closest to s by edit distance, if it is
-// close enough to be what the user meant.
+// close enough to be what the user meant: a typo, or a word cut short or
+// run on ("planning" for "plan").
 func nearest(s string, candidates []string) string {
-	best, bestD := "", len(s)/2+2
+	best, bestD := "", max(2, len(s)/3)+1
 	for _, c := range candidates {
-		if d := editDistance(s, c); d < bestD {
+		d := editDistance(s, c)
+		if len(c) >= 3 && (strings.HasPrefix(s, c) || strings.HasPrefix(c, s)) {
+			d = min(d, 1)
+		}
+		if d < bestD {
 			best, bestD = c, d
 		}
 	}

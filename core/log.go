@@ -28,9 +28,9 @@ func newLogger(level, file string) (hclog.Logger, func() error) {
 		}
 	}
 	fileLevel := min(stderrLevel, hclog.Debug)
-	var out io.Writer = io.Discard
-	if f != nil {
-		out = f
+	var out io.Writer = f
+	if f == nil {
+		out = io.Discard
 	}
 	log := hclog.NewInterceptLogger(&hclog.LoggerOptions{
 		Name:   "riot",

@@ -85,7 +85,8 @@ func (h *Host) RunTurn(ctx context.Context, uses []ToolUse) []ToolResult {
 		}
 		h.runGroup(tctx, cancel, group, running)
 	}
-	cause, _ := context.Cause(tctx).(*cascadeCause)
+	var cause *cascadeCause
+	_ = errors.As(context.Cause(tctx), &cause)
 	results := make([]ToolResult, len(uses))
 	for i, use := range uses {
 		c := calls[i]

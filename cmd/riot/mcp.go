@@ -45,7 +45,7 @@ type sessionKey struct{}
 // mcpHandler runs one MCP tool call as a turn of one call.
 func mcpHandler(h *core.Host) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		args := json.RawMessage(req.Params.Arguments)
+		args := req.Params.Arguments
 		if len(args) == 0 {
 			args = json.RawMessage("{}")
 		}

@@ -38,7 +38,7 @@ func parseAnthropic(data []byte) ([]core.ToolUse, error) {
 			Content json.RawMessage `json:"content"`
 		}
 		if err := json.Unmarshal(data, &msg); err != nil {
-			return nil, fmt.Errorf("the turn is not valid JSON: %v", err)
+			return nil, fmt.Errorf("the turn is not valid JSON: %w", err)
 		}
 		if len(msg.Content) == 0 || msg.Content[0] != '[' {
 			return nil, fmt.Errorf("the message has no content array of tool_use blocks")
@@ -46,7 +46,7 @@ func parseAnthropic(data []byte) ([]core.ToolUse, error) {
 		data = msg.Content
 	}
 	if err := json.Unmarshal(data, &blocks); err != nil {
-		return nil, fmt.Errorf("the turn is not a JSON array of content blocks: %v", err)
+		return nil, fmt.Errorf("the turn is not a JSON array of content blocks: %w", err)
 	}
 	var uses []core.ToolUse
 	for i, b := range blocks {
@@ -81,7 +81,7 @@ func parseOpenAI(data []byte) ([]core.ToolUse, error) {
 			ToolCalls json.RawMessage `json:"tool_calls"`
 		}
 		if err := json.Unmarshal(data, &msg); err != nil {
-			return nil, fmt.Errorf("the turn is not valid JSON: %v", err)
+			return nil, fmt.Errorf("the turn is not valid JSON: %w", err)
 		}
 		if len(msg.ToolCalls) == 0 {
 			return nil, fmt.Errorf("the message has no tool_calls array")
@@ -89,7 +89,7 @@ func parseOpenAI(data []byte) ([]core.ToolUse, error) {
 		data = msg.ToolCalls
 	}
 	if err := json.Unmarshal(data, &calls); err != nil {
-		return nil, fmt.Errorf("the turn is not a JSON array of tool_calls: %v", err)
+		return nil, fmt.Errorf("the turn is not a JSON array of tool_calls: %w", err)
 	}
 	uses := make([]core.ToolUse, 0, len(calls))
 	for i, c := range calls {

@@ -1,0 +1,73 @@
+# riot's build. `make ci` is what CI runs: vet, lint, and the tests with the
+# race detector. Tools (buf, protoc plugins, golangci-lint, gremlins,
+# benchstat) come from tools/go.mod, so nothing needs installing by hand.
+
+GO       ?= go
+TOOL     := $(GO) tool -modfile=tools/go.mod
+BUILTINS := bash grep read diagnostics
+BIN      := bin
+
+.PHONY: all build plugins proto test test-short race vet lint ci bench mutate fuzz clean demo
+
+all: build plugins
+
+## build: bin/riot
+build:
+	$(GO) build -o $(BIN)/riot ./cmd/riot
+
+## plugins: each builtin as a standalone bin/riot-tool-NAME, and the example
+plugins:
+	@for p in $(BUILTINS); do \
+		echo "$(GO) build -o $(BIN)/riot-tool-$$p ./plugins/$$p/cmd/riot-tool-$$p"; \
+		$(GO) build -o $(BIN)/riot-tool-$$p ./plugins/$$p/cmd/riot-tool-$$p || exit 1; \
+	done
+	$(GO) build -o $(BIN)/riot-tool-hello ./examples/hello-tool/cmd/riot-tool-hello
+
+## proto: regenerate the committed gRPC code from shared/proto
+proto:
+	cd shared/proto && $(TOOL) buf lint && $(TOOL) buf generate
+
+## demo: run examples/turn.json through riot on the embedded defaults
+demo:
+	$(GO) run ./cmd/riot run examples/turn.json
+
+vet:
+	$(GO) vet ./...
+
+lint:
+	$(TOOL) golangci-lint run ./...
+
+## test: the unit and integration tests
+test:
+	$(GO) test ./...
+
+test-short:
+	$(GO) test -short ./...
+
+race:
+	$(GO) test -race ./...
+
+## ci: what .ci/run runs on every submission
+ci: vet lint race
+
+## bench: the Go benchmarks; see BENCHMARKS.md for the whole-command ones
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./bench/... ./core/... ./plugins/...
+
+## fuzz: each fuzz target for a short while (FUZZTIME=30s by default)
+FUZZTIME ?= 30s
+fuzz:
+	@for pkg in ./core/permission ./plugins/bash ./plugins/grep ./plugins/read ./plugins/diagnostics; do \
+		for f in $$($(GO) test -list '^Fuzz' $$pkg | grep ^Fuzz); do \
+			echo "== $$pkg $$f"; \
+			$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+		done; \
+	done
+
+## mutate: mutation testing of the security-sensitive packages (not in ci)
+mutate:
+	$(TOOL) gremlins unleash --config .gremlins.yaml ./core/permission
+	$(TOOL) gremlins unleash --config .gremlins.yaml ./plugins/bash
+
+clean:
+	rm -rf $(BIN)

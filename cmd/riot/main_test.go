@@ -1,0 +1,138 @@
+package main_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// bin holds the binaries built once for the package: riot itself and the
+// testkit plugin.
+var bin struct{ riot, testkit, dir string }
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "riot-cli-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := func() int {
+		defer os.RemoveAll(dir)
+		bin.dir = dir
+		bin.riot = filepath.Join(dir, "riot")
+		bin.testkit = filepath.Join(dir, "plugins", "riot-tool-testkit")
+		for pkg, out := range map[string]string{
+			"github.com/riot-tools/riot/cmd/riot":                     bin.riot,
+			"github.com/riot-tools/riot/internal/testplugins/testkit": bin.testkit,
+		} {
+			if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
+				fmt.Fprintf(os.Stderr, "build %s: %v\n%s", pkg, err, b)
+				return 1
+			}
+		}
+		return m.Run()
+	}()
+	os.Exit(code)
+}
+
+// env is an isolated environment: its own home, config, state and data.
+type env struct {
+	t     *testing.T
+	home  string
+	ws    string
+	state string
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	root := t.TempDir()
+	e := &env{t: t, home: filepath.Join(root, "home"), ws: filepath.Join(root, "ws"), state: filepath.Join(root, "state")}
+	for _, d := range []string{e.home, e.ws} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return e
+}
+
+func (e *env) environ() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "RIOT_") || strings.HasPrefix(kv, "XDG_") || strings.HasPrefix(kv, "HOME=") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out,
+		"HOME="+e.home,
+		"XDG_CONFIG_HOME="+filepath.Join(e.home, ".config"),
+		"XDG_DATA_HOME="+filepath.Join(e.home, ".local", "share"),
+		"XDG_STATE_HOME="+e.state,
+	)
+}
+
+// write puts a file in the workspace.
+func (e *env) write(name, body string) string {
+	e.t.Helper()
+	p := filepath.Join(e.ws, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+	return p
+}
+
+// enableTestkit enables the testkit plugin in the workspace config.
+func (e *env) enableTestkit() {
+	e.write(".riot/config.toml", fmt.Sprintf("plugin_dirs = [%q]\n\n[plugins.testkit]\nenabled = true\n", filepath.Dir(bin.testkit)))
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// riot runs the riot binary in the workspace.
+func (e *env) riot(stdin string, args ...string) result {
+	e.t.Helper()
+	cmd := e.command(stdin, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		e.t.Fatal(err)
+	}
+	return result{out.String(), errb.String(), code}
+}
+
+func (e *env) command(stdin string, args ...string) *exec.Cmd {
+	cmd := exec.Command(bin.riot, args...)
+	cmd.Dir = e.ws
+	cmd.Env = e.environ()
+	cmd.Stdin = strings.NewReader(stdin)
+	return cmd
+}
+
+func (r result) want(t *testing.T, code int, substrings ...string) {
+	t.Helper()
+	if r.code != code {
+		t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", r.code, code, r.stdout, r.stderr)
+	}
+	all := r.stdout + r.stderr
+	for _, s := range substrings {
+		if !strings.Contains(all, s) {
+			t.Fatalf("output lacks %q\nstdout: %s\nstderr: %s", s, r.stdout, r.stderr)
+		}
+	}
+}
