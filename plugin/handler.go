@@ -94,7 +94,9 @@ func (h *typed[In]) prepare(ctx context.Context, raw []byte, env *Env) *toolv1.P
 	if c, ok := h.tool.(ConcurrencyChecker[In]); ok {
 		resp.ConcurrencySafe = c.IsConcurrencySafe(in)
 	}
-	if c, ok := h.tool.(Classifiable[In]); ok {
+	if c, ok := h.tool.(EnvClassifiable[In]); ok {
+		resp.ClassifierInput = c.ClassifierInputEnv(in, env)
+	} else if c, ok := h.tool.(Classifiable[In]); ok {
 		resp.ClassifierInput = c.ClassifierInput(in)
 	}
 	if c, ok := h.tool.(PermissionChecker[In]); ok {

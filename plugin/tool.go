@@ -46,6 +46,13 @@ type Classifiable[In any] interface {
 	ClassifierInput(in In) string
 }
 
+// EnvClassifiable is Classifiable for a sentence that depends on the
+// session, such as the directory a shell command runs in. A tool that has
+// both is asked through EnvClassifiable.
+type EnvClassifiable[In any] interface {
+	ClassifierInputEnv(in In, env *Env) string
+}
+
 // Budgeted sets the largest result the host passes to the model whole.
 // Without it, Limit(DefaultBudgetChars). Read-like tools must return
 // Unlimited, or the model loops reading its own spilled results.

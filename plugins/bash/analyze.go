@@ -1,0 +1,341 @@
+package bash
+
+import (
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Analysis is what parsing a command teaches without running it.
+type Analysis struct {
+	// ReadOnly is true only if every simple command can neither execute arbitrary code nor change state (issue 5 rules).
+	// A parse error means false.
+	ReadOnly bool
+	// Commands are the simple commands, normalised for rule matching: words joined by one space after quote removal
+	// of literal words (`git  log` -> "git log"; `'r''m' x` -> "rm x"); a word that is not a literal (expansion,
+	// substitution) is kept as its source text. Used as command permission subjects; a compound `a && b` yields both,
+	// and so does a command nested in a substitution (`echo $(rm x)` yields "echo $(rm x)" and "rm x"). `VAR=x`
+	// prefixes stay in the entry. A construct that is not a simple command but runs code or assigns (a function
+	// definition, `export`, `let`, `((..))`, `[[..]]`, a `for` header, `time`, `coproc`) is one entry of its source
+	// text.
+	// On a parse error: the whole command, trimmed, as one entry (so only an exact/prefix rule on it can match).
+	Commands []string
+	// ReadPaths are the file operands of read commands and the targets of input redirections `< file`, as written
+	// (literal words after quote removal), for path permission subjects of kind read; the runtime resolves them
+	// against the shell's cwd. A leading unquoted `~` or `~user` stays as written and means a home directory (the
+	// runtime expands it); a quoted `~` is a file name and comes back as "./~...". Glob words come back as the
+	// pattern. Commands that read the working directory when given no path (ls, find, tree, du, rg, grep -r) add ".".
+	ReadPaths []string
+	// WritePaths are the targets of output redirections other than /dev/null (`> f`, `>> f`, `&> f`, `<> f`,
+	// `>& f`), as written, for path permission subjects of kind write.
+	WritePaths []string
+	// Opaque is true when some path a command reads or writes could not be resolved statically: a path operand, a
+	// redirection target or any argument of a path-reading command is an expansion (`cat $F`, `grep "$p" f`), or
+	// the command did not parse. Path rules cannot be checked then; the core treats the call conservatively (Ask).
+	Opaque bool
+	// NoMatchExit is the name of the last command of the last pipeline when it is grep, rg, diff, cmp, test or [ —
+	// for whom exit status 1 means "no match / differ / false", not failure. Otherwise "".
+	NoMatchExit string
+}
+
+// Analyze parses command with mvdan.cc/sh/v3/syntax (Bash dialect) and walks the tree. It never panics.
+func Analyze(command string) (a Analysis) {
+	defer func() {
+		if recover() != nil {
+			a = unparsed(command)
+		}
+	}()
+	return analyze(command)
+}
+
+// analyze is Analyze without the recover, so that the fuzz test sees a panic.
+func analyze(command string) Analysis {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
+	if err != nil {
+		return unparsed(command)
+	}
+	// Nothing to run is not read-only: the runtime rejects an empty command, and "read-only" should be earned.
+	w := walker{src: command, ro: len(f.Stmts) > 0}
+	w.stmts(f.Stmts)
+	w.a.ReadOnly = w.ro
+	w.a.NoMatchExit = w.noMatchExit(f.Stmts)
+	return w.a
+}
+
+// unparsed is the fail-closed analysis of a command that did not parse.
+func unparsed(command string) Analysis {
+	return Analysis{Commands: []string{strings.TrimSpace(command)}, Opaque: true}
+}
+
+// walker collects an Analysis over one syntax tree. ro starts true and any construct that could run code or change
+// state clears it; the walk always goes on, so that every nested command is still collected as a subject.
+type walker struct {
+	src string
+	a   Analysis
+	ro  bool
+}
+
+func (w *walker) deny() { w.ro = false }
+
+// text is the source text of n.
+func (w *walker) text(n syntax.Node) string { return w.slice(n.Pos(), n.End()) }
+
+// slice is the source text between two positions, clamped: positions come from the parser, but a bad one must not
+// panic.
+func (w *walker) slice(from, to syntax.Pos) string {
+	i, j := min(int(from.Offset()), len(w.src)), min(int(to.Offset()), len(w.src))
+	return w.src[min(i, j):j]
+}
+
+func (w *walker) subject(s string) { w.a.Commands = append(w.a.Commands, s) }
+
+func (w *walker) stmts(list []*syntax.Stmt) {
+	for _, s := range list {
+		w.stmt(s)
+	}
+}
+
+func (w *walker) stmt(s *syntax.Stmt) {
+	if s.Background || s.Coprocess || s.Disown {
+		w.deny()
+	}
+	if s.Cmd != nil {
+		w.command(s.Cmd)
+	}
+	for _, r := range s.Redirs {
+		w.redirect(r)
+	}
+}
+
+func (w *walker) command(c syntax.Command) {
+	switch c := c.(type) {
+	case *syntax.CallExpr:
+		w.call(c)
+	case *syntax.BinaryCmd:
+		w.stmt(c.X)
+		w.stmt(c.Y)
+	case *syntax.Block:
+		w.stmts(c.Stmts)
+	case *syntax.Subshell:
+		w.stmts(c.Stmts)
+	case *syntax.IfClause:
+		for ; c != nil; c = c.Else {
+			w.stmts(c.Cond)
+			w.stmts(c.Then)
+		}
+	case *syntax.WhileClause:
+		w.stmts(c.Cond)
+		w.stmts(c.Do)
+	case *syntax.CaseClause:
+		w.word(c.Word)
+		for _, item := range c.Items {
+			for _, p := range item.Patterns {
+				w.word(p)
+			}
+			w.stmts(item.Stmts)
+		}
+	case *syntax.ForClause:
+		w.forClause(c)
+	case *syntax.TestClause:
+		w.subject(w.text(c))
+		w.testExpr(c.X)
+	default:
+		// A function definition, coproc, time, let, ((..)), declare/export/local/readonly: each runs code, assigns
+		// or defines, so none is read-only. Its text is a subject, and so is every command nested in it.
+		w.deny()
+		w.subject(w.text(c))
+		w.nested(c)
+	}
+}
+
+// nested collects, without judging them, the statements somewhere below n (a function body, the commands of a
+// substitution in an assignment). Whatever holds them has already been denied.
+func (w *walker) nested(n syntax.Node) {
+	syntax.Walk(n, func(n syntax.Node) bool {
+		if s, ok := n.(*syntax.Stmt); ok {
+			w.stmt(s)
+			return false
+		}
+		return true
+	})
+}
+
+// forClause allows `for name in words` when the body is read-only: the loop only assigns its variable. A variable
+// without a lowercase letter could be PATH, IFS, BASH_ENV or another that changes what later commands run, so it
+// is not read-only; nor are C-style loops (arithmetic can assign) or select.
+func (w *walker) forClause(c *syntax.ForClause) {
+	w.subject(w.slice(c.Pos(), c.Loop.End()))
+	if it, ok := c.Loop.(*syntax.WordIter); ok && !c.Select && strings.ToUpper(it.Name.Value) != it.Name.Value {
+		for _, item := range it.Items {
+			w.word(item)
+		}
+	} else {
+		w.deny()
+		w.nested(c.Loop)
+	}
+	w.stmts(c.Do)
+}
+
+func (w *walker) call(c *syntax.CallExpr) {
+	at := len(w.a.Commands)
+	w.subject("")
+	parts := make([]string, 0, len(c.Assigns)+len(c.Args))
+	for _, as := range c.Assigns {
+		// `VAR=x cmd` changes what cmd does (PATH, LD_PRELOAD, GIT_*); `VAR=x` alone changes the shell.
+		w.deny()
+		w.nested(as)
+		parts = append(parts, w.text(as))
+	}
+	words := make([]word, len(c.Args))
+	for i, arg := range c.Args {
+		words[i] = w.word(arg)
+		parts = append(parts, words[i].text)
+	}
+	w.a.Commands[at] = strings.Join(parts, " ")
+	if len(words) > 0 {
+		w.simple(words[0].text, words[1:])
+	}
+}
+
+// redirect allows input redirections, heredocs, fd duplication (`2>&1`, `>&2`, `<&0`, `>&-`) and output to
+// /dev/null. Anything else may write a file.
+func (w *walker) redirect(r *syntax.Redirect) {
+	if r.N != nil && !isDigits(r.N.Value) {
+		w.deny() // {var}>... assigns var
+	}
+	t := w.word(r.Word)
+	if r.Hdoc != nil {
+		w.word(r.Hdoc) // an unquoted heredoc body expands: $(..) in it runs
+	}
+	switch r.Op {
+	case syntax.RdrIn:
+		w.readPath(t)
+	case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+	case syntax.DplIn, syntax.DplOut:
+		// A word that is not literal keeps its source text, so it is neither digits nor "-" nor "/dev/null".
+		if !isDigits(t.text) && t.text != "-" {
+			w.deny()
+			if r.Op == syntax.DplOut {
+				w.writePath(t) // `>&file` is `&>file`
+			}
+		}
+	case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.RdrAll, syntax.AppAll:
+		if t.text != "/dev/null" {
+			w.deny()
+			w.writePath(t)
+		}
+	default: // <> opens for writing too
+		w.deny()
+		w.writePath(t)
+	}
+}
+
+// testExpr checks a [[ .. ]] expression. Its words are not split or globbed, but arithmetic comparisons evaluate
+// their operands as expressions, and -v evaluates an array subscript: both run `$(..)` hidden in a variable's value.
+func (w *walker) testExpr(x syntax.TestExpr) {
+	switch x := x.(type) {
+	case *syntax.BinaryTest:
+		switch x.Op {
+		case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
+			w.deny()
+		}
+		l, lok := x.X.(*syntax.Word)
+		r, rok := x.Y.(*syntax.Word)
+		if lok && rok && fileCompare[x.Op.String()] {
+			w.readPath(w.word(l))
+			w.readPath(w.word(r))
+			return
+		}
+		w.testExpr(x.X)
+		w.testExpr(x.Y)
+	case *syntax.UnaryTest:
+		if x.Op == syntax.TsVarSet {
+			w.deny()
+		}
+		if wd, ok := x.X.(*syntax.Word); ok && fileTests[x.Op.String()] {
+			w.readPath(w.word(wd))
+			return
+		}
+		w.testExpr(x.X)
+	case *syntax.ParenTest:
+		w.testExpr(x.X)
+	case *syntax.Word:
+		w.word(x)
+	default:
+		w.deny()
+	}
+}
+
+// fileTests are the test operators whose operand is a path; fileCompare the binary ones.
+var (
+	fileTests = map[string]bool{
+		"-a": true, "-b": true, "-c": true, "-d": true, "-e": true, "-f": true, "-g": true, "-h": true, "-k": true,
+		"-p": true, "-r": true, "-s": true, "-u": true, "-w": true, "-x": true, "-G": true, "-L": true, "-N": true,
+		"-O": true, "-S": true,
+	}
+	fileCompare = map[string]bool{"-nt": true, "-ot": true, "-ef": true}
+)
+
+func (w *walker) readPath(t word)  { w.path(&w.a.ReadPaths, t) }
+func (w *walker) writePath(t word) { w.path(&w.a.WritePaths, t) }
+
+func (w *walker) path(list *[]string, t word) {
+	p := t.text
+	switch {
+	case !t.lit:
+		w.a.Opaque = true
+		return
+	case !t.tilde && strings.HasPrefix(p, "~"):
+		p = "./" + p // a quoted ~ is a file name, not a home directory
+	}
+	if !slices.Contains(*list, p) {
+		*list = append(*list, p)
+	}
+}
+
+// noMatchCommands exit 1 for "no match", "files differ" or "false".
+var noMatchCommands = map[string]bool{"grep": true, "rg": true, "diff": true, "cmp": true, "test": true, "[": true}
+
+// noMatchExit finds the last command of the last pipeline: through the right side of `&&`, `||` and `|`, and into
+// a trailing { .. } or ( .. ). A negated or background statement's exit status is not the command's.
+func (w *walker) noMatchExit(stmts []*syntax.Stmt) string {
+	for len(stmts) > 0 {
+		s := stmts[len(stmts)-1]
+		if s.Negated || s.Background {
+			return ""
+		}
+		switch c := s.Cmd.(type) {
+		case *syntax.BinaryCmd:
+			stmts = []*syntax.Stmt{c.Y}
+		case *syntax.Block:
+			stmts = c.Stmts
+		case *syntax.Subshell:
+			stmts = c.Stmts
+		case *syntax.CallExpr:
+			if len(c.Args) == 0 {
+				return ""
+			}
+			name := (&walker{src: w.src}).word(c.Args[0]) // a scratch walker: the subjects are already collected
+			if noMatchCommands[name.text] {
+				return name.text
+			}
+			return ""
+		default:
+			return ""
+		}
+	}
+	return ""
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}

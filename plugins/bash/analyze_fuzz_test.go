@@ -1,0 +1,118 @@
+package bash
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// FuzzAnalyze checks that the analyzer never panics, and the property of issue 5: a command whose syntax tree has
+// a write redirection, a substitution, or a command off the list is never read-only. The check is its own plain
+// walk over the tree, sharing nothing with the classifier; where it cannot tell a word's value it counts the word
+// as off the list.
+func FuzzAnalyze(f *testing.F) {
+	for _, c := range anTable {
+		f.Add(c.cmd)
+	}
+	for _, s := range []string{
+		"ls > /dev/null", "cat <<EOF\n$(id)\nEOF", "l\\s -la", "'l''s'", "\"ls\" x", "ls >&2", "a=b", "{ ls; } &",
+		"f() { :; }", "coproc x", "echo ${x:=1}", "echo $((1))", "ls <> f", "ls >&f",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, cmd string) {
+		a := analyze(cmd) // not Analyze: a panic must fail the test, not be recovered
+		if !a.ReadOnly {
+			return
+		}
+		file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(cmd), "")
+		if err != nil {
+			t.Fatalf("%q is read-only but does not parse: %v", cmd, err)
+		}
+		if why := fuzzUnsafe(file); why != "" {
+			t.Fatalf("%q is read-only but has %s", cmd, why)
+		}
+	})
+}
+
+// fuzzListed reports whether name is on the allow-list of issue 5, or is sed or git (whose flag checks the table
+// covers).
+func fuzzListed(name string) bool {
+	return slices.Contains(strings.Fields("cat head tail wc ls pwd echo printf grep rg find tree file stat du df "+
+		"which type whoami date sort uniq cut tr nl diff cmp basename dirname realpath sleep true false test [ sed git"), name)
+}
+
+// fuzzUnsafe names the first thing in f that issue 5 says makes a command not read-only, or "".
+func fuzzUnsafe(f *syntax.File) string {
+	why := ""
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.CmdSubst, *syntax.ProcSubst:
+			why = "a substitution"
+		case *syntax.Redirect:
+			target := fuzzLit(n.Word)
+			switch n.Op {
+			case syntax.RdrIn, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+			case syntax.DplIn, syntax.DplOut:
+				if strings.Trim(target, "0123456789") != "" && target != "-" || target == "" {
+					why = "a redirection to a file"
+				}
+			default:
+				if target != "/dev/null" {
+					why = "a write redirection"
+				}
+			}
+		case *syntax.CallExpr:
+			switch {
+			case len(n.Assigns) > 0:
+				why = "an assignment"
+			case !fuzzListed(fuzzLit(n.Args[0])):
+				why = "a command off the list"
+			}
+		case *syntax.Stmt:
+			if n.Background || n.Coprocess {
+				why = "a background statement"
+			}
+		case *syntax.FuncDecl, *syntax.CoprocClause, *syntax.ArithmExp, *syntax.ArithmCmd, *syntax.LetClause,
+			*syntax.DeclClause, *syntax.TimeClause:
+			why = "a construct that runs code or assigns"
+		}
+		return why == ""
+	})
+	return why
+}
+
+// fuzzLit is a word's value when it is made only of unquoted literals, single quotes and double quotes holding
+// plain text; else "\x00", which is on no list.
+func fuzzLit(w *syntax.Word) string {
+	var b strings.Builder
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			for i := 0; i < len(p.Value); i++ {
+				if p.Value[i] == '\\' && i+1 < len(p.Value) {
+					i++
+				}
+				b.WriteByte(p.Value[i])
+			}
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				return "\x00"
+			}
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				l, ok := q.(*syntax.Lit)
+				if !ok || p.Dollar || strings.Contains(l.Value, "\\") {
+					return "\x00"
+				}
+				b.WriteString(l.Value)
+			}
+		default:
+			return "\x00"
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,219 @@
+package bash
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/riot-tools/riot/plugin"
+)
+
+// runUI is the UI payload of a foreground command.
+type runUI struct {
+	ExitCode    int    `json:"exit_code"`
+	Signal      string `json:"signal,omitempty"`
+	TimedOut    bool   `json:"timed_out,omitempty"`
+	Cancelled   bool   `json:"cancelled,omitempty"`
+	Cwd         string `json:"cwd"`
+	DurationMs  int64  `json:"duration_ms"`
+	OutputBytes int64  `json:"output_bytes"`
+}
+
+// noMatchNotes are the notes of an exit status 1 that means "no" rather than
+// "error", by the last command of the last pipeline.
+var noMatchNotes = map[string]string{
+	"grep": "no match",
+	"rg":   "no match",
+	"diff": "files differ",
+	"cmp":  "files differ",
+	"test": "false",
+	"[":    "false",
+}
+
+// runForeground runs a command to its end, streaming its output, and
+// returns how it ended with the directory it ended in as session state.
+func runForeground(ctx context.Context, cfg config, bash string, in Input, env *plugin.Env) plugin.Outcome {
+	dir, dirNote := sessionDir(env)
+	if msg := dirProblem(dir); msg != "" {
+		return plugin.Failed(msg)
+	}
+	cwdFile, err := newCwdFile(cfg.tempDir)
+	if err != nil {
+		return plugin.Failed(fmt.Sprintf("Could not create a temporary file in %s to run the command. Tell the user the temporary directory is not writable; do not retry.", cfg.tempDir))
+	}
+	defer func() { _ = os.Remove(cwdFile) }()
+
+	r, w, err := os.Pipe()
+	if err != nil {
+		return plugin.Failed("Could not create a pipe for the command's output; the plugin may be out of file descriptors. Retry later.")
+	}
+	growPipe(w)
+	cmd := shellCommand(bash, in.Command, dir, cwdFile)
+	// One pipe for both, so their writes stay in the order they were made.
+	cmd.Stdout, cmd.Stderr = w, w
+	began := env.Clock.Now()
+	proc, err := env.Proc.Start(ctx, cmd)
+	_ = w.Close()
+	if err != nil {
+		_ = r.Close()
+		if ctx.Err() != nil {
+			return plugin.Failed("Cancelled.\nThe command was not started.")
+		}
+		return startFailed()
+	}
+
+	out := &trackingWriter{w: env.Output()}
+	s := supervise(ctx, cfg, env.Clock, proc, r, out, in.timeout())
+	_ = r.Close()
+
+	ui := runUI{Cwd: dir, DurationMs: env.Clock.Now().Sub(began).Milliseconds(), OutputBytes: out.n}
+	var notes []string
+	if dirNote != "" {
+		notes = append(notes, dirNote)
+	}
+	// The directory is known even after a timeout: bash runs the EXIT trap
+	// on SIGTERM. When it is not (exec, a replaced trap, SIGKILL), the
+	// previous directory stays, or the fallback when that one was gone.
+	var outcome plugin.Outcome
+	newDir, known := readCwdFile(cwdFile)
+	switch {
+	case known:
+		ui.Cwd = newDir
+	case dirNote != "":
+		newDir, known = dir, true
+	}
+
+	switch {
+	case s.cancelled:
+		ui.Cancelled = true
+		out.trailer("(Cancelled: the command was stopped before it finished; the output above is incomplete.)")
+		outcome = plugin.Failed(lines("Cancelled.", "The command was stopped before it finished; it may have partially run.", notes))
+	case s.timedOut:
+		ui.TimedOut = true
+		secs := formatSeconds(in.timeout())
+		out.trailer(fmt.Sprintf("(Command timed out after %s s and was stopped; the output above is incomplete.)", secs))
+		outcome = plugin.Failed(lines(fmt.Sprintf("Command timed out after %s s.", secs),
+			fmt.Sprintf("Retry with a larger `timeout` (at most %d ms), or set `run_in_background` and read the output with BashOutput.", maxTimeoutMs), notes))
+	default:
+		code, sig := exitStatus(s.waitErr)
+		ui.ExitCode, ui.Signal = code, sig
+		notes = append(notes, s.notes()...)
+		outcome = exitOutcome(in.Command, code, sig, notes)
+	}
+	outcome = outcome.WithUI(ui)
+	if known {
+		outcome = outcome.WithState(cwdStateKey, cwdUpdate(env.Cwd, newDir))
+	}
+	return outcome
+}
+
+// exitOutcome turns an exit status into Ok or Failed. Exit status 1 of a
+// command whose 1 means "no" (grep, diff, test) is Ok with a note, so that
+// it does not cascade.
+func exitOutcome(command string, code int, sig string, notes []string) plugin.Outcome {
+	switch {
+	case sig != "":
+		return plugin.Failed(lines(fmt.Sprintf("Killed by signal %s.", sig), "", notes))
+	case code < 0:
+		return plugin.Failed(lines("The command ended with an unknown status.", "It may have partially run; check its effects before retrying.", notes))
+	case code == 0:
+		return plugin.Ok().WithNote(strings.Join(notes, "\n"))
+	case code == 1:
+		if note, ok := noMatchNotes[Analyze(command).NoMatchExit]; ok {
+			return plugin.Ok().WithNote(strings.Join(append([]string{"(exit status 1: " + note + ")"}, notes...), "\n"))
+		}
+	}
+	detail := ""
+	if code > 128 {
+		if name := signalName(syscall.Signal(code - 128)); name != "" {
+			detail = fmt.Sprintf("(%d is 128 + %d: the command was probably killed by %s.)", code, code-128, name)
+		}
+	}
+	return plugin.Failed(lines(fmt.Sprintf("Exit status %d.", code), detail, notes))
+}
+
+// lines joins a message's first line, an optional detail and the notes.
+func lines(first, detail string, notes []string) string {
+	all := []string{first}
+	if detail != "" {
+		all = append(all, detail)
+	}
+	return strings.Join(append(all, notes...), "\n")
+}
+
+// exitStatus reads a wait error: the exit code, or the signal that killed
+// bash itself.
+func exitStatus(err error) (code int, sig string) {
+	if err == nil {
+		return 0, ""
+	}
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			name := signalName(ws.Signal())
+			if name == "" {
+				name = "signal " + strconv.Itoa(int(ws.Signal()))
+			}
+			return -1, name
+		}
+		return exit.ExitCode(), ""
+	}
+	// Wait itself failed, which a started process does not do.
+	return -1, ""
+}
+
+func startFailed() plugin.Outcome {
+	return plugin.Failed("Could not start bash to run the command. Retry once; if it fails again, tell the user that riot cannot start processes.")
+}
+
+func formatSeconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
+}
+
+// newCwdFile creates the empty file the EXIT trap writes the final
+// directory to.
+func newCwdFile(dir string) (string, error) {
+	f, err := os.CreateTemp(dir, "riot-bash-cwd-*")
+	if err != nil {
+		return "", err
+	}
+	return f.Name(), f.Close()
+}
+
+// trackingWriter counts what reaches the call's output and remembers the
+// last byte, for the trailer. Once the host's stream fails it discards, so
+// the command never blocks on a dead stream; the call's context ends too.
+type trackingWriter struct {
+	w    io.Writer
+	n    int64
+	last byte
+	err  error
+}
+
+func (t *trackingWriter) Write(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	t.n += int64(len(p))
+	t.last = p[len(p)-1]
+	if t.err == nil {
+		_, t.err = t.w.Write(p)
+	}
+	return len(p), nil
+}
+
+// trailer appends a line saying the output is incomplete, on a line of its
+// own.
+func (t *trackingWriter) trailer(s string) {
+	if t.n > 0 && t.last != '\n' {
+		s = "\n" + s
+	}
+	_, _ = t.Write([]byte(s + "\n"))
+}
