@@ -102,6 +102,7 @@ allow = ["Bash(npm test)"]
 		allow = append(allow, r.Text+"@"+r.Source.String())
 	}
 	want := []string{
+		"Read(./**)@default",
 		"Bash(git log:*)@" + filepath.Join(ws, "user.toml") + ":4",
 		"Read(./src/**)@" + filepath.Join(ws, ".riot/config.toml") + ":4",
 		"Bash(npm test)@" + filepath.Join(ws, ".riot/config.local.toml") + ":4",

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/core/permission"
 	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
@@ -97,7 +100,7 @@ func (h *Host) prepare(ctx context.Context, use ToolUse) *call {
 		c.finish(StatusDenied, d.DeniedMessage())
 		return c
 	}
-	if h.ask(ctx, req, d) {
+	if d = h.ask(ctx, req, d); d.Behavior == permission.Allow {
 		return c
 	}
 	c.finish(StatusDenied, d.DeniedMessage())
@@ -107,41 +110,20 @@ func (h *Host) prepare(ctx context.Context, use ToolUse) *call {
 // prepareTimeout bounds Prepare, which only inspects the input.
 const prepareTimeout = 30 * time.Second
 
-// ask resolves an Ask with the prompter; no prompter means no.
-func (h *Host) ask(ctx context.Context, req permission.Request, d permission.Decision) bool {
-	if h.opts.Prompter == nil {
-		return false
-	}
-	answer, err := h.opts.Prompter.Prompt(ctx, req, d)
+// ask resolves an Ask: with the prompter, which may grant rules for the
+// session or for good, or by denying when nobody can be asked. It returns
+// the final decision.
+func (h *Host) ask(ctx context.Context, req permission.Request, d permission.Decision) permission.Decision {
+	d, err := h.policy.Resolve(ctx, h.opts.Prompter, req, d)
 	if err != nil {
-		h.log.Warn("permission prompt failed; denying", "error", err)
-		return false
+		h.log.Warn("an allow rule could not be saved; it holds for this session only", "error", err)
 	}
-	switch answer {
-	case permission.AnswerAllowOnce:
-		return true
-	case permission.AnswerAllowSession, permission.AnswerAllowAlways:
-		if d.Suggest == "" {
-			return true
-		}
-		if err := h.policy.Grant(d.Suggest); err != nil {
-			h.log.Warn("cannot grant the suggested rule", "rule", d.Suggest, "error", err)
-			return true
-		}
+	if d.Behavior == permission.Allow && d.ByUser {
 		if err := h.session.setGrants(h.policy.Grants()); err != nil {
 			h.log.Warn("cannot save the session's grants", "error", err)
 		}
-		if answer == permission.AnswerAllowAlways {
-			if path, err := config.AppendAllowRule(h.opts.Workspace, d.Suggest); err != nil {
-				h.log.Warn("cannot save the rule", "rule", d.Suggest, "error", err)
-			} else {
-				h.log.Info("saved allow rule", "rule", d.Suggest, "file", path)
-			}
-		}
-		return true
-	default:
-		return false
 	}
+	return d
 }
 
 func (c *call) finish(status Status, text string) {
@@ -297,7 +279,9 @@ func (h *Host) execute(ctx context.Context, c *call) {
 		// turn fills in why.
 		c.result = ToolResult{ToolUseID: c.use.ID, Name: c.use.Name, Status: StatusCancelled, Describe: describeOf(c)}
 		c.done = true
-	case cctx.Err() != nil:
+	case cctx.Err() != nil || status.Code(err) == codes.DeadlineExceeded:
+		// The plugin may report the deadline before the host's own timer
+		// fires; either way the call ran out of time.
 		p.kill(gen)
 		p.crashed(gen)
 		c.message = fmt.Sprintf("Timed out after %s: the %s tool did not finish in time and was stopped.", secondsText(timeout), c.use.Name)

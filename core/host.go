@@ -175,6 +175,9 @@ func (h *Host) buildPolicy() error {
 	p, err := permission.New(permission.Config{
 		Mode: perms.Mode, Allow: perms.Allow, Ask: perms.Ask, Deny: perms.Deny,
 		Roots: roots, ReadOnlyRoots: []string{h.resultsRoot()}, Classifier: classifier,
+		// riot's own config and state decide what tools may do, so a tool
+		// must not change them without asking.
+		Protect: []string{config.UserConfigDir(os.Getenv), h.stateDir},
 	})
 	if err != nil {
 		return err

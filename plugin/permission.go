@@ -72,6 +72,13 @@ func ReadPath(path string) Subject { return Subject{Kind: PathSubject, Value: pa
 // WritePath is a path the call writes.
 func WritePath(path string) Subject { return Subject{Kind: PathSubject, Value: path, Access: Write} }
 
+// UnknownPath is a path the call touches that is known only when it runs,
+// such as the operand of `cat $F`. The host cannot check it against the
+// workspace fence or the rules, so it asks, unless the mode bypasses
+// permissions. Declare it rather than leave the path out: a path left out
+// is a path nobody checks.
+func UnknownPath() Subject { return Subject{Kind: PathSubject, Access: Read} }
+
 // Validation is the answer of ValidateInput. The zero Validation accepts.
 type Validation struct {
 	rejected string

@@ -6,6 +6,7 @@ import (
 	"github.com/riot-tools/riot/plugin"
 	"github.com/riot-tools/riot/plugins/bash"
 	"github.com/riot-tools/riot/plugins/diagnostics"
+	"github.com/riot-tools/riot/plugins/grep"
 	"github.com/riot-tools/riot/plugins/read"
 )
 
@@ -14,6 +15,7 @@ import (
 func builtins() map[string]func() []plugin.Handler {
 	return map[string]func() []plugin.Handler{
 		"bash":        bash.Tools,
+		"grep":        grep.Tools,
 		"read":        read.Tools,
 		"diagnostics": diagnostics.Tools,
 	}

@@ -63,16 +63,19 @@ func printExplain(w io.Writer, ex core.Explanation) {
 		}
 	}
 	fmt.Fprintln(w, "chain:")
-	for i, st := range ex.Decision.Trace {
+	for _, st := range ex.Decision.Trace {
 		mark := "·"
 		if st.Matched {
 			mark = "→"
 		}
-		fmt.Fprintf(w, "  %d. %-14s %s %s: %s", i+1, st.Step, mark, st.Result, st.Checked)
+		fmt.Fprintf(w, "  %d. %-14s %s %s: %s", int(st.Step), st.Step, mark, st.Result, st.Checked)
 		if st.Rule != nil {
 			fmt.Fprintf(w, " [rule %s from %s]", st.Rule.Text, st.Rule.Source)
 		}
 		fmt.Fprintln(w)
+	}
+	for st := lastStep(ex.Decision.Trace) + 1; st <= permission.StepMode; st++ {
+		fmt.Fprintf(w, "  %d. %-14s   not reached\n", int(st), st)
 	}
 	fmt.Fprintf(w, "decision: %s (by %s)\n", strings.ToUpper(ex.Decision.Behavior.String()), ex.Decision.Step)
 	if ex.Decision.Reason != "" {
@@ -139,4 +142,13 @@ func explainJSON(ex core.Explanation) explainOut {
 	out.Reason = ex.Decision.Reason
 	out.Suggest = ex.Decision.Suggest
 	return out
+}
+
+// lastStep is the last step the chain ran.
+func lastStep(trace []permission.TraceStep) permission.Step {
+	var last permission.Step
+	for _, st := range trace {
+		last = max(last, st.Step)
+	}
+	return last
 }

@@ -80,11 +80,11 @@ const (
 func (mcpPrompter) Prompt(ctx context.Context, req permission.Request, d permission.Decision) (permission.Answer, error) {
 	ss, _ := ctx.Value(sessionKey{}).(*mcp.ServerSession)
 	if ss == nil {
-		return permission.AnswerDeny, nil
+		return permission.AnswerDeny, permission.ErrCannotAsk
 	}
 	init := ss.InitializeParams()
 	if init == nil || init.Capabilities == nil || init.Capabilities.Elicitation == nil {
-		return permission.AnswerDeny, nil
+		return permission.AnswerDeny, permission.ErrCannotAsk
 	}
 	what := req.Describe
 	if what == "" {

@@ -9,13 +9,6 @@ import (
 	"github.com/riot-tools/riot/plugin"
 )
 
-// anywhere is the read subject of a read whose path is not known before the
-// command runs (`cat $F`, or a relative path after `cd`): the file system
-// root, which lies outside every workspace, so the core's fence asks unless
-// the mode bypasses permissions. Leaving the read out would let it through
-// unchecked.
-const anywhere = "/"
-
 // PermissionSubjects are one command subject per simple command, as the
 // analyzer normalised it, one read subject per file operand of a read
 // command and one write subject per output redirection, made absolute
@@ -59,7 +52,7 @@ func subjects(a Analysis, dir string) []plugin.Subject {
 		add(plugin.WritePath(abs))
 	}
 	if opaque {
-		add(plugin.ReadPath(anywhere))
+		add(plugin.UnknownPath())
 	}
 	return out
 }

@@ -225,16 +225,16 @@ func TestSubjects(t *testing.T) {
 			[]plugin.Subject{cmd("cat a ../b /etc/hosts ~/.bashrc"), read("/work/ws/a"), read("/work/b"), read("/etc/hosts"), read(filepath.Join(home, ".bashrc")), read(home), read("/work/ws")}},
 		{"quoted tilde is a file here", Analysis{ReadPaths: []string{"./~x"}}, []plugin.Subject{read("/work/ws/~x")}},
 		{"opaque reads anywhere", Analysis{Commands: []string{"cat $F"}, Opaque: true},
-			[]plugin.Subject{cmd("cat $F"), read(anywhere)}},
+			[]plugin.Subject{cmd("cat $F"), plugin.UnknownPath()}},
 		{"cd makes relative paths opaque", Analysis{Commands: []string{"cd /etc", "cat passwd /etc/group"}, ReadPaths: []string{"passwd", "/etc/group"}},
-			[]plugin.Subject{cmd("cd /etc"), cmd("cat passwd /etc/group"), read("/etc/group"), read(anywhere)}},
+			[]plugin.Subject{cmd("cd /etc"), cmd("cat passwd /etc/group"), read("/etc/group"), plugin.UnknownPath()}},
 		{"pushd too", Analysis{Commands: []string{"pushd x", "cat y"}, ReadPaths: []string{"y"}},
-			[]plugin.Subject{cmd("pushd x"), cmd("cat y"), read(anywhere)}},
-		{"unknown user is opaque", Analysis{ReadPaths: []string{"~no-such-user-riot/x"}}, []plugin.Subject{read(anywhere)}},
+			[]plugin.Subject{cmd("pushd x"), cmd("cat y"), plugin.UnknownPath()}},
+		{"unknown user is opaque", Analysis{ReadPaths: []string{"~no-such-user-riot/x"}}, []plugin.Subject{plugin.UnknownPath()}},
 		{"writes", Analysis{Commands: []string{"echo x"}, WritePaths: []string{"out.txt", "/tmp/x"}},
 			[]plugin.Subject{cmd("echo x"), plugin.WritePath("/work/ws/out.txt"), plugin.WritePath("/tmp/x")}},
 		{"write after cd", Analysis{Commands: []string{"cd d", "echo"}, WritePaths: []string{"f"}},
-			[]plugin.Subject{cmd("cd d"), cmd("echo"), read(anywhere)}},
+			[]plugin.Subject{cmd("cd d"), cmd("echo"), plugin.UnknownPath()}},
 	}
 	for _, tt := range tests {
 		if got := subjects(tt.a, dir); !slices.Equal(got, tt.want) {

@@ -26,6 +26,7 @@ func main() {
 		plugin.New[streamIn](stream{name: "StreamUnlimited", unlimited: true}),
 		plugin.New[imageIn](image{}),
 		plugin.New[stateIn](state{}),
+		plugin.New[sleepIn](sleep{}),
 	)
 }
 
@@ -276,4 +277,22 @@ func (state) Call(_ context.Context, in stateIn, env *plugin.Env) plugin.Outcome
 		o = o.WithState("value", in.Set)
 	}
 	return o
+}
+
+// Sleep sleeps, a stand-in for a call that takes time. Concurrency-safe.
+type sleepIn struct {
+	Ms int `json:"ms"`
+}
+type sleep struct{}
+
+func (sleep) Name() string                   { return "Sleep" }
+func (sleep) Prompt() string                 { return "Sleeps." }
+func (sleep) Describe(in sleepIn) string     { return fmt.Sprintf("Sleep %d ms", in.Ms) }
+func (sleep) IsReadOnly(sleepIn) bool        { return true }
+func (sleep) IsConcurrencySafe(sleepIn) bool { return true }
+func (sleep) Call(ctx context.Context, in sleepIn, env *plugin.Env) plugin.Outcome {
+	if err := env.Clock.Sleep(ctx, time.Duration(in.Ms)*time.Millisecond); err != nil {
+		return plugin.Failed("Cancelled.")
+	}
+	return plugin.Ok(plugin.Text("slept"))
 }

@@ -1,0 +1,306 @@
+package permission
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// Decide runs the chain for one prepared call. Its steps run in order and
+// the first that decides wins:
+//
+//  1. deny rules, and the tool's own Deny: Deny, in every mode;
+//  2. ask rules: Ask;
+//  3. the tool's CheckPermissions: Ask, or Allow (which skips step 4);
+//  4. safety checks, except in bypassPermissions: the workspace fence,
+//     read-only roots, protected paths, unknown subjects: Ask;
+//  5. allow rules: Allow if every subject is matched;
+//  6. the mode.
+//
+// In dontAsk, every Ask becomes Deny.
+func (p *Policy) Decide(ctx context.Context, req Request) Decision {
+	c := &chain{p: p, req: req, subjects: p.prepare(req.Subjects)}
+	c.d.Mode = p.mode
+	_ = c.denyStep() || c.askStep() || c.toolStep() || c.safetyStep() || c.allowStep() || c.modeStep(ctx)
+	return c.d
+}
+
+type chain struct {
+	p        *Policy
+	req      Request
+	subjects []subject
+	allowed  []*compiled // step 5's match per subject
+	d        Decision
+}
+
+// decide records the deciding step. An Ask becomes Deny in dontAsk.
+func (c *chain) decide(step Step, b Behavior, rule *compiled, check, checked, reason string) bool {
+	if step == StepMode && b != Allow && c.p.mode != "plan" {
+		c.suggest()
+	}
+	if b == Ask && c.p.mode == "dontAsk" {
+		b = Deny
+		reason += " The permission mode is dontAsk, so what would be asked is denied."
+	}
+	c.d.Behavior, c.d.Step, c.d.Check, c.d.Reason = b, step, check, reason
+	if rule != nil {
+		src := rule.src // a copy, so that a caller cannot change the policy through it
+		c.d.Rule = &src
+	}
+	c.d.Trace = append(c.d.Trace, TraceStep{Step: step, Checked: checked, Matched: true, Rule: c.d.Rule, Result: b.String()})
+	return true
+}
+
+// pass records a step that did not decide.
+func (c *chain) pass(step Step, checked, result string) bool {
+	c.d.Trace = append(c.d.Trace, TraceStep{Step: step, Checked: checked, Result: result})
+	return false
+}
+
+func (c *chain) denyStep() bool {
+	checked := fmt.Sprintf("%s and the tool's own check", plural(len(c.p.deny), "deny rule"))
+	if c.req.ToolBehavior == ToolDeny {
+		reason := c.req.ToolReason
+		if reason == "" {
+			reason = fmt.Sprintf("The %s tool refused this call.", c.req.Tool)
+		}
+		return c.decide(StepDenyRule, Deny, nil, "the tool's own check", checked, reason)
+	}
+	r, i := firstMatch(c.p.deny, c.req.Tool, c.subjects)
+	if r == nil {
+		return c.pass(StepDenyRule, checked, "pass")
+	}
+	return c.decide(StepDenyRule, Deny, r, "", checked,
+		fmt.Sprintf("Permission to use %s%s has been denied by the rule `%s`.", c.req.Tool, c.on(i), r))
+}
+
+func (c *chain) askStep() bool {
+	checked := plural(len(c.p.ask), "ask rule")
+	r, i := firstMatch(c.p.ask, c.req.Tool, c.subjects)
+	if r == nil {
+		return c.pass(StepAskRule, checked, "pass")
+	}
+	return c.decide(StepAskRule, Ask, r, "", checked,
+		fmt.Sprintf("The rule `%s` requires the user's approval to use %s%s.", r, c.req.Tool, c.on(i)))
+}
+
+func (c *chain) toolStep() bool {
+	const checked = "the tool's CheckPermissions"
+	reason := c.req.ToolReason
+	switch c.req.ToolBehavior {
+	case ToolPassthrough:
+		return c.pass(StepTool, checked+": passthrough", "pass")
+	case ToolAllow:
+		if reason == "" {
+			reason = fmt.Sprintf("The %s tool allowed this call itself.", c.req.Tool)
+		}
+		c.decide(StepTool, Allow, nil, "the tool's own check", checked+": allow (the safety checks are skipped)", reason)
+		c.pass(StepSafety, "skipped: the tool allowed the call itself", "skipped")
+		return true
+	case ToolAsk:
+		if reason == "" {
+			reason = fmt.Sprintf("The %s tool requires the user's approval for this call.", c.req.Tool)
+		}
+		return c.decide(StepTool, Ask, nil, "the tool's own check", checked+": ask", reason)
+	default:
+		return c.decide(StepTool, Ask, nil, "the tool's own check", checked+": an unknown answer",
+			fmt.Sprintf("The %s tool gave a permission answer riot does not know, so this call needs the user's approval.", c.req.Tool))
+	}
+}
+
+func (c *chain) safetyStep() bool {
+	if c.p.mode == "bypassPermissions" {
+		return c.pass(StepSafety, "skipped: bypassPermissions mode", "skipped")
+	}
+	checked := fmt.Sprintf("the workspace fence and protected paths for %s", plural(len(c.subjects), "subject"))
+	ask := func(check, reason string) bool {
+		return c.decide(StepSafety, Ask, nil, check, checked, reason)
+	}
+	for _, s := range c.subjects {
+		switch s.Kind {
+		case PathSubject:
+			if s.Value == "" {
+				return ask("a path known only when the call runs",
+					fmt.Sprintf("This %s call touches a path that is known only when it runs (such as the operand of `cat $F`, or a relative path after `cd`), so riot cannot check it against the workspace and the rules; it needs the user's approval. Use literal paths to avoid asking.", c.req.Tool))
+			}
+			if s.err != nil {
+				return ask("cannot resolve: "+s.lexical,
+					fmt.Sprintf("The path %q cannot be resolved (%v), so using it needs the user's approval.", s.Value, s.err))
+			}
+			inRO := withinAny(s.physical, c.p.readOnly)
+			if !inRO && !withinAny(s.physical, c.p.roots) {
+				return ask("outside the workspace: "+s.physical,
+					fmt.Sprintf("%s is outside the workspace roots (%s), so using it needs the user's approval.", c.showPath(s), c.p.rootList()))
+			}
+			if inRO && s.Access == Write {
+				return ask("read-only root: "+s.physical,
+					fmt.Sprintf("%s is in a directory riot lets tools read but not change, so writing it needs the user's approval.", c.showPath(s)))
+			}
+			if c.req.ReadOnly {
+				continue
+			}
+			if c.p.protectedBy(s.lexical) != "" || c.p.protectedBy(s.physical) != "" {
+				return ask("protected path: "+s.physical,
+					fmt.Sprintf("%s is a protected path, so a call that may change it needs the user's approval.", c.showPath(s)))
+			}
+		case CommandSubject:
+			if c.req.ReadOnly {
+				continue
+			}
+			if by := c.p.commandMentionsProtected(s.Value); by != "" {
+				return ask("protected path in command: "+by,
+					fmt.Sprintf("The command `%s` names the protected path %s, so running it needs the user's approval.", normalizeCommand(s.Value), by))
+			}
+		default:
+			return ask("unknown subject kind",
+				fmt.Sprintf("The %s tool declared a permission subject riot cannot check (%q), so this call needs the user's approval.", c.req.Tool, s.Value))
+		}
+	}
+	return c.pass(StepSafety, checked, "pass")
+}
+
+func (c *chain) allowStep() bool {
+	rules := c.p.allowRules()
+	c.allowed = allowedBy(rules, c.req.Tool, c.subjects)
+	var covered, missing []string
+	for i, r := range c.allowed {
+		what := "the call"
+		if len(c.subjects) > 0 {
+			what = c.show(i)
+		}
+		if r == nil {
+			missing = append(missing, what)
+		} else {
+			covered = append(covered, fmt.Sprintf("%s by `%s`", what, r))
+		}
+	}
+	checked := plural(len(rules), "allow rule")
+	if len(covered) > 0 {
+		checked += "; covered: " + strings.Join(covered, ", ")
+	}
+	if len(missing) > 0 {
+		return c.pass(StepAllowRule, checked+"; not covered: "+strings.Join(missing, ", "), "pass")
+	}
+	return c.decide(StepAllowRule, Allow, c.allowed[0], "", checked,
+		fmt.Sprintf("Allowed by the rule `%s`.", c.allowed[0]))
+}
+
+func (c *chain) modeStep(ctx context.Context) bool {
+	mode := c.p.mode
+	checked := "mode " + mode
+	if c.req.ReadOnly {
+		return c.decide(StepMode, Allow, nil, "", checked+": the call is read-only",
+			fmt.Sprintf("Read-only calls are allowed in %s mode.", mode))
+	}
+	checked += ": the call is not read-only"
+	notAllowed := fmt.Sprintf("%s%s is not read-only and no allow rule covers it, so it needs the user's approval.", c.req.Tool, c.on(-2))
+	switch mode {
+	case "bypassPermissions":
+		return c.decide(StepMode, Allow, nil, "", checked, "Allowed in bypassPermissions mode.")
+	case "plan":
+		return c.decide(StepMode, Deny, nil, "", checked, planReason)
+	case "acceptEdits":
+		if c.fileEdits() {
+			return c.decide(StepMode, Allow, nil, "", checked+" but only edits files in the workspace",
+				"File edits inside the workspace are allowed in acceptEdits mode.")
+		}
+		return c.decide(StepMode, Ask, nil, "", checked+" and is more than a file edit", notAllowed)
+	case "auto":
+		return c.classify(ctx, checked)
+	default: // default and dontAsk
+		return c.decide(StepMode, Ask, nil, "", checked, notAllowed)
+	}
+}
+
+// fileEdits reports whether the call only touches files by path: every
+// subject a path (step 4 has put them inside the roots, and writes outside
+// the read-only ones) and at least one a write.
+func (c *chain) fileEdits() bool {
+	writes := false
+	for _, s := range c.subjects {
+		if s.Kind != PathSubject {
+			return false
+		}
+		writes = writes || s.Access == Write
+	}
+	return writes
+}
+
+func (c *chain) classify(ctx context.Context, checked string) bool {
+	const ask = " so it needs the user's approval."
+	switch {
+	case c.p.classifier == nil:
+		return c.decide(StepMode, Ask, nil, "no classifier", checked+"; no classifier is configured",
+			"Auto mode has no classifier configured,"+ask)
+	case c.req.ClassifierInput == "":
+		return c.decide(StepMode, Ask, nil, "no classifier input", checked+"; the tool gives the classifier nothing to judge",
+			fmt.Sprintf("The %s tool gives auto mode's classifier nothing to judge,", c.req.Tool)+ask)
+	}
+	b, err := c.p.classifier.Classify(ctx, c.req.Tool, c.req.ClassifierInput)
+	switch {
+	case err != nil:
+		return c.decide(StepMode, Ask, nil, "classifier failed: "+err.Error(), checked+"; the classifier failed: "+err.Error(),
+			"Auto mode's classifier could not judge this call,"+ask)
+	case b == Allow:
+		return c.decide(StepMode, Allow, nil, "classifier: allow", checked+"; the classifier allowed it",
+			"Auto mode's classifier judged this call safe.")
+	default:
+		return c.decide(StepMode, Ask, nil, "classifier: ask", checked+"; the classifier asked",
+			"Auto mode's classifier did not judge this call safe,"+ask)
+	}
+}
+
+const planReason = "You are in plan mode: you may read and explore, but not make changes, so this call was not run. " +
+	"Do not try to make the change another way. When you have investigated enough, present your plan to the user " +
+	"(what you would change, and how) and wait for the user to approve it and leave plan mode."
+
+// on describes the call's subject i for a reason: " on `touch x`"; -1 is
+// the call as a whole; -2 picks the first subject no allow rule covers.
+func (c *chain) on(i int) string {
+	if i == -2 {
+		i = -1
+		for j, r := range c.allowed {
+			if r == nil && len(c.subjects) > 0 {
+				i = j
+				break
+			}
+		}
+	}
+	if i < 0 {
+		if c.req.Describe != "" {
+			return fmt.Sprintf(" (%s)", c.req.Describe)
+		}
+		return ""
+	}
+	return " on " + c.show(i)
+}
+
+func (c *chain) show(i int) string {
+	s := c.subjects[i]
+	if s.Kind == PathSubject {
+		return c.showPath(s)
+	}
+	return "`" + normalizeCommand(s.Value) + "`"
+}
+
+func (c *chain) showPath(s subject) string {
+	if s.physical != "" && s.physical != s.lexical {
+		return fmt.Sprintf("%s (which resolves to %s)", s.lexical, s.physical)
+	}
+	return s.lexical
+}
+
+func (p *Policy) rootList() string {
+	var out []string
+	for _, r := range p.roots {
+		out = append(out, r.lexical)
+	}
+	return strings.Join(out, ", ")
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}

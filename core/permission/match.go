@@ -1,0 +1,127 @@
+package permission
+
+import (
+	"path/filepath"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// subject is a Subject with its path resolved, once per decision.
+type subject struct {
+	Subject
+	lexical  string // PathSubject: absolute, clean; "" if the value is empty
+	physical string // PathSubject: resolved; "" if it could not be
+	err      error  // why the path could not be resolved
+}
+
+func (p *Policy) prepare(subjects []Subject) []subject {
+	out := make([]subject, len(subjects))
+	for i, s := range subjects {
+		out[i].Subject = s
+		if s.Kind != PathSubject {
+			continue
+		}
+		r, err := p.resolveSubject(s.Value)
+		out[i].lexical, out[i].physical, out[i].err = r.lexical, r.physical, err
+		if s.Value != "" && err != nil {
+			out[i].lexical = filepath.Clean(p.absolute(s.Value))
+		}
+	}
+	return out
+}
+
+// matches reports whether the rule matches one subject of a call of tool.
+// A restrictive (deny or ask) rule matches more readily than an allow
+// rule, so that every doubt falls on the side of not allowing:
+//   - a Read rule restricts every path subject of any tool (a file the
+//     model must not read, it must not write either), but allows only read
+//     subjects; Edit and Write rules match write subjects of any tool;
+//   - a path rule restricts a path if either its written or its resolved
+//     form matches, but allows only by the resolved form, which is what the
+//     call really touches;
+//   - a wildcard command rule does not allow a command that chains or
+//     redirects (see chains);
+//   - a subject of unknown kind is matched only by a bare restrictive rule.
+func (c *compiled) matches(tool string, s subject, restrictive bool) bool {
+	cross := s.Kind == PathSubject &&
+		(readRuleTools[c.Tool] && (s.Access == Read || restrictive) ||
+			writeRuleTools[c.Tool] && s.Access == Write)
+	if c.Tool != tool && !cross {
+		return false
+	}
+	switch s.Kind {
+	case CommandSubject:
+		if c.Spec == "" {
+			return true
+		}
+		return c.cmd.match(s.Value) && (restrictive || !c.cmd.wildcard() || !chains(s.Value))
+	case PathSubject:
+		if c.Spec == "" {
+			return true
+		}
+		phys := s.physical != "" && globsMatch(c.globs, s.physical)
+		if restrictive {
+			return phys || s.lexical != "" && globsMatch(c.globs, s.lexical)
+		}
+		return phys
+	default:
+		return restrictive && c.Spec == ""
+	}
+}
+
+// globsMatch reports whether a glob matches the path or a directory above
+// it: as in gitignore, a pattern that names a directory covers what it
+// holds.
+func globsMatch(globs []string, path string) bool {
+	for dir := path; ; dir = filepath.Dir(dir) {
+		for _, g := range globs {
+			if doublestar.MatchUnvalidated(g, dir) {
+				return true
+			}
+		}
+		if dir == "/" {
+			return false
+		}
+	}
+}
+
+// firstMatch returns the first rule that matches any subject of the call
+// (a bare rule of the tool matches a call with no subjects), and that
+// subject's index (-1 for the whole call), or nil.
+func firstMatch(rules []*compiled, tool string, subjects []subject) (*compiled, int) {
+	for _, r := range rules {
+		if len(subjects) == 0 && r.Spec == "" && r.Tool == tool {
+			return r, -1
+		}
+		for i, s := range subjects {
+			if r.matches(tool, s, true) {
+				return r, i
+			}
+		}
+	}
+	return nil, 0
+}
+
+// allowedBy returns, for each subject, the first allow rule that matches
+// it, or nil. A call with no subjects is covered only by a bare rule of
+// its tool, returned as the only element.
+func allowedBy(rules []*compiled, tool string, subjects []subject) []*compiled {
+	if len(subjects) == 0 {
+		for _, r := range rules {
+			if r.Spec == "" && r.Tool == tool {
+				return []*compiled{r}
+			}
+		}
+		return []*compiled{nil}
+	}
+	out := make([]*compiled, len(subjects))
+	for i, s := range subjects {
+		for _, r := range rules {
+			if r.matches(tool, s, false) {
+				out[i] = r
+				break
+			}
+		}
+	}
+	return out
+}

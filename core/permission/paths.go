@@ -1,0 +1,202 @@
+package permission
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// fileSystem is what path resolution reads; tests inject failures such as
+// a permission error, which root cannot provoke.
+type fileSystem interface {
+	Lstat(name string) (fs.FileInfo, error)
+	Readlink(name string) (string, error)
+}
+
+type osFS struct{}
+
+func (osFS) Lstat(name string) (fs.FileInfo, error) { return os.Lstat(name) }
+func (osFS) Readlink(name string) (string, error)   { return os.Readlink(name) }
+
+// maxLinks bounds the symlinks followed in one resolution, as the kernel's
+// ELOOP does.
+const maxLinks = 255
+
+// resolvePath returns the physical form of the absolute path p: every
+// symlink followed, each `..` applied to the already resolved parent (so
+// `link/..` is the parent of the link's target, as the kernel sees it),
+// and a tail that does not exist yet appended as written. A broken or
+// looping symlink, or a component that cannot be examined (a permission
+// error, a file used as a directory), is an error: the caller asks.
+func resolvePath(fsys fileSystem, p string) (string, error) {
+	links := 0
+	return walk(fsys, "/", p, &links, false)
+}
+
+func walk(fsys fileSystem, cur, rel string, links *int, mustExist bool) (string, error) {
+	for _, c := range strings.Split(rel, "/") {
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			continue
+		}
+		next := filepath.Join(cur, c)
+		fi, err := fsys.Lstat(next)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && !mustExist:
+			cur = next // not created yet
+			continue
+		case errors.Is(err, fs.ErrNotExist):
+			return "", fmt.Errorf("%s does not exist", next)
+		case err != nil:
+			return "", err
+		case fi.Mode()&fs.ModeSymlink == 0:
+			cur = next
+			continue
+		}
+		*links++
+		if *links > maxLinks {
+			return "", fmt.Errorf("%s: too many levels of symbolic links", next)
+		}
+		target, err := fsys.Readlink(next)
+		if err != nil {
+			return "", err
+		}
+		base := cur
+		if filepath.IsAbs(target) {
+			base = "/"
+		}
+		// A symlink's target must exist: a broken link is no path to judge.
+		if cur, err = walk(fsys, base, target, links, true); err != nil {
+			return "", fmt.Errorf("the symlink %s is broken: %w", next, err)
+		}
+	}
+	return cur, nil
+}
+
+// resolved is a path subject in both its forms.
+type resolved struct {
+	lexical  string // absolute and clean, `~` expanded, symlinks kept
+	physical string // symlinks resolved
+}
+
+// resolveSubject makes a path subject absolute (against the working
+// directory, with `~` expanded) and resolves it. The `..` of the path are
+// applied during resolution, not before: `src/up/../x`, where src/up links
+// out of the workspace, is outside, though cleaning it first would give
+// src/x.
+func (p *Policy) resolveSubject(v string) (resolved, error) {
+	if v == "" {
+		return resolved{}, errors.New("the path is empty")
+	}
+	raw := p.absolute(v)
+	phys, err := resolvePath(p.fs, raw)
+	if err != nil {
+		return resolved{}, err
+	}
+	return resolved{lexical: filepath.Clean(raw), physical: phys}, nil
+}
+
+// absolute expands `~` and joins a relative v to the working directory,
+// without cleaning it.
+func (p *Policy) absolute(v string) string {
+	switch {
+	case v == "~":
+		return p.home
+	case strings.HasPrefix(v, "~/"):
+		return p.home + v[1:]
+	case !filepath.IsAbs(v):
+		return p.roots[0].lexical + "/" + v
+	}
+	return v
+}
+
+// within reports whether p is root or below it.
+func within(p, root string) bool {
+	return root == "/" || p == root || strings.HasPrefix(p, root+"/")
+}
+
+func withinAny(p string, roots []resolved) bool {
+	for _, r := range roots {
+		if within(p, r.physical) {
+			return true
+		}
+	}
+	return false
+}
+
+// Protected paths: a change to one can run code later, grant permissions
+// or leak secrets, so a call that is not read-only and touches one asks in
+// every mode but bypassPermissions.
+var (
+	// protectedDirs are protected at any depth, with all they hold.
+	protectedDirs = map[string]bool{
+		".git": true, ".riot": true, ".ssh": true, ".gnupg": true,
+		".vscode": true, ".idea": true, ".claude": true,
+	}
+	// protectedFiles are protected at any depth.
+	protectedFiles = map[string]bool{
+		".env": true, ".envrc": true, ".gitconfig": true, ".gitmodules": true,
+		".npmrc": true, ".netrc": true,
+	}
+	// envTemplates are .env.* files that hold no secrets and are meant to
+	// be committed and edited.
+	envTemplates = map[string]bool{
+		".env.example": true, ".env.sample": true, ".env.template": true, ".env.dist": true,
+	}
+	// homeProtected are protected directly under the home directory: shell
+	// startup files, and config whose change runs code or grants rights.
+	homeProtected = []string{
+		".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
+		".zshrc", ".zshenv", ".zprofile", ".zlogin", ".zlogout",
+		".config/fish", ".config/git", ".config/riot",
+	}
+)
+
+// protectedBy returns the protected path that p is or lies in, or "".
+func (p *Policy) protectedBy(path string) string {
+	for _, h := range p.protect {
+		if within(path, h) {
+			return h
+		}
+	}
+	for dir := path; ; dir = filepath.Dir(dir) {
+		base := filepath.Base(dir)
+		if protectedDirs[base] {
+			return dir
+		}
+		if dir == path && (protectedFiles[base] || strings.HasPrefix(base, ".env.") && !envTemplates[base]) {
+			return dir
+		}
+		if dir == "/" || dir == "." {
+			return ""
+		}
+	}
+}
+
+// commandMentionsProtected finds a protected path named by a word of a
+// command, such as `echo x >> ~/.bashrc`: the Bash plugin declares only
+// the paths a command reads, so this catches writes it does not declare.
+// It is a heuristic on the words, erring towards asking.
+func (p *Policy) commandMentionsProtected(cmd string) string {
+	for _, w := range strings.Fields(cmd) {
+		w = strings.Trim(w, `'"`)
+		w = strings.TrimLeft(w, "0123456789&<>|;(")
+		if i := strings.LastIndexByte(w, '='); i >= 0 {
+			w = w[i+1:]
+		}
+		w = strings.Trim(w, `'"`)
+		if w == "" || strings.Contains(w, "://") {
+			continue
+		}
+		if by := p.protectedBy(filepath.Clean(p.absolute(w))); by != "" {
+			return by
+		}
+	}
+	return ""
+}

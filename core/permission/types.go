@@ -1,0 +1,175 @@
+package permission
+
+import (
+	"context"
+
+	"github.com/riot-tools/riot/config"
+)
+
+// Behavior is a decision: Allow, Ask or Deny.
+type Behavior int
+
+const (
+	// Ask is the zero value: an undecided call asks.
+	Ask Behavior = iota
+	Allow
+	Deny
+)
+
+func (b Behavior) String() string {
+	switch b {
+	case Allow:
+		return "allow"
+	case Deny:
+		return "deny"
+	default:
+		return "ask"
+	}
+}
+
+// Step is a step of the chain, in the order they run.
+type Step int
+
+const (
+	StepDenyRule Step = iota + 1
+	StepAskRule
+	StepTool
+	StepSafety
+	StepAllowRule
+	StepMode
+)
+
+func (s Step) String() string {
+	switch s {
+	case StepDenyRule:
+		return "deny rules"
+	case StepAskRule:
+		return "ask rules"
+	case StepTool:
+		return "tool check"
+	case StepSafety:
+		return "safety checks"
+	case StepAllowRule:
+		return "allow rules"
+	case StepMode:
+		return "mode"
+	default:
+		return "unknown step"
+	}
+}
+
+// SubjectKind says what a subject names. The zero value is a kind the
+// plugin did not say, which no allow rule matches.
+type SubjectKind int
+
+const (
+	UnknownSubject SubjectKind = iota
+	CommandSubject
+	PathSubject
+)
+
+// Access is what a call does to a path. The zero value is Write, the
+// conservative reading of an access the plugin did not say.
+type Access int
+
+const (
+	Write Access = iota
+	Read
+)
+
+// Subject is one thing a call's rules are matched against.
+type Subject struct {
+	Kind   SubjectKind
+	Value  string
+	Access Access
+}
+
+// ToolBehavior is the tool's own CheckPermissions answer.
+type ToolBehavior int
+
+const (
+	ToolPassthrough ToolBehavior = iota
+	ToolAllow
+	ToolAsk
+	ToolDeny
+)
+
+// Request is one prepared call, as the chain sees it.
+type Request struct {
+	Tool     string
+	ReadOnly bool
+	Subjects []Subject
+	// ToolBehavior and ToolReason are the tool's CheckPermissions answer.
+	ToolBehavior ToolBehavior
+	ToolReason   string
+	// ClassifierInput is the sentence auto mode judges; "" means ask.
+	ClassifierInput string
+	// Describe is the call's one-line description, for prompts.
+	Describe string
+}
+
+// Decision is the chain's answer, with why.
+type Decision struct {
+	Behavior Behavior
+	// Step is the step that decided.
+	Step Step
+	// Rule is the rule that decided, if one did.
+	Rule *config.Rule
+	// Check names the safety check that decided, if one did, such as
+	// "outside the workspace: /etc/hostname".
+	Check string
+	// Reason is written for the model.
+	Reason string
+	// Suggest is the narrowest rule that would allow the call, such as
+	// "Bash(touch:*)"; empty when no single rule could (see Suggestions).
+	Suggest string
+	// Trace is every step that ran, for `riot explain`.
+	Trace []TraceStep
+
+	// Suggestions are the rules that together would allow the call, one
+	// per subject no allow rule covers (Suggest is the first when it is
+	// the only one; when several are needed, Suggest is empty). Empty when
+	// no rule could allow the call, as for a path outside the workspace.
+	// Policy.Resolve grants all of them.
+	Suggestions []string
+	// Mode is the mode the chain ran in.
+	Mode string
+	// ByUser reports that a prompt's answer decided (see Policy.Resolve).
+	ByUser bool
+}
+
+// TraceStep is one step of the chain as `riot explain` shows it.
+type TraceStep struct {
+	Step Step
+	// Checked says what the step looked at.
+	Checked string
+	// Matched reports whether the step decided.
+	Matched bool
+	// Rule is the rule that matched, if any.
+	Rule *config.Rule
+	// Result is the step's outcome: "allow", "ask", "deny" or "pass", or
+	// "skipped" for the safety checks when bypassPermissions or the tool's
+	// own Allow skips them.
+	Result string
+}
+
+// Classifier judges a call in auto mode. It fails closed: an error means
+// ask.
+type Classifier interface {
+	Classify(ctx context.Context, tool, input string) (Behavior, error)
+}
+
+// Answer is the user's reply to a prompt.
+type Answer int
+
+const (
+	AnswerDeny Answer = iota
+	AnswerAllowOnce
+	AnswerAllowSession
+	AnswerAllowAlways
+)
+
+// Prompter resolves an Ask. A prompter that cannot ask (no TTY) denies.
+type Prompter interface {
+	Prompt(ctx context.Context, req Request, d Decision) (Answer, error)
+}
