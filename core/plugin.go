@@ -122,6 +122,16 @@ func (p *pluginProc) conn(ctx context.Context) (shared.ToolPlugin, int, error) {
 	}
 }
 
+// running reports whether the plugin is connected, or served in-process.
+func (p *pluginProc) running() bool {
+	if p.spec.impl != nil {
+		return true
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stub != nil
+}
+
 func (p *pluginProc) start() {
 	stub, client, cmd, tail, err := p.launch()
 	p.mu.Lock()

@@ -120,18 +120,28 @@ func (h *Host) cancelled(ctx context.Context, use ToolUse, cause *cascadeCause, 
 	}
 }
 
-// runGroup runs calls together and waits for all of them.
+// runGroup runs calls together and waits for all of them. A call alone
+// runs on the caller's goroutine.
 func (h *Host) runGroup(ctx context.Context, cancel context.CancelCauseFunc, group []*call, running map[*call]bool) {
-	var wg sync.WaitGroup
+	run := func(c *call) {
+		h.execute(ctx, c)
+		if c.cascades && c.result.Status == StatusFailed {
+			cancel(&cascadeCause{id: c.use.ID, tool: c.use.Name, describe: c.result.Describe, cause: causeOf(c)})
+		}
+	}
 	for _, c := range group {
 		running[c] = true
+	}
+	if len(group) == 1 {
+		run(group[0])
+		return
+	}
+	var wg sync.WaitGroup
+	for _, c := range group {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			h.execute(ctx, c)
-			if c.cascades && c.result.Status == StatusFailed {
-				cancel(&cascadeCause{id: c.use.ID, tool: c.use.Name, describe: c.result.Describe, cause: causeOf(c)})
-			}
+			run(c)
 		}()
 	}
 	wg.Wait()
@@ -159,20 +169,22 @@ func (h *Host) maxParallel() int {
 	return 10
 }
 
-// startNeeded starts, in parallel, the plugins the turn's calls need.
+// startNeeded starts, in parallel, the plugins the turn's calls need that
+// are not running yet.
 func (h *Host) startNeeded(ctx context.Context, uses []ToolUse) {
-	var wg sync.WaitGroup
-	seen := map[*pluginProc]bool{}
+	var needed []*pluginProc
 	for _, u := range uses {
 		t, ok := h.byName[u.Name]
-		if !ok || seen[t.plugin] {
-			continue
+		if ok && !t.plugin.running() && !slices.Contains(needed, t.plugin) {
+			needed = append(needed, t.plugin)
 		}
-		seen[t.plugin] = true
+	}
+	var wg sync.WaitGroup
+	for _, p := range needed {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, _, _ = t.plugin.conn(ctx)
+			_, _, _ = p.conn(ctx)
 		}()
 	}
 	wg.Wait()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 )
 
@@ -37,7 +38,7 @@ func decodeHint(err error, fields []string) string {
 		return "The input must be a JSON object of this tool's fields. " + accepted
 	case errors.As(err, &typeErr):
 		return fmt.Sprintf("`%s` must be %s, not %s. Send it with that type.", typeErr.Field, jsonTypeName(typeErr.Type.Kind().String()), typeErr.Value)
-	case errors.As(err, &syntaxErr):
+	case errors.As(err, &syntaxErr), errors.Is(err, io.ErrUnexpectedEOF):
 		return "The input is not valid JSON. Send a JSON object of this tool's fields. " + accepted
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)

@@ -66,9 +66,7 @@ type output struct {
 }
 
 func newOutput(s *sender) *output {
-	o := &output{s: s, stop: make(chan struct{}), stopped: make(chan struct{})}
-	go o.ticker()
-	return o
+	return &output{s: s}
 }
 
 func (o *output) Write(p []byte) (int, error) {
@@ -77,6 +75,12 @@ func (o *output) Write(p []byte) (int, error) {
 	if o.closed {
 		// A goroutine the tool left behind; the call is over.
 		return 0, io.ErrClosedPipe
+	}
+	if o.stop == nil && len(p) > 0 {
+		// The flusher starts with the first write, so a call that streams
+		// nothing costs no goroutine.
+		o.stop, o.stopped = make(chan struct{}), make(chan struct{})
+		go o.ticker()
 	}
 	o.written = o.written || len(p) > 0
 	o.buf = append(o.buf, p...)
@@ -116,8 +120,14 @@ func (o *output) ticker() {
 // close flushes what is left and reports whether anything was written, so
 // the outcome's blocks know their first index.
 func (o *output) close() (bool, error) {
-	close(o.stop)
-	<-o.stopped
+	o.mu.Lock()
+	stop, stopped := o.stop, o.stopped
+	o.closed = true
+	o.mu.Unlock()
+	if stop != nil {
+		close(stop)
+		<-stopped
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.closed = true

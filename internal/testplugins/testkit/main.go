@@ -13,6 +13,11 @@ import (
 	"github.com/riot-tools/riot/plugin"
 )
 
+// A stray print before the handshake: the SDK's Serve points stdout at
+// stderr first, so it must not break the protocol. Every host test that
+// starts this plugin proves it.
+func init() { fmt.Println("testkit: a stray print from init") }
+
 func main() {
 	b := &barriers{m: map[string]*barrier{}}
 	plugin.Serve(
