@@ -38,10 +38,13 @@ func Serve(handlers ...Handler) {
 		Output:     os.Stderr,
 		JSONFormat: true, // the host re-levels JSON lines into its own log
 	})
-	handshake, err := redirectStdout()
-	if err != nil {
-		log.Error("cannot protect stdout", "error", err)
-		os.Exit(1)
+	handshake := earlyHandshake
+	if handshake == nil {
+		var err error
+		if handshake, err = redirectStdout(); err != nil {
+			log.Error("cannot protect stdout", "error", err)
+			os.Exit(1)
+		}
 	}
 	rt := Runtime{
 		Clock: SystemClock{},
@@ -69,6 +72,19 @@ func Serve(handlers ...Handler) {
 		},
 		Logger: log,
 	})
+}
+
+// earlyHandshake is the real stdout, saved when the process started as a
+// plugin. Serve runs too late for prints in init functions, so the SDK's own
+// init points stdout at stderr first: packages initialise after the
+// packages they import, so the init of a tool's package and of its main
+// come after this one. It is set once, before main, and only read after.
+var earlyHandshake *os.File
+
+func init() {
+	if os.Getenv(shared.Handshake.MagicCookieKey) == shared.Handshake.MagicCookieValue && !isGuard() {
+		earlyHandshake, _ = redirectStdout()
+	}
 }
 
 // redirectStdout duplicates the real stdout for the handshake and points
