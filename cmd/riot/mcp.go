@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 
@@ -40,7 +41,22 @@ supports it, and denied otherwise.`,
 	}
 }
 
-type sessionKey struct{}
+// askKey carries a call's permission exchange with the client.
+type askKey struct{}
+
+// mcpAsk is one call's permission exchange. MCP asks the user with
+// elicitation as a multi round-trip request: the first time a call needs
+// permission, the handler returns the question instead of a result, and
+// the client calls again with the user's answer.
+type mcpAsk struct {
+	session   *mcp.ServerSession
+	responses mcp.InputResponseMap
+	question  *mcp.ElicitParams
+}
+
+// permissionInput is the id of the permission question in a call's
+// input requests.
+const permissionInput = "riot-permission"
 
 // mcpHandler runs one MCP tool call as a turn of one call.
 func mcpHandler(h *core.Host) mcp.ToolHandler {
@@ -49,8 +65,13 @@ func mcpHandler(h *core.Host) mcp.ToolHandler {
 		if len(args) == 0 {
 			args = json.RawMessage("{}")
 		}
-		ctx = context.WithValue(ctx, sessionKey{}, req.Session)
+		ask := &mcpAsk{session: req.Session, responses: req.Params.InputResponses}
+		ctx = context.WithValue(ctx, askKey{}, ask)
 		r := h.RunTurn(ctx, []core.ToolUse{{ID: newCallID(), Name: req.Params.Name, Input: args}})[0]
+		if ask.question != nil {
+			// The call did not run: ask, and run it when the answer comes.
+			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{permissionInput: ask.question}}, nil
+		}
 		res := &mcp.CallToolResult{IsError: r.IsError()}
 		for _, b := range r.Content {
 			if b.Type == "image" {
@@ -67,8 +88,11 @@ func mcpHandler(h *core.Host) mcp.ToolHandler {
 }
 
 // mcpPrompter asks through MCP elicitation when the client supports it,
-// and denies otherwise.
+// and cannot ask otherwise.
 type mcpPrompter struct{}
+
+// errAsking means the question is on its way to the client.
+var errAsking = errors.New("mcp: asking the client")
 
 const (
 	answerOnce    = "allow once"
@@ -78,20 +102,35 @@ const (
 )
 
 func (mcpPrompter) Prompt(ctx context.Context, req permission.Request, d permission.Decision) (permission.Answer, error) {
-	ss, _ := ctx.Value(sessionKey{}).(*mcp.ServerSession)
-	if ss == nil {
+	ask, _ := ctx.Value(askKey{}).(*mcpAsk)
+	if ask == nil || ask.session == nil {
 		return permission.AnswerDeny, permission.ErrCannotAsk
 	}
-	init := ss.InitializeParams()
+	init := ask.session.InitializeParams()
 	if init == nil || init.Capabilities == nil || init.Capabilities.Elicitation == nil {
 		return permission.AnswerDeny, permission.ErrCannotAsk
+	}
+	if res, ok := ask.responses[permissionInput].(*mcp.ElicitResult); ok {
+		if res.Action != "accept" {
+			return permission.AnswerDeny, nil
+		}
+		switch res.Content["decision"] {
+		case answerOnce:
+			return permission.AnswerAllowOnce, nil
+		case answerSession:
+			return permission.AnswerAllowSession, nil
+		case answerAlways:
+			return permission.AnswerAllowAlways, nil
+		default:
+			return permission.AnswerDeny, nil
+		}
 	}
 	what := req.Describe
 	if what == "" {
 		what = req.Tool
 	}
-	res, err := ss.Elicit(ctx, &mcp.ElicitParams{
-		Message: fmt.Sprintf("riot: allow %s? (%s)", what, d.Reason),
+	ask.question = &mcp.ElicitParams{
+		Message: fmt.Sprintf("riot: allow %s? %s", what, d.Reason),
 		RequestedSchema: map[string]any{
 			"type": "object",
 			"properties": map[string]any{
@@ -102,21 +141,6 @@ func (mcpPrompter) Prompt(ctx context.Context, req permission.Request, d permiss
 			},
 			"required": []string{"decision"},
 		},
-	})
-	if err != nil {
-		return permission.AnswerDeny, err
 	}
-	if res.Action != "accept" {
-		return permission.AnswerDeny, nil
-	}
-	switch res.Content["decision"] {
-	case answerOnce:
-		return permission.AnswerAllowOnce, nil
-	case answerSession:
-		return permission.AnswerAllowSession, nil
-	case answerAlways:
-		return permission.AnswerAllowAlways, nil
-	default:
-		return permission.AnswerDeny, nil
-	}
+	return permission.AnswerDeny, errAsking
 }
