@@ -1,0 +1,186 @@
+package bench
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/hashicorp/go-hclog"
+	goplugin "github.com/hashicorp/go-plugin"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/riot-tools/riot/config"
+	"github.com/riot-tools/riot/core"
+	"github.com/riot-tools/riot/plugin"
+	"github.com/riot-tools/riot/shared"
+	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
+)
+
+// The warm per-call overhead of a no-op tool, four ways: through the whole
+// host pipeline, as raw go-plugin gRPC, as an in-process call, and as the
+// same tool over MCP stdio.
+
+func newHost(b *testing.B) *core.Host {
+	b.Helper()
+	ws := b.TempDir()
+	cfg, err := config.Load(config.Options{Workspace: ws, UserFile: filepath.Join(ws, "none"), Getenv: func(string) string { return "" }})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg.StateDir = b.TempDir()
+	h, err := core.New(context.Background(), core.Options{
+		Config: cfg, Workspace: ws,
+		Plugins: []core.PluginSpec{{Name: "testkit", Path: bins.testkit}},
+		Logger:  hclog.NewNullLogger(),
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { h.Close() })
+	return h
+}
+
+func BenchmarkNoopHost(b *testing.B) {
+	h := newHost(b)
+	uses := []core.ToolUse{{ID: "toolu_1", Name: "Noop", Input: json.RawMessage(`{}`)}}
+	h.RunTurn(context.Background(), uses) // warm: the plugin is started
+	b.ResetTimer()
+	for b.Loop() {
+		if r := h.RunTurn(context.Background(), uses); r[0].Status != core.StatusOK {
+			b.Fatal(r[0].Text())
+		}
+	}
+}
+
+// rawClient is the testkit plugin under go-plugin with riot's TLS, and no
+// host around it.
+func rawClient(b *testing.B, path string, tlsConfig *tls.Config, env []string, auto bool) (*goplugin.Client, shared.ToolPlugin) {
+	b.Helper()
+	cmd := exec.Command(path)
+	cmd.Env = env
+	client := goplugin.NewClient(&goplugin.ClientConfig{
+		HandshakeConfig:  shared.Handshake,
+		VersionedPlugins: shared.VersionedPlugins(nil),
+		Cmd:              cmd,
+		AllowedProtocols: []goplugin.Protocol{goplugin.ProtocolGRPC},
+		TLSConfig:        tlsConfig,
+		AutoMTLS:         auto,
+		Logger:           hclog.NewNullLogger(),
+	})
+	rpc, err := client.Client()
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw, err := rpc.Dispense(shared.PluginName)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return client, raw.(shared.ToolPlugin)
+}
+
+func riotTLS(b *testing.B) (*tls.Config, []string) {
+	m, err := shared.NewTLSMaterial()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return m.ClientConfig(), []string{m.PluginEnv()}
+}
+
+var noopPrepare = &toolv1.PrepareRequest{Tool: "Noop", CallId: "toolu_1", Input: []byte(`{}`), Context: &toolv1.CallContext{Cwd: "/"}}
+var noopCall = &toolv1.CallRequest{Tool: "Noop", CallId: "toolu_1", Input: []byte(`{}`), Context: &toolv1.CallContext{Cwd: "/"}}
+
+// BenchmarkNoopRawUnary is one unary RPC: the floor of any call.
+func BenchmarkNoopRawUnary(b *testing.B) {
+	cfg, env := riotTLS(b)
+	client, stub := rawClient(b, bins.testkit, cfg, env, false)
+	defer client.Kill()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := stub.Prepare(context.Background(), noopPrepare); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkNoopRawCall is the same two RPCs the host makes per call,
+// Prepare then the streamed Call, with nothing around them.
+func BenchmarkNoopRawCall(b *testing.B) {
+	cfg, env := riotTLS(b)
+	client, stub := rawClient(b, bins.testkit, cfg, env, false)
+	defer client.Kill()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := stub.Prepare(context.Background(), noopPrepare); err != nil {
+			b.Fatal(err)
+		}
+		if err := stub.Call(context.Background(), noopCall, func(*toolv1.CallEvent) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+type noopIn struct{}
+type noop struct{}
+
+func (noop) Name() string           { return "Noop" }
+func (noop) Prompt() string         { return "Does nothing." }
+func (noop) Describe(noopIn) string { return "Do nothing" }
+func (noop) Call(context.Context, noopIn, *plugin.Env) plugin.Outcome {
+	return plugin.Ok(plugin.Text("ok"))
+}
+
+// BenchmarkNoopInProcess is the SDK's server called directly: Prepare and
+// Call with no process boundary.
+func BenchmarkNoopInProcess(b *testing.B) {
+	srv, err := plugin.NewServer(plugin.Runtime{Clock: plugin.SystemClock{}}, plugin.New[noopIn](noop{}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := srv.Prepare(context.Background(), noopPrepare); err != nil {
+			b.Fatal(err)
+		}
+		if err := srv.Call(context.Background(), noopCall, func(*toolv1.CallEvent) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkNoopMCPStdio is the same tool over MCP stdio with the official
+// Go SDK on both sides.
+func BenchmarkNoopMCPStdio(b *testing.B) {
+	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+	session, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: exec.Command(bins.mcpnoop)}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer session.Close()
+	params := &mcp.CallToolParams{Name: "Noop", Arguments: map[string]any{}}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := session.CallTool(context.Background(), params); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkStartP256 starts a plugin with riot's P-256 mutual TLS;
+// BenchmarkStartAutoMTLS with go-plugin's AutoMTLS, which makes P-521 keys
+// on both sides at every start.
+func BenchmarkStartP256(b *testing.B) {
+	cfg, env := riotTLS(b)
+	for b.Loop() {
+		client, _ := rawClient(b, bins.testkit, cfg, env, false)
+		client.Kill()
+	}
+}
+
+func BenchmarkStartAutoMTLS(b *testing.B) {
+	for b.Loop() {
+		client, _ := rawClient(b, bins.automtls, nil, nil, true)
+		client.Kill()
+	}
+}

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Whole-command benchmarks for BENCHMARKS.md, with hyperfine (Debian's
+# package). Run from the repository root on a quiet machine:
+#
+#   bench/run.sh [section...]    # sections: tools grep bash stream
+#
+# Each section prints hyperfine's table and the ratios it reports.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+command -v hyperfine >/dev/null || { echo "install hyperfine (apt-get install hyperfine)"; exit 2; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+go build -o "$work/riot" ./cmd/riot
+go build -o "$work/plugins/riot-tool-testkit" ./internal/testplugins/testkit
+riot="$work/riot"
+export XDG_STATE_HOME="$work/state" XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/data"
+ws="$work/ws"
+mkdir -p "$ws/.riot"
+printf 'plugin_dirs = ["%s"]\n\n[plugins.testkit]\nenabled = true\n' "$work/plugins" > "$ws/.riot/config.toml"
+cd "$ws"
+
+sections=("$@")
+[ ${#sections[@]} -gt 0 ] || sections=(tools grep bash stream)
+
+for s in "${sections[@]}"; do
+case $s in
+tools)
+	echo "## riot tools --json: cached manifests, and cold (no cache, every plugin started)"
+	"$riot" tools --json >/dev/null
+	hyperfine -N --warmup 5 --runs 50 "$riot tools --json"
+	hyperfine -N --warmup 2 --runs 20 --prepare "rm -rf $XDG_STATE_HOME/riot/cache" "$riot tools --json"
+	;;
+grep)
+	src=$(go env GOROOT)/src
+	echo "## Grep on $src: riot call Grep (end to end) vs rg -l vs grep -rlE"
+	for p in 'func NewServer' '[A-Z][a-z]+Transport\b' '(?i)(deadline|timeout) exceeded'; do
+		gp=$p
+		gflags=-rlE
+		case $p in '(?i)'*) gp=${p#(?i)}; gflags=-rliE ;; esac
+		json=$(printf '{"pattern":%s,"path":"%s","head_limit":100000}' "$(printf '%s' "$p" | python3 -c 'import json,sys;print(json.dumps(sys.stdin.read()))')" "$src")
+		hyperfine -N --warmup 3 --runs 20 \
+			-n "riot Grep $p" "$riot call Grep '$json' --add-dir $src" \
+			-n "rg -l" "rg --no-config -l -e '$p' $src" \
+			-n "grep $gflags" "grep $gflags -e '$gp' $src"
+	done
+	;;
+bash)
+	echo "## Bash: riot call Bash true vs bash -c true (cold, whole commands)"
+	hyperfine -N --warmup 5 --runs 50 "$riot call Bash '{\"command\":\"true\"}'" "bash -c true"
+	echo "## Bash: 500 MB of output through riot (spilled) vs the same pipeline to a file"
+	cmd='head -c 500000000 /dev/zero | tr "\\0" a'
+	hyperfine --warmup 1 --runs 5 \
+		-n "riot call Bash" "$riot call Bash '{\"command\":\"$cmd\"}' --mode bypassPermissions --json > /dev/null" \
+		-n "bash to a file" "bash -c '$cmd > $work/out'"
+	;;
+stream)
+	echo "## 1 GB through a spilling tool: riot's peak RSS and throughput vs cat to a file"
+	head -c 1000000000 /dev/urandom | base64 -w 100 | head -c 1000000000 > "$work/1g"
+	/usr/bin/time -f "riot peak RSS: %M KB, %e s" "$riot" call Stream '{"bytes":1000000000}' --json > /dev/null
+	hyperfine --warmup 1 --runs 5 \
+		-n "riot call Stream 1 GB" "$riot call Stream '{\"bytes\":1000000000}' --json > /dev/null" \
+		-n "cat 1 GB to a file" "cat $work/1g > $work/out"
+	;;
+*) echo "unknown section $s"; exit 2 ;;
+esac
+done
