@@ -126,7 +126,7 @@ type fullIn struct {
 	Write string `json:"write,omitempty"`
 }
 
-type full struct{ calls chan string }
+type full struct{}
 
 func (full) Name() string                     { return "Full" }
 func (full) Prompt() string                   { return "A full tool." }

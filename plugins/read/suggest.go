@@ -1,0 +1,141 @@
+package read
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+const (
+	// maxSuggestions is how many similar names a missing file's message
+	// offers at most.
+	maxSuggestions = 3
+	// maxEntriesScanned bounds the directory listing behind suggestions, so
+	// a typo in a directory of a million files stays cheap.
+	maxEntriesScanned = 10_000
+	// listBatch is how many entries one ReadDir call returns at most.
+	listBatch = 512
+	// maxDistanceRunes bounds the names compared by edit distance, which is
+	// quadratic in their length.
+	maxDistanceRunes = 64
+)
+
+// similarNames returns up to maxSuggestions names in dir that look like
+// name, best first: the same name in another case, the same name with
+// another extension, a small edit distance, or one name a prefix of the
+// other. wantDir picks directories (for a missing directory in the middle
+// of a path) or everything else (for a missing file).
+func similarNames(dir, name string, wantDir bool) []string {
+	names, _ := similarNamesScan(dir, name, wantDir, listBatch, maxEntriesScanned)
+	return names
+}
+
+// similarNamesScan is similarNames reading batch entries at a time and at
+// most maxScan in all. It also returns how many entries it read.
+func similarNamesScan(dir, name string, wantDir bool, batch, maxScan int) (names []string, scanned int) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, 0
+	}
+	defer func() { _ = f.Close() }()
+	type scored struct {
+		name  string
+		score int
+	}
+	var found []scored
+	for scanned < maxScan {
+		// ReadDir(n > 0) ends with io.EOF and no entries. Any other error
+		// ends the listing too: suggestions are a courtesy, so what was
+		// found is kept.
+		entries, err := f.ReadDir(min(batch, maxScan-scanned))
+		for _, e := range entries {
+			if e.IsDir() != wantDir {
+				continue
+			}
+			if score, ok := similarity(name, e.Name()); ok {
+				found = append(found, scored{e.Name(), score})
+			}
+		}
+		if err != nil {
+			break
+		}
+		scanned += len(entries)
+	}
+	slices.SortFunc(found, func(a, b scored) int {
+		if a.score != b.score {
+			return a.score - b.score
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	names = make([]string, 0, maxSuggestions)
+	for _, s := range found[:min(len(found), maxSuggestions)] {
+		names = append(names, s.name)
+	}
+	return names, scanned
+}
+
+// similarity scores how much cand looks like target, lower is closer, and
+// reports whether it looks like it at all.
+func similarity(target, cand string) (score int, ok bool) {
+	t, c := strings.ToLower(target), strings.ToLower(cand)
+	if t == c {
+		return 0, target != cand
+	}
+	d := maxDistanceRunes
+	if utf8.RuneCountInString(t) <= maxDistanceRunes && utf8.RuneCountInString(c) <= maxDistanceRunes {
+		d = editDistance(t, c)
+	}
+	switch {
+	case d <= distanceAllowed(t):
+		return d, true
+	case stem(t) != "" && stem(t) == stem(c):
+		// main.go for main.rs, README.md for README.
+		return d, true
+	case len(t) >= 3 && len(c) >= 3 && (strings.HasPrefix(c, t) || strings.HasPrefix(t, c)):
+		// config for config.toml, main.go.orig for main.go.
+		return d, true
+	}
+	return 0, false
+}
+
+// distanceAllowed is the edit distance still counted as a typo: one edit
+// per four characters, from 1 to 3.
+func distanceAllowed(s string) int {
+	return min(max(utf8.RuneCountInString(s)/4, 1), 3)
+}
+
+// stem is a name without its last extension; "" for a dotfile.
+func stem(name string) string {
+	return strings.TrimSuffix(name, filepath.Ext(name))
+}
+
+// editDistance is the optimal string alignment distance between a and b, in
+// characters: insertions, deletions, substitutions and transpositions of
+// neighbours ("mian" for "main") each cost 1.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	// Three rows: two before, for transpositions.
+	prev2 := make([]int, len(rb)+1)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(rb)]
+}

@@ -1,0 +1,201 @@
+package read
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/riot-tools/riot/plugin"
+)
+
+func TestEditDistance(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0}, {"a", "", 1}, {"", "abc", 3}, {"main", "main", 0},
+		{"mian", "main", 1},           // a transposition is one edit
+		{"main.go", "main.rs", 2},     // two substitutions
+		{"kitten", "sitting", 3},      // the classic
+		{"ca", "abc", 3},              // optimal string alignment, not Damerau
+		{"日本語", "日本", 1},              // characters, not bytes
+		{"config", "confgi", 1},       // transposition at the end
+		{"abcdef", "badcfe", 3},       // three transpositions
+		{"handler", "handlers", 1},    // insertion
+		{"handlers", "handler", 1},    // deletion
+		{"readme.md", "README.md", 6}, // case matters here; similarity folds it
+	}
+	for _, tt := range tests {
+		if got := editDistance(tt.a, tt.b); got != tt.want {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
+func TestSimilarity(t *testing.T) {
+	tests := []struct {
+		target, cand string
+		score        int
+		ok           bool
+	}{
+		{"main.go", "main.go", 0, false}, // the same name is no suggestion
+		{"Makefile", "makefile", 0, true},
+		{"mian.go", "main.go", 1, true},
+		{"main.go", "main.rs", 2, true},      // same stem
+		{"README", "README.md", 3, true},     // same stem
+		{"config", "config.toml", 5, true},   // prefix
+		{"main.go.orig", "main.go", 5, true}, // prefix the other way
+		{"ab", "abc", 1, true},               // short: one edit allowed
+		{"ab", "xy", 0, false},
+		{"a", "abc", 0, false}, // too short for a prefix match
+		{"server.go", "client.go", 0, false},
+		{"confg.yaml", "config.yaml", 1, true},
+		{"abcdefghijkl", "abcxyzghijkl", 3, true}, // 12 characters: three edits
+		{"abcdefghijkl", "abwxyzghijkl", 0, false},
+		{".bashrc", ".zshrc", 0, false}, // dotfiles have no stem to share
+		{strings.Repeat("a", 70), strings.Repeat("a", 70) + ".txt", maxDistanceRunes, true}, // long: prefix only
+		{strings.Repeat("a", 70), strings.Repeat("b", 70), 0, false},
+		// 64 characters is still compared by distance; one name over it is not.
+		{strings.Repeat("a", 63) + "b", strings.Repeat("a", 63) + "c", 1, true},
+		{"abcdefghij", "abcdefghij" + strings.Repeat("x", 60), maxDistanceRunes, true},
+	}
+	for _, tt := range tests {
+		score, ok := similarity(tt.target, tt.cand)
+		if ok != tt.ok || (ok && score != tt.score) {
+			t.Errorf("similarity(%q, %q) = %d, %v; want %d, %v", tt.target, tt.cand, score, ok, tt.score, tt.ok)
+		}
+	}
+}
+
+func TestDistanceAllowed(t *testing.T) {
+	for s, want := range map[string]int{"": 1, "ab": 1, "abcdefg": 1, "abcdefgh": 2, "abcdefghijk": 2, "abcdefghijkl": 3, strings.Repeat("x", 40): 3} {
+		if got := distanceAllowed(s); got != want {
+			t.Errorf("distanceAllowed(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
+
+func TestSimilarNames(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"main.go", "main_test.go", "mains.go", "maim.go", "other.go"} {
+		if err := os.WriteFile(filepath.Join(dir, n), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "mainx.go"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// Best first, ties by name, at most three, files only.
+	if got := similarNames(dir, "mainn.go", false); fmt.Sprint(got) != "[main.go mains.go maim.go]" {
+		t.Errorf("files: %v", got)
+	}
+	if got := similarNames(dir, "mainy.go", true); fmt.Sprint(got) != "[mainx.go]" {
+		t.Errorf("directories: %v", got)
+	}
+	if got := similarNames(filepath.Join(dir, "missing"), "x", false); len(got) != 0 {
+		t.Errorf("missing directory: %v", got)
+	}
+}
+
+func TestSimilarNamesScanIsBounded(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 7 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("file%d.txt", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct{ batch, maxScan, scanned, found int }{
+		{2, 3, 3, 3},   // a short last batch
+		{2, 2, 2, 2},   // stops at the bound
+		{2, 100, 7, 3}, // several batches to the end
+		{512, 100, 7, 3},
+		{3, 6, 6, 3},
+	}
+	for _, tt := range tests {
+		names, scanned := similarNamesScan(dir, "file.txt", false, tt.batch, tt.maxScan)
+		if scanned != tt.scanned || len(names) != tt.found {
+			t.Errorf("batch %d, max %d: scanned %d, found %v", tt.batch, tt.maxScan, scanned, names)
+		}
+	}
+}
+
+func TestWebpSize(t *testing.T) {
+	riff := func(chunk string, payload ...byte) []byte {
+		b := append([]byte("RIFF\x00\x00\x00\x00WEBP"+chunk+"\x00\x00\x00\x00"), payload...)
+		return b
+	}
+	// VP8X: flags and reserved (4 bytes), then 24-bit width-1 and height-1:
+	// exactly 30 bytes.
+	vp8x := riff("VP8X", 0, 0, 0, 0, 0x3f, 0x01, 0x00, 0xc7, 0x00, 0x00)
+	// VP8: a 3-byte frame tag, the start code, then 14-bit sizes: 30 bytes.
+	vp8 := riff("VP8 ", 0, 0, 0, 0x9d, 0x01, 0x2a, 0x40, 0x01, 0xc8, 0x00)
+	tests := []struct {
+		name string
+		data []byte
+		w, h int
+		ok   bool
+	}{
+		{"VP8X", vp8x, 320, 200, true},
+		{"VP8", vp8, 320, 200, true},
+		{"VP8 without its start code", riff("VP8 ", 0, 0, 0, 0x9d, 0x01, 0x2b, 0x40, 0x01, 0xc8, 0x00), 0, 0, false},
+		{"VP8L without its signature", riff("VP8L", 0x2e, 0, 0, 0, 0, 0, 0, 0, 0, 0), 0, 0, false},
+		{"too short", vp8x[:29], 0, 0, false},
+		{"unknown chunk", riff("VP9 ", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), 0, 0, false},
+	}
+	for _, tt := range tests {
+		w, h, ok := webpSize(tt.data)
+		if w != tt.w || h != tt.h || ok != tt.ok {
+			t.Errorf("%s: %d×%d %v", tt.name, w, h, ok)
+		}
+	}
+}
+
+func TestInFence(t *testing.T) {
+	root := t.TempDir()
+	results := t.TempDir()
+	outside := t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(root, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "sub"), filepath.Join(outside, "back")); err != nil {
+		t.Fatal(err)
+	}
+	env := &plugin.Env{Cwd: root, Roots: []string{root, "", "relative"}, ResultsDirs: []string{results}}
+	tests := []struct {
+		path string
+		want bool
+	}{
+		{root, true},
+		{filepath.Join(root, "a/b/missing.txt"), true},
+		{filepath.Join(results, "call.txt"), true},
+		{filepath.Join(root, "link", "x.txt"), false},   // a symlink out of the root
+		{filepath.Join(outside, "back", "x.txt"), true}, // a symlink into it
+		{outside, false},
+		{root + "-sibling/x", false}, // a shared prefix is not containment
+		{filepath.Join(root, ".."), false},
+		{"/", false},
+	}
+	for _, tt := range tests {
+		if got := inFence(filepath.Clean(tt.path), env); got != tt.want {
+			t.Errorf("inFence(%s) = %v", tt.path, got)
+		}
+	}
+	if inFence(filepath.Join(root, "x"), &plugin.Env{Cwd: root}) {
+		t.Error("with no roots, nothing is inside")
+	}
+}
+
+func TestShellQuote(t *testing.T) {
+	for in, want := range map[string]string{
+		"src/main.go": "src/main.go", "my dir": "'my dir'", "it's": `'it'\''s'`, "": "''", "$(rm -rf x)": "'$(rm -rf x)'", "a;b": "'a;b'",
+	} {
+		if got := shellQuote(in); got != want {
+			t.Errorf("shellQuote(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
