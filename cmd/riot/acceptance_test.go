@@ -114,7 +114,7 @@ func TestTurnAcceptance(t *testing.T) {
 	r = e.riot(turn, "run", "--mode", "bypassPermissions")
 	r.want(t, 0, "Cancelled while running: Bash call a3 (`ls /no-such-dir`) failed: exit status 2", "Not run: Bash call a3 (`ls /no-such-dir`) failed: exit status 2")
 	// A large output is spilled, and the file is the output byte for byte.
-	r = e.riot("", "call", "Bash", `{"command":"seq 1 200000"}`, "--json")
+	r = e.riot("", "call", "Bash", `{"command":"seq 1 200000"}`, "--json", "--allow", "Bash(seq:*)")
 	r.want(t, 0)
 	var out struct {
 		Content string `json:"content"`
