@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,9 +10,19 @@ import (
 )
 
 // bins are the binaries the benchmarks run, built once.
-var bins struct{ testkit, mcpnoop, automtls, riot string }
+var bins struct {
+	testkit, mcpnoop, bare, riot string
+	standalone                   map[string]string // builtin name → riot-tool-NAME
+}
+
+// builtins are riot's builtin tool sets, in the default order.
+var builtins = []string{"bash", "grep", "read", "diagnostics"}
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if flag.Lookup("test.bench").Value.String() == "" {
+		os.Exit(m.Run()) // no benchmark asked for (go test ./... in CI): build nothing
+	}
 	dir, err := os.MkdirTemp("", "riot-bench-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -19,18 +30,22 @@ func TestMain(m *testing.M) {
 	}
 	code := func() int {
 		defer os.RemoveAll(dir)
-		for pkg, dst := range map[string]*string{
-			"github.com/riot-tools/riot/internal/testplugins/testkit": &bins.testkit,
-			"github.com/riot-tools/riot/bench/internal/mcpnoop":       &bins.mcpnoop,
-			"github.com/riot-tools/riot/bench/internal/automtls":      &bins.automtls,
-			"github.com/riot-tools/riot/cmd/riot":                     &bins.riot,
-		} {
-			*dst = filepath.Join(dir, filepath.Base(pkg))
-			if out, err := exec.Command("go", "build", "-o", *dst, pkg).CombinedOutput(); err != nil {
-				fmt.Fprintf(os.Stderr, "build %s: %v\n%s", pkg, err, out)
-				return 1
-			}
+		pkgs := []string{"./internal/testplugins/testkit", "./bench/internal/mcpnoop", "./bench/internal/bare", "./cmd/riot"}
+		bins.standalone = map[string]string{}
+		for _, name := range builtins {
+			pkgs = append(pkgs, "./plugins/"+name+"/cmd/riot-tool-"+name)
+			bins.standalone[name] = filepath.Join(dir, "riot-tool-"+name)
 		}
+		cmd := exec.Command("go", append([]string{"build", "-o", dir + "/"}, pkgs...)...)
+		cmd.Dir = ".."
+		if out, err := cmd.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
+			return 1
+		}
+		bins.testkit = filepath.Join(dir, "testkit")
+		bins.mcpnoop = filepath.Join(dir, "mcpnoop")
+		bins.bare = filepath.Join(dir, "bare")
+		bins.riot = filepath.Join(dir, "riot")
 		return m.Run()
 	}()
 	os.Exit(code)

@@ -167,20 +167,20 @@ func BenchmarkNoopMCPStdio(b *testing.B) {
 	}
 }
 
-// BenchmarkStartP256 starts a plugin with riot's P-256 mutual TLS;
-// BenchmarkStartAutoMTLS with go-plugin's AutoMTLS, which makes P-521 keys
-// on both sides at every start.
+// BenchmarkStartP256 starts the bare plugin with riot's P-256 mutual TLS,
+// keys included; BenchmarkStartAutoMTLS starts the same binary with
+// go-plugin's AutoMTLS, which makes P-521 keys on both sides at every start.
 func BenchmarkStartP256(b *testing.B) {
-	cfg, env := riotTLS(b)
 	for b.Loop() {
-		client, _ := rawClient(b, bins.testkit, cfg, env, false)
+		cfg, env := riotTLS(b)
+		client, _ := rawClient(b, bins.bare, cfg, env, false)
 		client.Kill()
 	}
 }
 
 func BenchmarkStartAutoMTLS(b *testing.B) {
 	for b.Loop() {
-		client, _ := rawClient(b, bins.automtls, nil, nil, true)
+		client, _ := rawClient(b, bins.bare, nil, nil, true)
 		client.Kill()
 	}
 }

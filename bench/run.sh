@@ -50,14 +50,14 @@ bash)
 	echo "## Bash: riot call Bash true vs bash -c true (cold, whole commands)"
 	hyperfine -N --warmup 5 --runs 50 "$riot call Bash '{\"command\":\"true\"}'" "bash -c true"
 	echo "## Bash: 500 MB of output through riot (spilled) vs the same pipeline to a file"
-	cmd='head -c 500000000 /dev/zero | tr "\\0" a'
+	cmd='yes abcdefghijklmnopqrstuvwxyz0123456789 | head -c 500000000'
 	hyperfine --warmup 1 --runs 5 \
 		-n "riot call Bash" "$riot call Bash '{\"command\":\"$cmd\"}' --mode bypassPermissions --json > /dev/null" \
 		-n "bash to a file" "bash -c '$cmd > $work/out'"
 	;;
 stream)
 	echo "## 1 GB through a spilling tool: riot's peak RSS and throughput vs cat to a file"
-	head -c 1000000000 /dev/urandom | base64 -w 100 | head -c 1000000000 > "$work/1g"
+	(yes 'the same 1 GB of text as the Stream tool sends, for cat to copy' || true) | head -c 1000000000 > "$work/1g"
 	/usr/bin/time -f "riot peak RSS: %M KB, %e s" "$riot" call Stream '{"bytes":1000000000}' --json > /dev/null
 	hyperfine --warmup 1 --runs 5 \
 		-n "riot call Stream 1 GB" "$riot call Stream '{\"bytes\":1000000000}' --json > /dev/null" \

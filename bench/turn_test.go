@@ -99,57 +99,111 @@ func BenchmarkBashTrueDirect(b *testing.B) {
 }
 
 // BenchmarkPluginIdleRSS starts every builtin, calls each once, and
-// reports each plugin process's resident memory at rest.
+// reports each plugin process's memory at rest: VmRSS, and the private part
+// of it (RssAnon). The rest is the binary's text, file pages shared by every
+// process that runs the same binary. Builtins run as `riot __plugin NAME`,
+// so they map the whole riot binary; standalone runs each as the
+// riot-tool-NAME binary that `make plugins` builds.
 func BenchmarkPluginIdleRSS(b *testing.B) {
-	for b.Loop() {
-		h := hostWith(b, builtin("bash"), builtin("grep"), builtin("read"), builtin("diagnostics"))
-		ws := b.TempDir()
-		f := filepath.Join(ws, "f.txt")
-		if err := os.WriteFile(f, []byte("x\n"), 0o644); err != nil {
-			b.Fatal(err)
-		}
-		runTurn(b, h, []core.ToolUse{
-			{ID: "1", Name: "Bash", Input: json.RawMessage(`{"command":"true"}`)},
-			{ID: "2", Name: "Grep", Input: json.RawMessage(fmt.Sprintf(`{"pattern":"x","path":%q}`, ws))},
-			{ID: "3", Name: "Read", Input: json.RawMessage(fmt.Sprintf(`{"file_path":%q}`, f))},
+	for _, mode := range []string{"builtin", "standalone"} {
+		b.Run(mode, func(b *testing.B) {
+			for b.Loop() {
+				specs := make([]core.PluginSpec, 0, len(builtins))
+				for _, name := range builtins {
+					if mode == "builtin" {
+						specs = append(specs, builtin(name))
+					} else {
+						specs = append(specs, core.PluginSpec{Name: name, Path: bins.standalone[name]})
+					}
+				}
+				h := hostWith(b, specs...)
+				exerciseBuiltins(b, h)
+				for name, m := range pluginMemory(b) {
+					b.ReportMetric(float64(m.rss)/1024, "MB-rss-"+name)
+					b.ReportMetric(float64(m.anon)/1024, "MB-private-"+name)
+				}
+				h.Close()
+			}
 		})
-		// Diagnostics fails without a project; it is started all the same.
-		h.RunTurn(context.Background(), []core.ToolUse{{ID: "4", Name: "Diagnostics", Input: json.RawMessage(fmt.Sprintf(`{"path":%q}`, ws))}})
-		for name, kb := range pluginRSS(bins.riot) {
-			b.ReportMetric(float64(kb)/1024, "MB-rss-"+name)
-		}
-		h.Close()
 	}
 }
 
-// pluginRSS maps each builtin plugin process of riot to its VmRSS in KB.
-func pluginRSS(riot string) map[string]int {
-	out := map[string]int{}
-	entries, _ := os.ReadDir("/proc")
+// exerciseBuiltins calls each builtin once, so each is started and warm.
+func exerciseBuiltins(b *testing.B, h *core.Host) {
+	ws := b.TempDir()
+	f := filepath.Join(ws, "f.txt")
+	if err := os.WriteFile(f, []byte("x\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	runTurn(b, h, []core.ToolUse{
+		{ID: "1", Name: "Bash", Input: json.RawMessage(`{"command":"true"}`)},
+		{ID: "2", Name: "Grep", Input: json.RawMessage(fmt.Sprintf(`{"pattern":"x","path":%q}`, ws))},
+		{ID: "3", Name: "Read", Input: json.RawMessage(fmt.Sprintf(`{"file_path":%q}`, f))},
+	})
+	// Diagnostics fails without a project; it is started all the same.
+	h.RunTurn(context.Background(), []core.ToolUse{{ID: "4", Name: "Diagnostics", Input: json.RawMessage(fmt.Sprintf(`{"path":%q}`, ws))}})
+}
+
+type memory struct{ rss, anon int } // KB
+
+// pluginMemory maps each plugin process this benchmark started (a child of
+// this process) to its memory, by tool set name; Bash's process guard is
+// "bash-guard".
+func pluginMemory(b *testing.B) map[string]memory {
+	out := map[string]memory{}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		b.Skipf("no /proc: %v", err)
+	}
+	self := strconv.Itoa(os.Getpid())
 	for _, e := range entries {
 		if _, err := strconv.Atoi(e.Name()); err != nil {
 			continue
 		}
-		exe, _ := os.Readlink(filepath.Join("/proc", e.Name(), "exe"))
-		if exe != riot {
+		dir := filepath.Join("/proc", e.Name())
+		status, err := os.ReadFile(filepath.Join(dir, "status"))
+		if err != nil {
 			continue
 		}
-		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		args := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
-		if len(args) < 3 || args[1] != "__plugin" {
-			continue
-		}
-		status, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "status"))
+		fields := map[string]string{}
 		for _, line := range strings.Split(string(status), "\n") {
-			if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-				kb, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
-				name := args[2]
-				if _, seen := out[name]; seen {
-					name += "-guard"
-				}
-				out[name] = kb
+			if k, v, ok := strings.Cut(line, ":"); ok {
+				fields[k] = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB"))
 			}
 		}
+		exe, _ := os.Readlink(filepath.Join(dir, "exe"))
+		name := pluginName(exe, dir)
+		if name == "" {
+			continue
+		}
+		environ, _ := os.ReadFile(filepath.Join(dir, "environ"))
+		if strings.Contains("\x00"+string(environ), "\x00RIOT_PROC_GUARD=1\x00") {
+			name += "-guard"
+		} else if fields["PPid"] != self {
+			continue
+		}
+		rss, _ := strconv.Atoi(fields["VmRSS"])
+		anon, _ := strconv.Atoi(fields["RssAnon"])
+		out[name] = memory{rss, anon}
 	}
 	return out
+}
+
+// pluginName is the tool set a process serves, or "" if it is not one of
+// the benchmark's plugin binaries.
+func pluginName(exe, dir string) string {
+	for name, path := range bins.standalone {
+		if exe == path {
+			return name
+		}
+	}
+	if exe != bins.riot {
+		return ""
+	}
+	cmdline, _ := os.ReadFile(filepath.Join(dir, "cmdline"))
+	args := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
+	if len(args) < 3 || args[1] != "__plugin" {
+		return ""
+	}
+	return args[2]
 }

@@ -105,13 +105,7 @@ func (c *collector) writeText(p []byte) {
 	c.nbytes += int64(len(p))
 	c.lines += int64(bytes.Count(p, []byte{'\n'}))
 	c.lastNL = p[len(p)-1] == '\n'
-	// Count characters by their first bytes, which is right across chunk
-	// boundaries that split a character.
-	for _, b := range p {
-		if b&0xC0 != 0x80 {
-			c.chars++
-		}
-	}
+	c.chars += leadBytes(p)
 	switch {
 	case c.file != nil:
 		c.toFile(p)
