@@ -185,7 +185,13 @@ func (p *pluginProc) launch() (shared.ToolPlugin, *goplugin.Client, *exec.Cmd, *
 		SyncStderr:       logw,
 		GRPCDialOptions: []grpc.DialOption{grpc.WithDefaultCallOptions(
 			grpc.MaxCallRecvMsgSize(shared.MaxMessageSize),
-			grpc.MaxCallSendMsgSize(shared.MaxMessageSize))},
+			grpc.MaxCallSendMsgSize(shared.MaxMessageSize)),
+			// Fixed flow-control windows bound what a plugin can have in
+			// flight to riot, and so riot's memory while it spills a
+			// stream: gRPC's dynamic window grows to 16 MiB per stream when
+			// riot falls behind, as it does on a loaded machine.
+			grpc.WithInitialWindowSize(shared.StreamWindow),
+			grpc.WithInitialConnWindowSize(shared.ConnWindow)},
 	})
 	rpc, err := client.Client()
 	if err != nil {

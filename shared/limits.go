@@ -8,3 +8,11 @@ const ChunkSize = 1 << 20
 // MaxMessageSize is the receive limit both sides set, raised above gRPC's
 // default so that a large input or manifest is never refused.
 const MaxMessageSize = 64 << 20
+
+// StreamWindow and ConnWindow are the host's HTTP/2 flow-control windows
+// for what plugins send it: at most StreamWindow in flight per call and
+// ConnWindow per plugin, whatever the plugin streams.
+const (
+	StreamWindow = 1 << 20
+	ConnWindow   = 4 << 20
+)
