@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"regexp/syntax"
 	"strings"
 
@@ -27,7 +26,7 @@ func (g *Grep) ValidateInput(_ context.Context, in Input, env *plugin.Env) plugi
 		return plugin.Rejected(msg)
 	}
 	abs := absPath(in.path(), env)
-	if !inFence(abs, env) {
+	if !env.InFence(abs) {
 		return plugin.Accepted()
 	}
 	if msg := checkPath(in.path(), abs); msg != "" {
@@ -110,39 +109,6 @@ func checkPath(given, abs string) string {
 		return fmt.Sprintf("`path` %s is not a regular file or a directory (resolved to %s).\nPass a file or directory to search.", given, abs)
 	}
 	return ""
-}
-
-// inFence reports whether abs, once symlinks are resolved, lies inside a
-// workspace root or a results directory.
-func inFence(abs string, env *plugin.Env) bool {
-	real := resolve(abs)
-	for _, root := range append(append([]string(nil), env.Roots...), env.ResultsDirs...) {
-		if root == "" || !filepath.IsAbs(root) {
-			continue
-		}
-		r := resolve(filepath.Clean(root))
-		if real == r || strings.HasPrefix(real, strings.TrimSuffix(r, "/")+"/") {
-			return true
-		}
-	}
-	return false
-}
-
-// resolve resolves the symlinks of the longest existing prefix of an
-// absolute, clean path, and appends the rest unchanged.
-func resolve(p string) string {
-	rest := ""
-	for {
-		if r, err := filepath.EvalSymlinks(p); err == nil {
-			return filepath.Join(r, rest)
-		}
-		parent := filepath.Dir(p)
-		if parent == p {
-			return filepath.Join(p, rest)
-		}
-		rest = filepath.Join(filepath.Base(p), rest)
-		p = parent
-	}
 }
 
 // patternHint turns a compile error into a correction: what is wrong, then

@@ -25,7 +25,7 @@ func (Read) Call(ctx context.Context, in Input, env *plugin.Env) plugin.Outcome 
 	// Outside the fence ValidateInput checked nothing, and Call runs only
 	// once the chain has allowed the read; check now, still without
 	// listing the directory.
-	if msg := checkPath(abs, env, inFence(abs, env)); msg != "" {
+	if msg := checkPath(abs, env, env.InFence(abs)); msg != "" {
 		return plugin.Failed(msg)
 	}
 	// O_NONBLOCK so that a file swapped for a pipe since the check cannot

@@ -12,43 +12,6 @@ import (
 	"github.com/riot-tools/riot/plugin"
 )
 
-// inFence reports whether abs lies inside a workspace root or a results
-// directory once symlinks are resolved. Read answers questions about a path
-// (does it exist, what is beside it) before the permission chain has run
-// only inside the fence: outside it, the same checks wait for Call, which
-// runs only once the chain has allowed the read, and a missing file's
-// siblings are never listed.
-func inFence(abs string, env *plugin.Env) bool {
-	real := resolve(abs)
-	for _, root := range append(append([]string(nil), env.Roots...), env.ResultsDirs...) {
-		if !filepath.IsAbs(root) { // "" included
-			continue
-		}
-		r := resolve(filepath.Clean(root))
-		if real == r || strings.HasPrefix(real, strings.TrimSuffix(r, string(filepath.Separator))+string(filepath.Separator)) {
-			return true
-		}
-	}
-	return false
-}
-
-// resolve resolves the symlinks of the longest existing prefix of an
-// absolute, clean path, and appends the rest unchanged.
-func resolve(p string) string {
-	rest := ""
-	for {
-		if r, err := filepath.EvalSymlinks(p); err == nil {
-			return filepath.Join(r, rest)
-		}
-		parent := filepath.Dir(p)
-		if parent == p {
-			return filepath.Join(p, rest)
-		}
-		rest = filepath.Join(filepath.Base(p), rest)
-		p = parent
-	}
-}
-
 // checkPath is the answer to a path that is not a readable regular file,
 // or "" if it is one. suggest allows listing the directory for similar
 // names when the file is missing.

@@ -77,7 +77,10 @@ func (Read) PermissionSubjects(in Input, env *plugin.Env) []plugin.Subject {
 
 // ValidateInput rejects an empty path and a bad window, and, for a path
 // inside the workspace fence, a path that is not a readable regular file.
-// Outside the fence those checks wait for Call (see inFence).
+// Outside the fence those checks wait for Call, which runs only once the
+// permission chain has allowed the read: answering whether a file there
+// exists, or listing a missing file's neighbours, would leak what the chain
+// may deny.
 func (Read) ValidateInput(_ context.Context, in Input, env *plugin.Env) plugin.Validation {
 	if strings.TrimSpace(in.FilePath) == "" {
 		return plugin.Rejected("`file_path` is empty.\nPass the path of the file to read, preferably absolute.")
@@ -89,7 +92,7 @@ func (Read) ValidateInput(_ context.Context, in Input, env *plugin.Env) plugin.V
 		return plugin.Rejected(fmt.Sprintf("`limit` is %d, but it must be at least 1.\nPass the number of lines to read, or leave it out for up to %s.", *in.Limit, commas(defaultLimit)))
 	}
 	abs := env.Abs(in.FilePath)
-	if !inFence(abs, env) {
+	if !env.InFence(abs) {
 		return plugin.Accepted()
 	}
 	if msg := checkPath(abs, env, true); msg != "" {

@@ -181,11 +181,11 @@ func TestInFence(t *testing.T) {
 		{"/", false},
 	}
 	for _, tt := range tests {
-		if got := inFence(filepath.Clean(tt.path), env); got != tt.want {
-			t.Errorf("inFence(%s) = %v", tt.path, got)
+		if got := env.InFence(filepath.Clean(tt.path)); got != tt.want {
+			t.Errorf("InFence(%s) = %v", tt.path, got)
 		}
 	}
-	if inFence(filepath.Join(root, "x"), &plugin.Env{Cwd: root}) {
+	if (&plugin.Env{Cwd: root}).InFence(filepath.Join(root, "x")) {
 		t.Error("with no roots, nothing is inside")
 	}
 }
