@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -180,4 +181,25 @@ func TestChangedPinnedPluginFailsItsCalls(t *testing.T) {
 	pinned.SHA256 = strings.Repeat("ab", 32)
 	h := newHost(t, withConfig(cfg), withPlugins(pinned))
 	wantResult(t, runOne(t, h, "Noop", `{}`), core.StatusFailed, "does not match its pinned sha256")
+}
+
+// A plugin killed by SIGKILL cannot remove its socket; the host puts every
+// plugin's socket in a directory of its own and removes it on Close, so
+// nothing is left in the temporary directory.
+func TestCloseRemovesKilledPluginsSockets(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	onProgress, pids := progressPIDs()
+	h := newHost(t, withConfig(testConfig(t, bypass)), func(o *core.Options) { o.OnProgress = onProgress })
+	go func() { _ = syscall.Kill(<-pids, syscall.SIGKILL) }()
+	wantResult(t, runOne(t, h, "Block", `{}`), core.StatusFailed, "stopped unexpectedly (signal: killed)")
+	wantResult(t, runOne(t, h, "Noop", `{}`), core.StatusOK, "ok")
+	sockets, _ := filepath.Glob(filepath.Join(tmp, "riot-*", "plugin*"))
+	if len(sockets) != 2 {
+		t.Errorf("sockets under %s: %v, want the killed plugin's and its successor's", tmp, sockets)
+	}
+	h.Close()
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("Close left %d entries in the temporary directory, the first %s", len(left), left[0].Name())
+	}
 }

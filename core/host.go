@@ -85,6 +85,9 @@ type Host struct {
 	// start, by plugin name.
 	startErrs map[string]error
 
+	sockOnce sync.Once
+	sockDir  string
+
 	closeOnce sync.Once
 }
 
@@ -288,9 +291,32 @@ func (h *Host) Close() error {
 			go func() { defer wg.Done(); p.close() }()
 		}
 		wg.Wait()
+		// After this no plugin start can make the directory, and what one
+		// made is visible here.
+		h.sockOnce.Do(func() {})
+		if h.sockDir != "" {
+			_ = os.RemoveAll(h.sockDir)
+		}
 		_ = h.logCloser()
 	})
 	return nil
+}
+
+// socketDir is a private directory, made on first use, where this host's
+// plugins put their sockets, so that Close removes them all, even those of
+// plugins that were killed and never cleaned up after themselves. It is ""
+// when it cannot be made: each plugin then uses the system's temporary
+// directory, as go-plugin does by default.
+func (h *Host) socketDir() string {
+	h.sockOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "riot-")
+		if err != nil {
+			h.log.Warn("cannot make a directory for plugin sockets", "error", err)
+			return
+		}
+		h.sockDir = dir
+	})
+	return h.sockDir
 }
 
 // availableTools names the visible tools, for unknown-tool messages.

@@ -158,6 +158,9 @@ func (p *pluginProc) launch() (shared.ToolPlugin, *goplugin.Client, *exec.Cmd, *
 	}
 	cmd := exec.Command(p.spec.Path, p.spec.Args...)
 	cmd.Env = append(os.Environ(), p.h.tls.PluginEnv(), "RIOT_LOG_LEVEL="+p.h.pluginLogLevel)
+	if dir := p.h.socketDir(); dir != "" {
+		cmd.Env = append(cmd.Env, goplugin.EnvUnixSocketDir+"="+dir)
+	}
 	for k, v := range p.spec.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}

@@ -46,13 +46,16 @@ type env struct {
 	home  string
 	ws    string
 	state string
+	// tmp is riot's TMPDIR, so that what a riot killed by a test leaves
+	// behind (its plugins' socket directory) is inside the test's own.
+	tmp string
 }
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	root := t.TempDir()
-	e := &env{t: t, home: filepath.Join(root, "home"), ws: filepath.Join(root, "ws"), state: filepath.Join(root, "state")}
-	for _, d := range []string{e.home, e.ws} {
+	e := &env{t: t, home: filepath.Join(root, "home"), ws: filepath.Join(root, "ws"), state: filepath.Join(root, "state"), tmp: filepath.Join(root, "tmp")}
+	for _, d := range []string{e.home, e.ws, e.tmp} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -63,13 +66,14 @@ func newEnv(t *testing.T) *env {
 func (e *env) environ() []string {
 	var out []string
 	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "RIOT_") || strings.HasPrefix(kv, "XDG_") || strings.HasPrefix(kv, "HOME=") {
+		if strings.HasPrefix(kv, "RIOT_") || strings.HasPrefix(kv, "XDG_") || strings.HasPrefix(kv, "HOME=") || strings.HasPrefix(kv, "TMPDIR=") {
 			continue
 		}
 		out = append(out, kv)
 	}
 	return append(out,
 		"HOME="+e.home,
+		"TMPDIR="+e.tmp,
 		"XDG_CONFIG_HOME="+filepath.Join(e.home, ".config"),
 		"XDG_DATA_HOME="+filepath.Join(e.home, ".local", "share"),
 		"XDG_STATE_HOME="+e.state,

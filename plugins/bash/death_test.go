@@ -36,7 +36,10 @@ func TestPluginSIGKILLLeavesNoChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(), tlsMat.PluginEnv())
+	// The plugin dies by SIGKILL, so what it would have removed (its
+	// socket, the command's directory file, the job output) stays: in the
+	// test's directory.
+	cmd.Env = append(os.Environ(), tlsMat.PluginEnv(), "TMPDIR="+t.TempDir())
 	client := goplugin.NewClient(&goplugin.ClientConfig{
 		HandshakeConfig:  shared.Handshake,
 		VersionedPlugins: shared.VersionedPlugins(nil),
