@@ -9,6 +9,7 @@ import (
 	"regexp/syntax"
 	"strings"
 
+	"github.com/riot-tools/riot/internal/textdist"
 	"github.com/riot-tools/riot/plugin"
 	"github.com/riot-tools/riot/plugins/grep/internal/ignore"
 	"github.com/riot-tools/riot/plugins/grep/internal/search"
@@ -259,7 +260,7 @@ func unknownType(name string, types ignore.Types) string {
 	} else {
 		best := 3
 		for _, n := range names {
-			if d := editDistance(strings.ToLower(name), n); d < best {
+			if d := textdist.Levenshtein(strings.ToLower(name), n); d < best {
 				best, suggest = d, n
 			}
 		}
@@ -269,25 +270,4 @@ func unknownType(name string, types ignore.Types) string {
 		msg += fmt.Sprintf(" Did you mean %q?", suggest)
 	}
 	return msg + "\nUse one of: " + strings.Join(names, ", ") + ". Or use `glob` instead, such as *.ext."
-}
-
-// editDistance is the Levenshtein distance of two short strings.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/riot-tools/riot/internal/textdist"
 )
 
 const (
@@ -85,7 +87,7 @@ func similarity(target, cand string) (score int, ok bool) {
 	}
 	d := maxDistanceRunes
 	if utf8.RuneCountInString(t) <= maxDistanceRunes && utf8.RuneCountInString(c) <= maxDistanceRunes {
-		d = editDistance(t, c)
+		d = textdist.OSA(t, c)
 	}
 	switch {
 	case d <= distanceAllowed(t):
@@ -109,33 +111,4 @@ func distanceAllowed(s string) int {
 // stem is a name without its last extension; "" for a dotfile.
 func stem(name string) string {
 	return strings.TrimSuffix(name, filepath.Ext(name))
-}
-
-// editDistance is the optimal string alignment distance between a and b, in
-// characters: insertions, deletions, substitutions and transpositions of
-// neighbours ("mian" for "main") each cost 1.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	// Three rows: two before, for transpositions.
-	prev2 := make([]int, len(rb)+1)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(rb)]
 }

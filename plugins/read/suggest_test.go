@@ -10,30 +10,6 @@ import (
 	"github.com/riot-tools/riot/plugin"
 )
 
-func TestEditDistance(t *testing.T) {
-	tests := []struct {
-		a, b string
-		want int
-	}{
-		{"", "", 0}, {"a", "", 1}, {"", "abc", 3}, {"main", "main", 0},
-		{"mian", "main", 1},           // a transposition is one edit
-		{"main.go", "main.rs", 2},     // two substitutions
-		{"kitten", "sitting", 3},      // the classic
-		{"ca", "abc", 3},              // optimal string alignment, not Damerau
-		{"日本語", "日本", 1},              // characters, not bytes
-		{"config", "confgi", 1},       // transposition at the end
-		{"abcdef", "badcfe", 3},       // three transpositions
-		{"handler", "handlers", 1},    // insertion
-		{"handlers", "handler", 1},    // deletion
-		{"readme.md", "README.md", 6}, // case matters here; similarity folds it
-	}
-	for _, tt := range tests {
-		if got := editDistance(tt.a, tt.b); got != tt.want {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
-		}
-	}
-}
-
 func TestSimilarity(t *testing.T) {
 	tests := []struct {
 		target, cand string
