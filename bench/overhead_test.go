@@ -5,14 +5,12 @@ import (
 	"crypto/tls"
 	"encoding/json"
 	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/hashicorp/go-hclog"
 	goplugin "github.com/hashicorp/go-plugin"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/core"
 	"github.com/riot-tools/riot/plugin"
 	"github.com/riot-tools/riot/shared"
@@ -23,28 +21,8 @@ import (
 // host pipeline, as raw go-plugin gRPC, as an in-process call, and as the
 // same tool over MCP stdio.
 
-func newHost(b *testing.B) *core.Host {
-	b.Helper()
-	ws := b.TempDir()
-	cfg, err := config.Load(config.Options{Workspace: ws, UserFile: filepath.Join(ws, "none"), Getenv: func(string) string { return "" }})
-	if err != nil {
-		b.Fatal(err)
-	}
-	cfg.StateDir = b.TempDir()
-	h, err := core.New(context.Background(), core.Options{
-		Config: cfg, Workspace: ws,
-		Plugins: []core.PluginSpec{{Name: "testkit", Path: bins.testkit}},
-		Logger:  hclog.NewNullLogger(),
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { h.Close() })
-	return h
-}
-
 func BenchmarkNoopHost(b *testing.B) {
-	h := newHost(b)
+	h := hostWith(b, "", testkit())
 	uses := []core.ToolUse{{ID: "toolu_1", Name: "Noop", Input: json.RawMessage(`{}`)}}
 	h.RunTurn(context.Background(), uses) // warm: the plugin is started
 	b.ResetTimer()

@@ -17,9 +17,9 @@ import (
 	"github.com/riot-tools/riot/core"
 )
 
-// hostWith is a host over the given plugin specs, in bypass mode so that
-// nothing is asked.
-func hostWith(b *testing.B, specs ...core.PluginSpec) *core.Host {
+// hostWith is a host over the given plugin specs in the given permission
+// mode; "" keeps the embedded default.
+func hostWith(b *testing.B, mode string, specs ...core.PluginSpec) *core.Host {
 	b.Helper()
 	ws := b.TempDir()
 	cfg, err := config.Load(config.Options{Workspace: ws, UserFile: filepath.Join(ws, "none"), Getenv: func(string) string { return "" }})
@@ -27,7 +27,9 @@ func hostWith(b *testing.B, specs ...core.PluginSpec) *core.Host {
 		b.Fatal(err)
 	}
 	cfg.StateDir = b.TempDir()
-	cfg.Permissions.Mode = "bypassPermissions"
+	if mode != "" {
+		cfg.Permissions.Mode = mode
+	}
 	h, err := core.New(context.Background(), core.Options{Config: cfg, Workspace: ws, Plugins: specs, Logger: hclog.NewNullLogger()})
 	if err != nil {
 		b.Fatal(err)
@@ -35,6 +37,12 @@ func hostWith(b *testing.B, specs ...core.PluginSpec) *core.Host {
 	b.Cleanup(func() { h.Close() })
 	return h
 }
+
+// bypass is the mode of the benchmarks whose calls are not read-only, so
+// that nothing is asked.
+const bypass = "bypassPermissions"
+
+func testkit() core.PluginSpec { return core.PluginSpec{Name: "testkit", Path: bins.testkit} }
 
 func builtin(name string) core.PluginSpec {
 	return core.PluginSpec{Name: name, Path: bins.riot, Args: []string{"__plugin", name}, Builtin: true}
@@ -59,7 +67,7 @@ func runTurn(b *testing.B, h *core.Host, uses []core.ToolUse) {
 // BenchmarkSleep200msSingle and BenchmarkSleep200msParallel10 compare one
 // 200 ms call with a turn of ten: concurrency-safe calls run together.
 func BenchmarkSleep200msSingle(b *testing.B) {
-	h := hostWith(b, core.PluginSpec{Name: "testkit", Path: bins.testkit})
+	h := hostWith(b, bypass, testkit())
 	uses := turnOf(1, "Sleep", `{"ms":200}`)
 	runTurn(b, h, uses)
 	b.ResetTimer()
@@ -69,7 +77,7 @@ func BenchmarkSleep200msSingle(b *testing.B) {
 }
 
 func BenchmarkSleep200msParallel10(b *testing.B) {
-	h := hostWith(b, core.PluginSpec{Name: "testkit", Path: bins.testkit})
+	h := hostWith(b, bypass, testkit())
 	uses := turnOf(10, "Sleep", `{"ms":200}`)
 	runTurn(b, h, uses)
 	b.ResetTimer()
@@ -81,7 +89,7 @@ func BenchmarkSleep200msParallel10(b *testing.B) {
 // BenchmarkBashTrueHost is `true` through the Bash builtin, warm, with the
 // whole pipeline; BenchmarkBashTrueDirect is `bash -c true` from Go.
 func BenchmarkBashTrueHost(b *testing.B) {
-	h := hostWith(b, builtin("bash"))
+	h := hostWith(b, bypass, builtin("bash"))
 	uses := turnOf(1, "Bash", `{"command":"true"}`)
 	runTurn(b, h, uses)
 	b.ResetTimer()
@@ -116,7 +124,7 @@ func BenchmarkPluginIdleRSS(b *testing.B) {
 						specs = append(specs, core.PluginSpec{Name: name, Path: bins.standalone[name]})
 					}
 				}
-				h := hostWith(b, specs...)
+				h := hostWith(b, bypass, specs...)
 				exerciseBuiltins(b, h)
 				for name, m := range pluginMemory(b) {
 					b.ReportMetric(float64(m.rss)/1024, "MB-rss-"+name)
