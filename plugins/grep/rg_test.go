@@ -64,6 +64,19 @@ func generatedTree(t *testing.T, dir string) {
 	}
 	add("bin/blob.bin", "foo bar\x00\x01binary")
 	add("bin/late.dat", "foo\n"+strings.Repeat("plain text\n", 200)+"\x00")
+	// Directories whose first entries in name order come before their
+	// ignore files' names, or are not plain files: the walk must still
+	// find each ignore file.
+	for _, f := range [][2]string{
+		{"order/.editorconfig", "foo\n"}, {"order/.gitignore", "*.skip\n"}, {"order/.ignore", "*.nope\n"},
+		{"order/-dash.txt", "foo\n"}, {"order/a.skip", "foo\n"}, {"order/b.nope", "foo\n"}, {"order/c.txt", "foo\n"},
+		{"order/aa/a.skip", "foo\n"}, {"order/aa/z.txt", "foo\n"},
+		{"order/.rgignore/x.txt", "foo\n"}, {"order/.rgignore.txt", "foo\n"},
+		{"linked/b.skip", "foo\n"}, {"linked/c.txt", "foo\n"},
+	} {
+		add(f[0], f[1])
+	}
+	files = append(files, fixtureFile{path: "linked/.gitignore", link: "../order/.gitignore"})
 	writeFixture(t, dir, files)
 	for _, l := range [][2]string{{"link.go", "a.go"}, {"linkdir", "sub"}, {"sub/up", ".."}} {
 		if err := os.Symlink(l[1], filepath.Join(dir, l[0])); err != nil {

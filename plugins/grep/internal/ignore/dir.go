@@ -1,9 +1,10 @@
 package ignore
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/riot-tools/riot/plugins/grep/internal/fsys"
 )
 
 // The ignore files ripgrep reads in every directory, strongest first.
@@ -14,7 +15,8 @@ const (
 )
 
 // Dir is the ignore state of one directory: the rules of its own ignore
-// files and a link to its parent's. A Dir never changes once made, so the
+// files and a link to its parent's. A directory with no ignore files and
+// no .git shares its parent's Dir. A Dir never changes once made, so the
 // goroutines of a parallel walk share it freely.
 type Dir struct {
 	parent *Dir
@@ -55,7 +57,7 @@ func Root(root string, global *Rules) *Dir {
 	}
 	var d *Dir
 	for i := len(chain) - 1; i >= 0; i-- {
-		d = d.child(chain[i], global)
+		d = d.child(chain[i], "", global)
 	}
 	return d
 }
@@ -63,16 +65,25 @@ func Root(root string, global *Rules) *Dir {
 // Child returns the Dir of path, a subdirectory of d, reading its ignore
 // files.
 func (d *Dir) Child(path string) *Dir {
-	return d.child(path, d.globalRules)
+	return d.child(path, "", d.globalRules)
 }
 
-func (d *Dir) child(path string, global *Rules) *Dir {
-	c := &Dir{parent: d, path: path, globalRules: global}
-	c.custom = ReadRules(filepath.Join(path, rgIgnoreFile))
-	c.ignore = ReadRules(filepath.Join(path, dotIgnoreFile))
-	if fi, err := os.Lstat(filepath.Join(path, ".git")); err == nil {
+// ChildListed is Child given first, the least name in byte order among
+// the directory's entries other than subdirectories. An ignore file whose
+// name sorts before first is missing or a directory, which holds no rules
+// either, so it is not looked for: in most directories first sorts after
+// every ignore file's name, and each failed open costs a system call.
+func (d *Dir) ChildListed(path, first string) *Dir {
+	return d.child(path, first, d.globalRules)
+}
+
+func (d *Dir) child(path, first string, global *Rules) *Dir {
+	c := Dir{parent: d, path: path, globalRules: global}
+	c.custom = readListed(path, rgIgnoreFile, first)
+	c.ignore = readListed(path, dotIgnoreFile, first)
+	if exists, isDir := fsys.LstatIn(path, ".git"); exists {
 		c.hasGit = true
-		if fi.IsDir() {
+		if isDir {
 			c.exclude = ReadRules(filepath.Join(path, ".git", "info", "exclude"))
 		}
 		c.global = global
@@ -80,18 +91,34 @@ func (d *Dir) child(path string, global *Rules) *Dir {
 	c.anyGit = c.hasGit || (d != nil && d.anyGit)
 	if c.anyGit {
 		// Outside a repository .gitignore is not read at all.
-		c.git = ReadRules(filepath.Join(path, gitIgnoreFile))
+		c.git = readListed(path, gitIgnoreFile, first)
+	}
+	if d != nil && c.custom == nil && c.ignore == nil && c.git == nil && !c.hasGit {
+		// Nothing of its own, as in most directories: the parent's Dir
+		// says the same of every path (Match skips such levels anyway).
+		return d
 	}
 	c.anyRules = c.custom != nil || c.ignore != nil ||
 		(c.anyGit && (c.git != nil || c.exclude != nil || c.global != nil)) ||
 		(d != nil && d.anyRules)
-	return c
+	own := c // a copy, so that c stays on the stack when d is returned
+	return &own
+}
+
+// readListed is readRulesIn(dir, name), knowing that no entry of dir but
+// a subdirectory sorts before first ("" when nothing is known).
+func readListed(dir, name, first string) *Rules {
+	if name < first {
+		return nil
+	}
+	return readRulesIn(dir, name)
 }
 
 // HasRules reports whether any ignore rule may apply below d.
 func (d *Dir) HasRules() bool { return d.anyRules }
 
-// Path is the directory's absolute path.
+// Path is the absolute path of the directory whose ignore files or .git
+// made d: a directory with neither shares its parent's Dir.
 func (d *Dir) Path() string { return d.path }
 
 // Match says whether path, an absolute path below d's directory, is

@@ -2,8 +2,11 @@ package ignore
 
 import (
 	"bytes"
-	"os"
 	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/riot-tools/riot/plugins/grep/internal/fsys"
 )
 
 // Match is what a set of ignore rules says about a path.
@@ -119,8 +122,17 @@ func ParseRules(data []byte) *Rules {
 
 // ReadRules reads an ignore file. A file that is missing or unreadable
 // gives nil, as if it were empty; so does a file with no rules.
-func ReadRules(path string) *Rules {
-	data, err := os.ReadFile(path)
+func ReadRules(path string) *Rules { return readRulesIn(path, "") }
+
+// readRulesIn is ReadRules of dir/name (of dir when name is ""). Most
+// directories have no ignore files: trying to open one allocates nothing.
+func readRulesIn(dir, name string) *Rules {
+	fd, err := fsys.OpenIn(dir, name, unix.O_RDONLY|unix.O_CLOEXEC)
+	if err != nil {
+		return nil
+	}
+	data, err := fsys.ReadAll(fd)
+	_ = unix.Close(fd)
 	if err != nil {
 		return nil
 	}

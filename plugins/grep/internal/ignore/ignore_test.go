@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -355,5 +356,42 @@ func TestExcludesFileFrom(t *testing.T) {
 	}
 	if got := excludesFileFrom("[core]\nexcludesfile = ~/x\n", ""); got != "" {
 		t.Errorf("~ with no home = %q, want none", got)
+	}
+}
+
+// TestChildListed checks that the least name of a directory's entries
+// only spares looking for ignore files that sort before it.
+func TestChildListed(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, ".git/HEAD", "")
+	write(t, root, "d/.gitignore", "gi\n")
+	write(t, root, "d/.ignore", "ig\n")
+	write(t, root, "d/.rgignore", "rg\n")
+	d := Root(root, nil)
+	sub := filepath.Join(root, "d")
+	for _, tc := range []struct {
+		first string
+		want  []string // the ignore files read
+	}{
+		{"", []string{"gi", "ig", "rg"}},
+		{".editorconfig", []string{"gi", "ig", "rg"}},
+		{".gitignore", []string{"gi", "ig", "rg"}},
+		{".gitignorf", []string{"ig", "rg"}},
+		{".ignore", []string{"ig", "rg"}},
+		{".rgignore", []string{"rg"}},
+		{"a.go", nil},
+	} {
+		c := d.ChildListed(sub, tc.first)
+		for _, name := range []string{"gi", "ig", "rg"} {
+			want := slices.Contains(tc.want, name)
+			if got := c.Match(filepath.Join(sub, name), false) == Ignore; got != want {
+				t.Errorf("first %q: %s ignored %v, want %v", tc.first, name, got, want)
+			}
+		}
+	}
+	// A directory with nothing of its own shares its parent's Dir.
+	write(t, root, "plain/x", "")
+	if c := d.Child(filepath.Join(root, "plain")); c != d {
+		t.Error("a directory with no ignore files got a Dir of its own")
 	}
 }

@@ -191,8 +191,9 @@ type engine struct {
 	// panicked holds the first panic's message and stack.
 	panicked atomic.Value
 	stats    counters
-	// dirs maps a directory's path to its *ignore.Dir during a walk.
-	dirs sync.Map
+	// dirs maps a directory's path to its *lazyDir during a walk.
+	dirs   sync.Map
+	spares spares
 }
 
 // done reports whether ctx has ended, without taking a lock.

@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"runtime/debug"
+	"slices"
+	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/riot-tools/riot/plugins/grep/internal/fsys"
 )
 
 const (
@@ -31,9 +35,52 @@ var nl = []byte{'\n'}
 type worker struct {
 	e   *engine
 	pat *Pattern
+	// buf is chunkSize long; a file that needs more borrows a larger
+	// buffer from e.spares for as long as it is searched.
 	buf []byte
 	cur cursor
 	em  emitter
+}
+
+// spares hold the larger buffers between the files that need them. Few
+// files have lines that long, so workers share them: each worker keeping
+// its own would make a fresh process touch that memory once per worker.
+type spares struct {
+	mu   sync.Mutex
+	bufs [][]byte
+}
+
+// grow returns a buffer twice as long as buf (up to maxBufSize) that
+// starts with buf[:n], and gives buf back if it was a spare.
+func (w *worker) grow(buf []byte, n int) []byte {
+	size := min(2*len(buf), maxBufSize)
+	s := &w.e.spares
+	var grown []byte
+	s.mu.Lock()
+	for i, b := range s.bufs {
+		if len(b) == size {
+			grown = b
+			s.bufs = slices.Delete(s.bufs, i, i+1)
+			break
+		}
+	}
+	s.mu.Unlock()
+	if grown == nil {
+		grown = make([]byte, size)
+	}
+	copy(grown, buf[:n])
+	w.release(buf)
+	return grown
+}
+
+// release gives back buf if it is a spare.
+func (w *worker) release(buf []byte) {
+	if len(buf) > len(w.buf) {
+		s := &w.e.spares
+		s.mu.Lock()
+		s.bufs = append(s.bufs, buf)
+		s.mu.Unlock()
+	}
 }
 
 func (e *engine) newWorker() *worker {
@@ -59,7 +106,7 @@ func (w *worker) searchFile(path, display string, explicit bool) {
 		defer hook()
 	}
 	// O_NONBLOCK: a pipe put where a file was must not hang the search.
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOCTTY|unix.O_NONBLOCK, 0)
+	fd, err := fsys.Open(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOCTTY|unix.O_NONBLOCK)
 	if err != nil {
 		w.e.stats.unreadable.Add(1)
 		return
@@ -111,6 +158,7 @@ func read(fd int, p []byte) (int, error) {
 // file was not searched: unreadable, or binary.
 func (w *worker) scanChunks(fd int, fs *fileState) bool {
 	buf := w.buf
+	defer func() { w.release(buf) }()
 	// buf[:keep] is searched text kept for before-context; buf[keep:n] is
 	// not searched yet; base is the file offset of buf[0].
 	keep, n := 0, 0
@@ -129,9 +177,7 @@ func (w *worker) scanChunks(fd int, fs *fileState) bool {
 			if len(buf) >= maxBufSize {
 				return w.scanMapped(fd, fs, base, keep, n)
 			}
-			grown := make([]byte, min(2*len(buf), maxBufSize))
-			copy(grown, buf[:n])
-			buf, w.buf = grown, grown
+			buf = w.grow(buf, n)
 		}
 		want := buf[n:]
 		if first {
@@ -232,6 +278,7 @@ func (w *worker) scanMapped(fd int, fs *fileState, base int64, keep, n int) (ok 
 // read into the buffer, or mapped when larger than the largest buffer.
 func (w *worker) scanWhole(fd int, fs *fileState) (ok bool) {
 	buf, n := w.buf, 0
+	defer func() { w.release(buf) }()
 	for {
 		if n == len(buf) {
 			if len(buf) >= maxBufSize {
@@ -249,9 +296,7 @@ func (w *worker) scanWhole(fd int, fs *fileState) (ok bool) {
 				}()
 				return w.whole(data, fs)
 			}
-			grown := make([]byte, min(2*len(buf), maxBufSize))
-			copy(grown, buf[:n])
-			buf, w.buf = grown, grown
+			buf = w.grow(buf, n)
 		}
 		m, err := read(fd, buf[n:])
 		if err != nil {

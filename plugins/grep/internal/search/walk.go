@@ -42,14 +42,17 @@ var errStop = errors.New("search stopped")
 // a typical source file). Workers' buffers come from a sync.Pool.
 //
 // fastwalk calls the callback for a directory just before it reads it,
-// and for its files while reading it, so the callback can load the
-// directory's ignore files then and store them for its entries: a
-// directory's Dir is always stored before its entries are visited.
+// and for its files while reading it, so the callback stores a lazyDir
+// for the directory then: it is always there before its entries are
+// visited. Entries are visited in byte order of their names, so the first
+// one that is not a subdirectory tells which ignore files are missing.
 func (e *engine) walk() {
 	workers := sync.Pool{New: func() any { return e.newWorker() }}
 	root := filepath.Clean(e.o.Root)
-	e.dirs.Store(root, ignore.Root(root, e.o.GlobalExcludes))
-	conf := fastwalk.Config{Follow: false, NumWorkers: e.o.Workers}
+	rootDir := &lazyDir{}
+	rootDir.dir.Store(ignore.Root(root, e.o.GlobalExcludes))
+	e.dirs.Store(root, rootDir)
+	conf := fastwalk.Config{Follow: false, NumWorkers: e.o.Workers, Sort: fastwalk.SortLexical}
 	_ = fastwalk.Walk(&conf, root, func(path string, de fs.DirEntry, err error) error {
 		defer e.recoverPanic()
 		if e.done() {
@@ -68,7 +71,11 @@ func (e *engine) walk() {
 		}
 		typ := de.Type()
 		dir, name := splitPath(path)
-		parent := e.dirFor(dir)
+		first := name
+		if typ.IsDir() {
+			first = ""
+		}
+		parent := e.dirFor(dir, first)
 		switch {
 		case typ.IsDir():
 			if name == ".git" {
@@ -78,7 +85,7 @@ func (e *engine) walk() {
 			if e.skip(parent, path, name, true) {
 				return filepath.SkipDir
 			}
-			e.dirs.Store(path, parent.Child(path))
+			e.dirs.Store(path, &lazyDir{parent: parent, path: path})
 			return nil
 		case typ&fs.ModeSymlink != 0:
 			e.stats.symlinks.Add(1)
@@ -97,15 +104,44 @@ func (e *engine) walk() {
 	})
 }
 
-// dirFor returns the ignore state of a directory already visited.
-func (e *engine) dirFor(dir string) *ignore.Dir {
-	if d, ok := e.dirs.Load(dir); ok {
-		return d.(*ignore.Dir)
+// dirFor returns the ignore state of a directory already visited. first
+// is the name of the entry asking, unless it is a subdirectory.
+func (e *engine) dirFor(dir, first string) *ignore.Dir {
+	if l, ok := e.dirs.Load(dir); ok {
+		return l.(*lazyDir).get(first)
 	}
 	// Unreachable: fastwalk visits a directory before its entries. Fall
 	// back to loading it, which is correct, only slower.
-	d := ignore.Root(dir, e.o.GlobalExcludes)
-	e.dirs.Store(dir, d)
+	l := &lazyDir{}
+	l.dir.Store(ignore.Root(dir, e.o.GlobalExcludes))
+	e.dirs.Store(dir, l)
+	return l.dir.Load()
+}
+
+// lazyDir is a directory's ignore state, made when first needed. The
+// directory's own walker usually needs it first, for its first entry
+// that is not a subdirectory: no such entry sorts before that one, so
+// ignore files whose names do are not looked for. A walker visiting a
+// subdirectory may need it sooner; it then looks for them all.
+type lazyDir struct {
+	parent *ignore.Dir
+	path   string
+	mu     sync.Mutex
+	dir    atomic.Pointer[ignore.Dir]
+}
+
+// get returns the Dir; first is as for dirFor.
+func (l *lazyDir) get(first string) *ignore.Dir {
+	if d := l.dir.Load(); d != nil {
+		return d
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	d := l.dir.Load()
+	if d == nil {
+		d = l.parent.ChildListed(l.path, first)
+		l.dir.Store(d)
+	}
 	return d
 }
 

@@ -1,0 +1,102 @@
+// Package fsys opens and stats files by path without allocating. The
+// walk opens every file and probes every directory for ignore files; on
+// Linux the NUL-terminated path these calls need is built in a buffer on
+// the stack instead of a new one on the heap each time, which in a freshly
+// started plugin is fresh memory to fault in, and garbage to collect.
+package fsys
+
+import (
+	"errors"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// stackPath is the longest path, NUL included, built on the stack; a
+// longer one costs an allocation.
+const stackPath = 512
+
+// Open opens path, retrying when interrupted.
+func Open(path string, flags int) (int, error) {
+	return OpenIn(path, "", flags)
+}
+
+// OpenIn opens the file name in directory dir (path dir itself when name
+// is ""), retrying when interrupted.
+func OpenIn(dir, name string, flags int) (int, error) {
+	for {
+		fd, err := openIn(dir, name, flags)
+		if !errors.Is(err, unix.EINTR) {
+			return fd, err
+		}
+	}
+}
+
+// LstatIn reports whether dir/name exists, without following a symbolic
+// link, and whether it is a directory.
+func LstatIn(dir, name string) (exists, isDir bool) {
+	var st unix.Stat_t
+	for {
+		err := lstatIn(dir, name, &st)
+		if err == nil {
+			return true, st.Mode&unix.S_IFMT == unix.S_IFDIR
+		}
+		if !errors.Is(err, unix.EINTR) {
+			return false, false
+		}
+	}
+}
+
+// ReadAll reads an open file to its end, as os.ReadFile does: in one
+// read and the one that finds the end, when its size is known.
+func ReadAll(fd int) ([]byte, error) {
+	size := 512
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) == nil && st.Size > 0 && st.Size < 1<<30 {
+		size = int(st.Size) + 1
+	}
+	data := make([]byte, 0, size)
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := unix.Read(fd, data[len(data):cap(data)])
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			return data, nil
+		}
+		data = data[:len(data)+n]
+	}
+}
+
+// join is dir/name, or dir when name is "".
+func join(dir, name string) string {
+	switch {
+	case name == "":
+		return dir
+	case strings.HasSuffix(dir, "/"):
+		return dir + name
+	}
+	return dir + "/" + name
+}
+
+// appendPath appends dir/name (or dir when name is "") and a NUL to b. ok
+// is false when the path holds a NUL, which no file's path does.
+func appendPath(b []byte, dir, name string) (_ []byte, ok bool) {
+	if strings.IndexByte(dir, 0) >= 0 || strings.IndexByte(name, 0) >= 0 {
+		return b, false
+	}
+	b = append(b, dir...)
+	if name != "" {
+		if !strings.HasSuffix(dir, "/") {
+			b = append(b, '/')
+		}
+		b = append(b, name...)
+	}
+	return append(b, 0), true
+}
