@@ -6,6 +6,10 @@ GO       ?= go
 TOOL     := $(GO) tool -modfile=tools/go.mod
 BUILTINS := bash grep read diagnostics
 BIN      := bin
+# Stamp binaries with their commit even where GOFLAGS says -buildvcs=false:
+# riot serves a builtin from the bin/riot-tool-NAME beside it only when
+# both are stamped with the same clean commit.
+BUILD    := $(GO) build -buildvcs=auto
 
 .PHONY: all build plugins proto test test-short race vet lint ci bench mutate fuzz clean demo
 
@@ -13,15 +17,15 @@ all: build plugins
 
 ## build: bin/riot
 build:
-	$(GO) build -o $(BIN)/riot ./cmd/riot
+	$(BUILD) -o $(BIN)/riot ./cmd/riot
 
 ## plugins: each builtin as a standalone bin/riot-tool-NAME, and the example
 plugins:
 	@for p in $(BUILTINS); do \
-		echo "$(GO) build -o $(BIN)/riot-tool-$$p ./plugins/$$p/cmd/riot-tool-$$p"; \
-		$(GO) build -o $(BIN)/riot-tool-$$p ./plugins/$$p/cmd/riot-tool-$$p || exit 1; \
+		echo "$(BUILD) -o $(BIN)/riot-tool-$$p ./plugins/$$p/cmd/riot-tool-$$p"; \
+		$(BUILD) -o $(BIN)/riot-tool-$$p ./plugins/$$p/cmd/riot-tool-$$p || exit 1; \
 	done
-	$(GO) build -o $(BIN)/riot-tool-hello ./examples/hello-tool/cmd/riot-tool-hello
+	$(BUILD) -o $(BIN)/riot-tool-hello ./examples/hello-tool/cmd/riot-tool-hello
 
 ## proto: regenerate the committed gRPC code from shared/proto
 proto:

@@ -136,9 +136,14 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		h.log, h.logCloser = newLogger(opts.Config.Log.Level, h.logFile)
 	}
 	h.pluginLogLevel = "debug"
-	if h.tls, err = shared.NewTLSMaterial(); err != nil {
-		return nil, fmt.Errorf("TLS material: %w", err)
-	}
+	// Making keys and certificates takes milliseconds; do it while the
+	// rest is set up. Nothing reads h.tls before this channel.
+	tlsDone := make(chan error, 1)
+	go func() {
+		var err error
+		h.tls, err = shared.NewTLSMaterial()
+		tlsDone <- err
+	}()
 	if h.session, err = openSession(h.stateDir, opts.SessionID); err != nil {
 		return nil, err
 	}
@@ -153,6 +158,9 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	for i, impl := range opts.HostTools {
 		spec := PluginSpec{Name: fmt.Sprintf("host%d", i+1), impl: impl}
 		h.plugins = append(h.plugins, &pluginProc{h: h, spec: spec, log: h.log.Named(spec.Name)})
+	}
+	if err := <-tlsDone; err != nil {
+		return nil, fmt.Errorf("TLS material: %w", err)
 	}
 	h.register(ctx)
 	if err := h.cache.save(); err != nil {
@@ -296,6 +304,10 @@ func (h *Host) Close() error {
 		h.sockOnce.Do(func() {})
 		if h.sockDir != "" {
 			_ = os.RemoveAll(h.sockDir)
+		}
+		// Plugin starts may have cached what they learned.
+		if err := h.cache.save(); err != nil {
+			h.log.Warn("cannot save the manifest cache", "error", err)
 		}
 		_ = h.logCloser()
 	})

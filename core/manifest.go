@@ -2,6 +2,9 @@ package core
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,13 +15,24 @@ import (
 
 // manifestCache keeps plugin manifests on disk, keyed by the binary's path,
 // arguments, size and modification time, so listing tools starts no plugin
-// whose binary has not changed.
+// whose binary has not changed. It also keeps SameBuild's verdicts on
+// builtins' standalone binaries, which cost a plugin start a millisecond or
+// more of reading both binaries.
 type manifestCache struct {
 	path string
 
 	mu      sync.Mutex
 	entries map[string]cacheEntry
+	builds  map[string]string
 	dirty   bool
+}
+
+// cacheFile is the cache on disk. A file in another shape reads as empty.
+type cacheFile struct {
+	Manifests map[string]cacheEntry `json:"manifests"`
+	// Builds maps two binaries, each by path, size and modification time,
+	// to SameBuild's verdict: "" for the same build, or why not.
+	Builds map[string]string `json:"builds,omitempty"`
 }
 
 type cacheEntry struct {
@@ -39,9 +53,15 @@ type cacheTool struct {
 }
 
 func loadManifestCache(path string) *manifestCache {
-	c := &manifestCache{path: path, entries: map[string]cacheEntry{}}
-	if data, err := os.ReadFile(path); err == nil {
-		_ = json.Unmarshal(data, &c.entries)
+	c := &manifestCache{path: path, entries: map[string]cacheEntry{}, builds: map[string]string{}}
+	var f cacheFile
+	if data, err := os.ReadFile(path); err == nil && json.Unmarshal(data, &f) == nil {
+		if f.Manifests != nil {
+			c.entries = f.Manifests
+		}
+		if f.Builds != nil {
+			c.builds = f.Builds
+		}
 	}
 	return c
 }
@@ -93,14 +113,29 @@ func (c *manifestCache) put(spec PluginSpec, m *toolv1.ManifestResponse) {
 }
 
 // save writes the cache if it changed; a cache that cannot be written only
-// costs plugin starts later.
+// costs plugin starts later. It drops the entries of binaries that no
+// longer exist, which every start would otherwise read: the cache is
+// shared by every workspace and every riot binary, and test and benchmark
+// runs each leave one behind.
 func (c *manifestCache) save() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.dirty || c.path == "" {
 		return nil
 	}
-	data, err := json.Marshal(c.entries)
+	for key := range c.entries {
+		path, _, _ := strings.Cut(key, "\x00")
+		if gone(path) {
+			delete(c.entries, key)
+		}
+	}
+	for key := range c.builds {
+		parts := strings.Split(key, "\x00")
+		if len(parts) != 6 || gone(parts[0]) || gone(parts[3]) {
+			delete(c.builds, key)
+		}
+	}
+	data, err := json.Marshal(cacheFile{Manifests: c.entries, Builds: c.builds})
 	if err != nil {
 		return err
 	}
@@ -109,6 +144,52 @@ func (c *manifestCache) save() error {
 	}
 	c.dirty = false
 	return nil
+}
+
+func gone(path string) bool {
+	_, err := os.Stat(path)
+	return errors.Is(err, fs.ErrNotExist)
+}
+
+// sameBuild is SameBuild(a, b), from the cache while neither binary has
+// changed.
+func (c *manifestCache) sameBuild(a, b string) error {
+	key, ok := buildsKey(a, b)
+	if ok {
+		c.mu.Lock()
+		reason, hit := c.builds[key]
+		c.mu.Unlock()
+		if hit {
+			if reason != "" {
+				return errors.New(reason)
+			}
+			return nil
+		}
+	}
+	err := SameBuild(a, b)
+	if ok {
+		reason := ""
+		if err != nil {
+			reason = err.Error()
+		}
+		c.mu.Lock()
+		c.builds[key] = reason
+		c.dirty = true
+		c.mu.Unlock()
+	}
+	return err
+}
+
+func buildsKey(a, b string) (string, bool) {
+	ia, err := os.Stat(a)
+	if err != nil {
+		return "", false
+	}
+	ib, err := os.Stat(b)
+	if err != nil {
+		return "", false
+	}
+	return fmt.Sprintf("%s\x00%d\x00%d\x00%s\x00%d\x00%d", a, ia.Size(), ia.ModTime().UnixNano(), b, ib.Size(), ib.ModTime().UnixNano()), true
 }
 
 // writeFileAtomic writes data to path through a temporary file and a

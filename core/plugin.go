@@ -47,6 +47,10 @@ type PluginSpec struct {
 	Timeout time.Duration
 	// Builtin marks a tool set compiled into riot.
 	Builtin bool
+	// Standalone is a builtin's riot-tool-NAME binary, which serves it in
+	// place of `riot __plugin NAME` (Path and Args) when it is the same
+	// build as Path: it starts faster.
+	Standalone string
 
 	// impl serves a host tool in-process.
 	impl shared.ToolPlugin
@@ -71,6 +75,29 @@ type pluginProc struct {
 	stderr   *tailBuffer
 	// exits remembers how each generation ended, for calls that raced.
 	exits map[int]string
+
+	cmdOnce sync.Once
+	path    string
+	args    []string
+}
+
+// command is what serves the plugin: a builtin's standalone binary when it
+// is the same build as riot, the spec's command otherwise. It is decided
+// at the first start, from the cache while neither binary changes.
+func (p *pluginProc) command() (string, []string) {
+	p.cmdOnce.Do(func() {
+		p.path, p.args = p.spec.Path, p.spec.Args
+		if p.spec.Standalone == "" {
+			return
+		}
+		if err := p.h.cache.sameBuild(p.spec.Path, p.spec.Standalone); err != nil {
+			p.log.Debug("serving the builtin from riot: its standalone binary is not the same build", "standalone", p.spec.Standalone, "reason", err)
+			return
+		}
+		// A builtin's Args are "__plugin", NAME and then its own.
+		p.path, p.args = p.spec.Standalone, p.spec.Args[2:]
+	})
+	return p.path, p.args
 }
 
 // startError is a plugin that could not start; Msg is for the model and
@@ -101,11 +128,7 @@ func (p *pluginProc) conn(ctx context.Context) (shared.ToolPlugin, int, error) {
 			p.mu.Unlock()
 			return stub, gen, nil
 		}
-		if p.starting == nil {
-			p.starting = make(chan struct{})
-			p.startErr = nil
-			go p.start()
-		}
+		p.startLocked()
 		ch := p.starting
 		p.mu.Unlock()
 		select {
@@ -122,14 +145,26 @@ func (p *pluginProc) conn(ctx context.Context) (shared.ToolPlugin, int, error) {
 	}
 }
 
-// running reports whether the plugin is connected, or served in-process.
-func (p *pluginProc) running() bool {
+// prestart starts the plugin if it is not running or starting, without
+// waiting for it.
+func (p *pluginProc) prestart() {
 	if p.spec.impl != nil {
-		return true
+		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.stub != nil
+	if !p.disabled && p.stub == nil {
+		p.startLocked()
+	}
+}
+
+// startLocked starts the plugin unless a start is under way; p.mu is held.
+func (p *pluginProc) startLocked() {
+	if p.starting == nil {
+		p.starting = make(chan struct{})
+		p.startErr = nil
+		go p.start()
+	}
 }
 
 func (p *pluginProc) start() {
@@ -147,16 +182,17 @@ func (p *pluginProc) start() {
 }
 
 func (p *pluginProc) launch() (shared.ToolPlugin, *goplugin.Client, *exec.Cmd, *tailBuffer, error) {
-	info, err := os.Stat(p.spec.Path)
+	path, args := p.command()
+	info, err := os.Stat(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return nil, nil, nil, nil, &startError{Msg: fmt.Sprintf("The %s plugin's binary %s does not exist. Install it there, or fix [plugins.%s] path in the riot config.", p.spec.Name, p.spec.Path, p.spec.Name)}
+		return nil, nil, nil, nil, &startError{Msg: fmt.Sprintf("The %s plugin's binary %s does not exist. Install it there, or fix [plugins.%s] path in the riot config.", p.spec.Name, path, p.spec.Name)}
 	case err != nil:
-		return nil, nil, nil, nil, &startError{Msg: fmt.Sprintf("The %s plugin's binary %s cannot be read (%s). Fix its permissions.", p.spec.Name, p.spec.Path, errText(err))}
+		return nil, nil, nil, nil, &startError{Msg: fmt.Sprintf("The %s plugin's binary %s cannot be read (%s). Fix its permissions.", p.spec.Name, path, errText(err))}
 	case info.IsDir() || info.Mode().Perm()&0o111 == 0:
-		return nil, nil, nil, nil, &startError{Msg: fmt.Sprintf("The %s plugin's binary %s is not an executable file. Make it executable (chmod +x) or fix [plugins.%s] path.", p.spec.Name, p.spec.Path, p.spec.Name)}
+		return nil, nil, nil, nil, &startError{Msg: fmt.Sprintf("The %s plugin's binary %s is not an executable file. Make it executable (chmod +x) or fix [plugins.%s] path.", p.spec.Name, path, p.spec.Name)}
 	}
-	cmd := exec.Command(p.spec.Path, p.spec.Args...)
+	cmd := exec.Command(path, args...)
 	cmd.Env = append(os.Environ(), p.h.tls.PluginEnv(), "RIOT_LOG_LEVEL="+p.h.pluginLogLevel)
 	if dir := p.h.socketDir(); dir != "" {
 		cmd.Env = append(cmd.Env, goplugin.EnvUnixSocketDir+"="+dir)
@@ -211,7 +247,7 @@ func (p *pluginProc) launch() (shared.ToolPlugin, *goplugin.Client, *exec.Cmd, *
 		client.Kill()
 		return nil, nil, nil, nil, &startError{Msg: fmt.Sprintf("The %s plugin serves an unknown interface. Rebuild it with riot's plugin SDK.", p.spec.Name)}
 	}
-	p.log.Debug("plugin started", "pid", cmd.Process.Pid, "protocol", client.NegotiatedVersion())
+	p.log.Debug("plugin started", "path", cmd.Path, "pid", cmd.Process.Pid, "protocol", client.NegotiatedVersion())
 	return stub, client, cmd, tail, nil
 }
 
@@ -237,9 +273,9 @@ func (p *pluginProc) explainStartError(err error, cmd *exec.Cmd, tail *tailBuffe
 		if detail := firstLine(tail.String()); detail != "" {
 			return &startError{Msg: fmt.Sprintf("The %s plugin did not complete the handshake: %s; its last words: %q. See the log for more.", name, exitState(cmd), clip(detail, 200))}
 		}
-		return &startError{Msg: fmt.Sprintf("The %s plugin did not complete the handshake: %s without a word. Check that %s is a riot plugin.", name, exitState(cmd), p.spec.Path)}
+		return &startError{Msg: fmt.Sprintf("The %s plugin did not complete the handshake: %s without a word. Check that %s is a riot plugin.", name, exitState(cmd), cmd.Path)}
 	case strings.Contains(msg, "timeout while waiting for plugin to start"):
-		return &startError{Msg: fmt.Sprintf("The %s plugin did not complete the handshake within %s. Check that %s is a riot plugin and is not stuck at start.", name, startTimeout, p.spec.Path)}
+		return &startError{Msg: fmt.Sprintf("The %s plugin did not complete the handshake within %s. Check that %s is a riot plugin and is not stuck at start.", name, startTimeout, cmd.Path)}
 	default:
 		return &startError{Msg: fmt.Sprintf("The %s plugin could not start. See the log at %s for why.", name, p.h.logFile)}
 	}

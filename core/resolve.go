@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -29,6 +30,9 @@ type PluginStatus struct {
 	Path    string
 	Builtin bool
 	Enabled bool
+	// Standalone is a builtin's own riot-tool-NAME binary beside riot,
+	// which serves it instead of riot when SameBuild(Path, Standalone).
+	Standalone string
 	// Discovered says which search directory found it, if one did.
 	Discovered string
 	// Problem is why an enabled plugin cannot run, if it cannot.
@@ -55,6 +59,12 @@ func (r Resolver) ResolvePlugins(cfg *config.Config) ([]PluginSpec, []PluginStat
 		case builtin:
 			spec.Path, spec.Args, spec.Builtin = r.Exe, append([]string{"__plugin", p.Name}, p.Args...), true
 			st.Builtin = true
+			if p.SHA256 == "" {
+				// A pin names riot's own binary, so only an unpinned
+				// builtin may be served by another.
+				spec.Standalone = r.standalone(p.Name)
+				st.Standalone = spec.Standalone
+			}
 		case i >= 0:
 			spec.Path = found[i].Path
 		case slices.Contains(defaultBuiltins, p.Name):
@@ -79,6 +89,17 @@ func (r Resolver) ResolvePlugins(cfg *config.Config) ([]PluginSpec, []PluginStat
 		status = append(status, PluginStatus{Name: d.Name, Path: d.Path, Discovered: d.Via})
 	}
 	return specs, status
+}
+
+// standalone is builtin name's riot-tool-NAME binary beside riot, or "".
+// Only that directory counts: a workspace must not be able to replace a
+// builtin by dropping a binary into .riot/plugins.
+func (r Resolver) standalone(name string) string {
+	path := filepath.Join(filepath.Dir(r.Exe), config.PluginPrefix+name)
+	if info, err := os.Stat(path); err != nil || !info.Mode().IsRegular() {
+		return ""
+	}
+	return path
 }
 
 // defaultBuiltins are the builtins the embedded defaults enable.

@@ -45,7 +45,7 @@ func (c *cascadeCause) stopped() string {
 func (h *Host) RunTurn(ctx context.Context, uses []ToolUse) []ToolResult {
 	tctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	h.startNeeded(tctx, uses)
+	h.startNeeded(uses)
 
 	calls := make([]*call, len(uses))
 	running := map[*call]bool{}
@@ -169,25 +169,15 @@ func (h *Host) maxParallel() int {
 	return 10
 }
 
-// startNeeded starts, in parallel, the plugins the turn's calls need that
-// are not running yet.
-func (h *Host) startNeeded(ctx context.Context, uses []ToolUse) {
-	var needed []*pluginProc
+// startNeeded starts, in parallel and without waiting, the plugins the
+// turn's calls need, so that they start while calls are validated and
+// each other plugin starts.
+func (h *Host) startNeeded(uses []ToolUse) {
 	for _, u := range uses {
-		t, ok := h.byName[u.Name]
-		if ok && !t.plugin.running() && !slices.Contains(needed, t.plugin) {
-			needed = append(needed, t.plugin)
+		if t, ok := h.byName[u.Name]; ok {
+			t.plugin.prestart()
 		}
 	}
-	var wg sync.WaitGroup
-	for _, p := range needed {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, _, _ = p.conn(ctx)
-		}()
-	}
-	wg.Wait()
 }
 
 // applyTurnBudget spills the largest results of a turn whose results

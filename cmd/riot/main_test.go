@@ -43,6 +43,7 @@ func TestMain(m *testing.M) {
 // env is an isolated environment: its own home, config, state and data.
 type env struct {
 	t     *testing.T
+	exe   string // the riot binary; bin.riot unless a test built its own
 	home  string
 	ws    string
 	state string
@@ -54,7 +55,7 @@ type env struct {
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	root := t.TempDir()
-	e := &env{t: t, home: filepath.Join(root, "home"), ws: filepath.Join(root, "ws"), state: filepath.Join(root, "state"), tmp: filepath.Join(root, "tmp")}
+	e := &env{t: t, exe: bin.riot, home: filepath.Join(root, "home"), ws: filepath.Join(root, "ws"), state: filepath.Join(root, "state"), tmp: filepath.Join(root, "tmp")}
 	for _, d := range []string{e.home, e.ws, e.tmp} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
@@ -121,7 +122,7 @@ func (e *env) riot(stdin string, args ...string) result {
 }
 
 func (e *env) command(stdin string, args ...string) *exec.Cmd {
-	cmd := exec.Command(bin.riot, args...)
+	cmd := exec.Command(e.exe, args...)
 	cmd.Dir = e.ws
 	cmd.Env = e.environ()
 	cmd.Stdin = strings.NewReader(stdin)

@@ -64,6 +64,13 @@ func printPlugin(w io.Writer, st core.PluginStatus, info core.PluginInfo, riotVe
 	}
 	if st.Builtin {
 		fmt.Fprintf(w, "  version:  riot %s\n", riotVersion)
+		if st.Standalone != "" {
+			if err := core.SameBuild(st.Path, st.Standalone); err != nil {
+				fmt.Fprintf(w, "  standalone: %s, not used: %s\n", st.Standalone, err)
+			} else {
+				fmt.Fprintf(w, "  standalone: %s, which serves it (the same build; it starts faster)\n", st.Standalone)
+			}
+		}
 	}
 	if st.Discovered != "" {
 		fmt.Fprintf(w, "  found in: %s\n", st.Discovered)

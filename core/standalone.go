@@ -1,0 +1,73 @@
+package core
+
+import (
+	"debug/buildinfo"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+)
+
+// A builtin is served by re-executing riot, which pays riot's whole start
+// (every package's init, the JSON Schema meta-schemas among them) before
+// the plugin can answer. Its standalone riot-tool-NAME binary starts in
+// about 60% of that time, so the host uses it when it lies beside riot and
+// is the same build: otherwise an old binary left beside a new riot would
+// serve its old tools behind the new riot's manifest.
+
+// SameBuild reports whether the binaries at a and b were built from the
+// same version of the same module with the same toolchain, or why not. A
+// build without a version, as `go build -buildvcs=false` makes, or from a
+// tree with uncommitted changes, is never the same as anything: nothing
+// in it says what source it was built from.
+func SameBuild(a, b string) error {
+	ia, err := buildinfo.ReadFile(a)
+	if err != nil {
+		return fmt.Errorf("read build info of %s: %w", a, err)
+	}
+	ib, err := buildinfo.ReadFile(b)
+	if err != nil {
+		return fmt.Errorf("read build info of %s: %w", b, err)
+	}
+	return compareBuilds(ia, ib)
+}
+
+func compareBuilds(a, b *debug.BuildInfo) error {
+	for _, bi := range []*debug.BuildInfo{a, b} {
+		if err := identified(bi); err != nil {
+			return err
+		}
+	}
+	switch {
+	case a.Main.Path != b.Main.Path:
+		return fmt.Errorf("built from different modules (%s, %s)", a.Main.Path, b.Main.Path)
+	case a.Main.Version != b.Main.Version:
+		return fmt.Errorf("built from different versions (%s, %s)", a.Main.Version, b.Main.Version)
+	case a.GoVersion != b.GoVersion:
+		return fmt.Errorf("built with different Go toolchains (%s, %s)", a.GoVersion, b.GoVersion)
+	case setting(a, "vcs.revision") != setting(b, "vcs.revision"):
+		return fmt.Errorf("built from different commits (%s, %s)", setting(a, "vcs.revision"), setting(b, "vcs.revision"))
+	}
+	return nil
+}
+
+// identified fails for a build that does not say what source it came from.
+func identified(bi *debug.BuildInfo) error {
+	v := bi.Main.Version
+	switch {
+	case v == "" || v == "(devel)":
+		return errors.New(bi.Path + " has no version: it was built without version control stamping (-buildvcs)")
+	case strings.HasSuffix(v, "+dirty") || setting(bi, "vcs.modified") == "true":
+		return errors.New(bi.Path + " was built from a tree with uncommitted changes")
+	}
+	return nil
+}
+
+func setting(bi *debug.BuildInfo, key string) string {
+	for _, s := range bi.Settings {
+		if s.Key == key {
+			return s.Value
+		}
+	}
+	return ""
+}
