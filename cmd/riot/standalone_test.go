@@ -30,6 +30,7 @@ func TestBuiltinStandalone(t *testing.T) {
 			}
 			v := bi.Main.Version
 			clean := v != "" && v != "(devel)" && !strings.HasSuffix(v, "+dirty")
+			t.Logf("built as %q; the standalone binary should serve Grep: %v", v, clean)
 
 			e := newEnv(t)
 			e.exe = exe
