@@ -12,14 +12,16 @@ command -v hyperfine >/dev/null || { echo "install hyperfine (apt-get install hy
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# As `make all` builds them: riot with each builtin's standalone binary
-# beside it, stamped with the commit, so riot serves builtins from those
-# (which start faster) when the tree is clean. `riot plugins` says which.
-go build -buildvcs=auto -o "$work/riot" ./cmd/riot
+# As `make all` builds them: static, and riot with each builtin's
+# standalone binary beside it, stamped with the commit, so riot serves
+# builtins from those (which start faster) when the tree is clean.
+# `riot plugins` says which.
+build() { CGO_ENABLED=0 go build -buildvcs=auto "$@"; }
+build -o "$work/riot" ./cmd/riot
 for p in bash grep read diagnostics; do
-	go build -buildvcs=auto -o "$work/riot-tool-$p" "./plugins/$p/cmd/riot-tool-$p"
+	build -o "$work/riot-tool-$p" "./plugins/$p/cmd/riot-tool-$p"
 done
-go build -o "$work/plugins/riot-tool-testkit" ./internal/testplugins/testkit
+build -o "$work/plugins/riot-tool-testkit" ./internal/testplugins/testkit
 riot="$work/riot"
 export XDG_STATE_HOME="$work/state" XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/data"
 ws="$work/ws"
