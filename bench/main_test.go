@@ -38,6 +38,8 @@ func TestMain(m *testing.M) {
 		}
 		cmd := exec.Command("go", append([]string{"build", "-o", dir + "/"}, pkgs...)...)
 		cmd.Dir = ".."
+		// Static, as make builds them.
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
 			return 1
