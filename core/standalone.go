@@ -38,15 +38,15 @@ func compareBuilds(a, b *debug.BuildInfo) error {
 			return err
 		}
 	}
-	switch {
-	case a.Main.Path != b.Main.Path:
-		return fmt.Errorf("built from different modules (%s, %s)", a.Main.Path, b.Main.Path)
-	case a.Main.Version != b.Main.Version:
-		return fmt.Errorf("built from different versions (%s, %s)", a.Main.Version, b.Main.Version)
-	case a.GoVersion != b.GoVersion:
-		return fmt.Errorf("built with different Go toolchains (%s, %s)", a.GoVersion, b.GoVersion)
-	case setting(a, "vcs.revision") != setting(b, "vcs.revision"):
-		return fmt.Errorf("built from different commits (%s, %s)", setting(a, "vcs.revision"), setting(b, "vcs.revision"))
+	for _, c := range []struct{ differ, x, y string }{
+		{"built from different modules", a.Main.Path, b.Main.Path},
+		{"built from different versions", a.Main.Version, b.Main.Version},
+		{"built with different Go toolchains", a.GoVersion, b.GoVersion},
+		{"built from different commits", setting(a, "vcs.revision"), setting(b, "vcs.revision")},
+	} {
+		if c.x != c.y {
+			return fmt.Errorf("%s (%s, %s)", c.differ, c.x, c.y)
+		}
 	}
 	return nil
 }
@@ -54,10 +54,10 @@ func compareBuilds(a, b *debug.BuildInfo) error {
 // identified fails for a build that does not say what source it came from.
 func identified(bi *debug.BuildInfo) error {
 	v := bi.Main.Version
-	switch {
-	case v == "" || v == "(devel)":
+	if v == "" || v == "(devel)" {
 		return errors.New(bi.Path + " has no version: it was built without version control stamping (-buildvcs)")
-	case strings.HasSuffix(v, "+dirty") || setting(bi, "vcs.modified") == "true":
+	}
+	if strings.HasSuffix(v, "+dirty") || setting(bi, "vcs.modified") == "true" {
 		return errors.New(bi.Path + " was built from a tree with uncommitted changes")
 	}
 	return nil

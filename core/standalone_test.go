@@ -1,6 +1,7 @@
 package core
 
 import (
+	"os"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -56,10 +57,22 @@ func TestCompareBuilds(t *testing.T) {
 	}
 }
 
-// TestSameBuildUnreadable: a file that is not a Go binary is never the
-// same build.
-func TestSameBuildUnreadable(t *testing.T) {
-	if err := SameBuild("/nonexistent/riot", "/nonexistent/riot-tool-grep"); err == nil {
-		t.Fatal("accepted binaries that do not exist")
+// TestSameBuildReadsBoth: either binary unreadable is a refusal naming
+// it, and a real binary is judged by its build info (this test binary has
+// no version).
+func TestSameBuildReadsBoth(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ a, b, want string }{
+		{"/nonexistent/riot", self, "read build info of /nonexistent/riot"},
+		{self, "/nonexistent/riot-tool-grep", "read build info of /nonexistent/riot-tool-grep"},
+		{self, self, "has no version"},
+	} {
+		err := SameBuild(tc.a, tc.b)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("SameBuild(%s, %s) = %v, want an error saying %q", tc.a, tc.b, err, tc.want)
+		}
 	}
 }

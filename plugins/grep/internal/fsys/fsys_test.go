@@ -73,3 +73,23 @@ func TestLstatIn(t *testing.T) {
 		}
 	}
 }
+
+// FuzzAppendPath: the NUL-terminated path handed to the system call is
+// exactly the joined path, and a path holding a NUL is refused rather
+// than cut short at it.
+func FuzzAppendPath(f *testing.F) {
+	for _, s := range [][2]string{{"/a", "b"}, {"/a/", "b"}, {"/", ""}, {"/a", "b\x00c"}, {"", "x"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, dir, name string) {
+		var arr [stackPath]byte
+		p, ok := appendPath(arr[:0], dir, name)
+		hasNUL := strings.ContainsRune(dir+name, 0)
+		if ok == hasNUL {
+			t.Fatalf("appendPath(%q, %q) ok = %v with NUL = %v", dir, name, ok, hasNUL)
+		}
+		if ok && string(p) != join(dir, name)+"\x00" {
+			t.Fatalf("appendPath(%q, %q) = %q, want %q", dir, name, p, join(dir, name)+"\x00")
+		}
+	})
+}
