@@ -87,14 +87,14 @@ type pluginProc struct {
 func (p *pluginProc) command() (string, []string) {
 	p.cmdOnce.Do(func() {
 		p.path, p.args = p.spec.Path, p.spec.Args
-		if p.spec.Standalone == "" {
+		// A builtin's Args are "__plugin", NAME and then its own.
+		if p.spec.Standalone == "" || len(p.spec.Args) < 2 || p.spec.Args[0] != "__plugin" {
 			return
 		}
 		if err := p.h.cache.sameBuild(p.spec.Path, p.spec.Standalone); err != nil {
 			p.log.Debug("serving the builtin from riot: its standalone binary is not the same build", "standalone", p.spec.Standalone, "reason", err)
 			return
 		}
-		// A builtin's Args are "__plugin", NAME and then its own.
 		p.path, p.args = p.spec.Standalone, p.spec.Args[2:]
 	})
 	return p.path, p.args
