@@ -47,33 +47,6 @@ func LstatIn(dir, name string) (exists, isDir bool) {
 	}
 }
 
-// ReadAll reads an open file to its end, as os.ReadFile does: in one
-// read and the one that finds the end, when its size is known.
-func ReadAll(fd int) ([]byte, error) {
-	size := 512
-	var st unix.Stat_t
-	if unix.Fstat(fd, &st) == nil && st.Size > 0 && st.Size < 1<<30 {
-		size = int(st.Size) + 1
-	}
-	data := make([]byte, 0, size)
-	for {
-		if len(data) == cap(data) {
-			data = append(data, 0)[:len(data)]
-		}
-		n, err := unix.Read(fd, data[len(data):cap(data)])
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if n == 0 {
-			return data, nil
-		}
-		data = data[:len(data)+n]
-	}
-}
-
 // join is dir/name, or dir when name is "".
 func join(dir, name string) string {
 	switch {

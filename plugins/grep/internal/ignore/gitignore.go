@@ -2,6 +2,8 @@ package ignore
 
 import (
 	"bytes"
+	"io"
+	"os"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -131,8 +133,10 @@ func readRulesIn(dir, name string) *Rules {
 	if err != nil {
 		return nil
 	}
-	data, err := fsys.ReadAll(fd)
-	_ = unix.Close(fd)
+	// The file exists, which is rare: reading it may allocate.
+	f := os.NewFile(uintptr(fd), name)
+	data, err := io.ReadAll(f)
+	_ = f.Close()
 	if err != nil {
 		return nil
 	}
