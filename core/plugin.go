@@ -87,8 +87,8 @@ type pluginProc struct {
 func (p *pluginProc) command() (string, []string) {
 	p.cmdOnce.Do(func() {
 		p.path, p.args = p.spec.Path, p.spec.Args
-		// A builtin's Args are "__plugin", NAME and then its own.
-		if p.spec.Standalone == "" || len(p.spec.Args) < 2 || p.spec.Args[0] != "__plugin" {
+		// A builtin's Args are BuiltinCommand, NAME and then its own.
+		if p.spec.Standalone == "" || len(p.spec.Args) < 2 || p.spec.Args[0] != BuiltinCommand {
 			return
 		}
 		if err := p.h.cache.sameBuild(p.spec.Path, p.spec.Standalone); err != nil {

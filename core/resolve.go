@@ -57,7 +57,7 @@ func (r Resolver) ResolvePlugins(cfg *config.Config) ([]PluginSpec, []PluginStat
 		switch {
 		case p.Path != "":
 		case builtin:
-			spec.Path, spec.Args, spec.Builtin = r.Exe, append([]string{"__plugin", p.Name}, p.Args...), true
+			spec.Path, spec.Args, spec.Builtin = r.Exe, append([]string{BuiltinCommand, p.Name}, p.Args...), true
 			st.Builtin = true
 			if p.SHA256 == "" {
 				// A pin names riot's own binary, so only an unpinned
@@ -101,6 +101,10 @@ func (r Resolver) standalone(name string) string {
 	}
 	return path
 }
+
+// BuiltinCommand is riot's hidden command that serves a builtin:
+// `riot __plugin NAME`.
+const BuiltinCommand = "__plugin"
 
 // defaultBuiltins are the builtins the embedded defaults enable.
 var defaultBuiltins = []string{"bash", "grep", "read", "diagnostics"}

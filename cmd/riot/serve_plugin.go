@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/riot-tools/riot/core"
 	"github.com/riot-tools/riot/plugin"
 )
 
@@ -10,7 +11,7 @@ import (
 // riot as `riot __plugin NAME`, as Packer and Waypoint do.
 func (a *app) servePluginCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:    "__plugin NAME",
+		Use:    core.BuiltinCommand + " NAME",
 		Short:  "Serve a builtin tool set as a plugin (used by riot itself)",
 		Hidden: true,
 		Args:   cobra.ExactArgs(1),
