@@ -255,7 +255,8 @@ func (p *pluginProc) launch() (shared.ToolPlugin, *goplugin.Client, *exec.Cmd, *
 // can act on.
 func (p *pluginProc) explainStartError(err error, cmd *exec.Cmd, tail *tailBuffer) error {
 	name, msg := p.spec.Name, err.Error()
-	p.log.Error("plugin failed to start", "error", err, "stderr", tail.String())
+	// Info, not Error: the CLI says it in one line of its own; the file keeps it.
+	p.log.Info("plugin failed to start", "error", err, "stderr", tail.String())
 	switch {
 	case errors.Is(err, goplugin.ErrChecksumsDoNotMatch):
 		actual := "unknown"

@@ -25,6 +25,7 @@ func (a *app) pluginsCommand() *cobra.Command {
 			}
 			exe, _ := os.Executable()
 			_, statuses := core.Resolver{Workspace: ws, Exe: exe, Builtins: builtinNames()}.ResolvePlugins(cfg)
+			a.noPluginWarnings = true // each problem is in the listing
 			h, err := a.host(cmd.Context(), core.Options{})
 			if err != nil {
 				return err

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/riot-tools/riot/config"
+)
+
+// argsInOwnWords wraps the argument check of every command below root, so that a wrong argument count says, in riot's words, what the
+// command takes, with its usage line, instead of cobra's "accepts between
+// 1 and 2 arg(s)".
+func argsInOwnWords(root *cobra.Command) {
+	for _, c := range root.Commands() {
+		argsInOwnWords(c)
+		wrapArgs(c)
+	}
+}
+
+func wrapArgs(cmd *cobra.Command) {
+	check := cmd.Args
+	if check == nil {
+		return
+	}
+	cmd.Args = func(c *cobra.Command, args []string) error {
+		if check(c, args) == nil {
+			return nil
+		}
+		return usageErr("%s\n%s", argsMessage(c, args), usageHint(c))
+	}
+}
+
+// argsMessage says what c takes and what it was given.
+func argsMessage(c *cobra.Command, args []string) string {
+	_, want, _ := strings.Cut(c.Use, " ")
+	given := "no arguments"
+	if len(args) > 0 {
+		given = fmt.Sprintf("%d (%s)", len(args), strings.Join(quoteAll(args), " "))
+	}
+	if want == "" {
+		return fmt.Sprintf("%s takes no arguments, but was given %s", c.CommandPath(), given)
+	}
+	return fmt.Sprintf("%s takes %s, but was given %s", c.CommandPath(), want, given)
+}
+
+// usageHint is c's usage line and where its help is.
+func usageHint(c *cobra.Command) string {
+	return fmt.Sprintf("usage: %s\nRun `%s --help` for the details.", c.UseLine(), c.CommandPath())
+}
+
+// rootArgs is the root command's check: a word that is no command is a
+// usage error naming the nearest command, never cobra's text.
+func rootArgs(c *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	var names []string
+	for _, sub := range c.Commands() {
+		if sub.IsAvailableCommand() {
+			names = append(names, sub.Name())
+		}
+	}
+	msg := fmt.Sprintf("riot has no command %q.", args[0])
+	if s := config.Nearest(args[0], names); s != "" {
+		msg = fmt.Sprintf("riot has no command %q; did you mean %q?", args[0], s)
+	}
+	return usageErr("%s The commands are: %s.\nRun `riot --help` for the details.", msg, strings.Join(names, ", "))
+}

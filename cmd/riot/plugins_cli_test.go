@@ -1,0 +1,51 @@
+package main_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// An enabled plugin that cannot start gets one warning line naming it and
+// riot plugins, and no raw log line.
+func TestPluginThatCannotStartWarnsOnce(t *testing.T) {
+	e := newEnv(t)
+	e.write(".riot/config.toml", fmt.Sprintf("plugin_dirs = [%q]\n\n[plugins.testkit]\nenabled = true\nsha256 = %q\n\n[plugins.ghost]\nenabled = true\n",
+		filepath.Dir(bin.testkit), strings.Repeat("0", 64)))
+	r := e.riot("", "tools")
+	r.want(t, 0, "Read")
+	want := "riot: warning: the plugin testkit is enabled but cannot start, so its tools are left out; `riot plugins` says why.\n" +
+		"riot: warning: the plugin ghost is enabled but cannot start, so its tools are left out; `riot plugins` says why.\n"
+	if r.stderr != want {
+		t.Fatalf("stderr = %q, want %q", r.stderr, want)
+	}
+	// riot plugins says why, and warns no more.
+	r = e.riot("", "plugins")
+	r.want(t, 0, "does not match its pinned sha256", "riot-tool-ghost does not exist")
+	if r.stderr != "" {
+		t.Fatalf("riot plugins stderr: %q", r.stderr)
+	}
+}
+
+// A tool of a discovered plugin that is not enabled is a usage error that
+// says the plugin is there and how to enable it.
+func TestCallToolOfPluginNotEnabled(t *testing.T) {
+	e := newEnv(t)
+	e.write(".riot/config.toml", fmt.Sprintf("plugin_dirs = [%q]\n", filepath.Dir(bin.testkit)))
+	e.riot("", "call", "Testkit").want(t, 2, `"Testkit" is likely a tool of the plugin testkit, which is discovered (`+bin.testkit+", in plugin_dirs) but not enabled", "[plugins.testkit]\n  enabled = true")
+	e.riot("", "call", "Noop").want(t, 2, `there is no enabled tool named "Noop"`, `Discovered but not enabled, so their tools cannot be called: testkit. If "Noop" is one of theirs, enable its plugin: `+"`riot plugins` shows how.")
+}
+
+// One entry, one location: a plugin whose path is set is not also shown
+// as found by discovery, nor a builtin as found beside riot.
+func TestPluginsShowsOneLocation(t *testing.T) {
+	e := newEnv(t)
+	missing := filepath.Join(e.ws, "opt", "riot-tool-testkit")
+	e.write(".riot/config.toml", fmt.Sprintf("plugin_dirs = [%q]\n\n[plugins.testkit]\nenabled = true\npath = %q\n", filepath.Dir(bin.testkit), missing))
+	r := e.riot("", "plugins")
+	r.want(t, 0, "testkit (plugin, enabled)\n  path:     "+missing, "does not exist")
+	if strings.Contains(r.stdout, "found in:") {
+		t.Fatalf("two locations for one entry:\n%s", r.stdout)
+	}
+}
