@@ -159,6 +159,9 @@ func (c *Config) apply(l *parsedLayer) error {
 			}
 		}
 		c.Permissions.AdditionalDirs = append(c.Permissions.AdditionalDirs, p.AdditionalDirs...)
+		if len(p.AdditionalDirs) > 0 {
+			set("permissions.additional_dirs", l.at("permissions", "additional_dirs"))
+		}
 		if cl := p.Classifier; cl != nil {
 			if cl.URL != nil {
 				if err := checkURL(*cl.URL); err != "" {
@@ -338,6 +341,9 @@ func (c *Config) applyFlags(f Flags) {
 		}
 	}
 	c.Permissions.AdditionalDirs = append(c.Permissions.AdditionalDirs, f.AddDirs...)
+	if len(f.AddDirs) > 0 {
+		c.Sources["permissions.additional_dirs"] = Source{Layer: "flag", Name: "--add-dir"}
+	}
 }
 
 // validateFlags checks what a flag can set wrongly; file values were

@@ -19,7 +19,8 @@ func (a *app) runCommand() *cobra.Command {
 {"type":"tool_use","id","name","input"} blocks, or an assistant message holding them; with
 --format openai, an array of tool_calls or a message holding them. The output is one result per
 call, in input order: {"type":"tool_result","tool_use_id","content","is_error"}, or
-{"role":"tool","tool_call_id","content"} for openai. Exits 0 whenever the turn ran, and 2 when
+{"role":"tool","tool_call_id","content","status"} for openai, where status is ok, failed,
+denied or cancelled. Exits 0 whenever the turn ran, and 2 when
 the input is malformed.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -166,10 +166,15 @@ type anthropicResult struct {
 	IsError   bool   `json:"is_error"`
 }
 
+// openaiResult is a tool message. OpenAI's tool messages have no error
+// flag, so riot adds the result's status (ok, failed, denied, cancelled),
+// the same word as `riot call --json`: a harness tells a denial from
+// success without reading the text. OpenAI's API ignores the extra field.
 type openaiResult struct {
 	Role       string `json:"role"`
 	ToolCallID string `json:"tool_call_id"`
 	Content    string `json:"content"`
+	Status     string `json:"status"`
 }
 
 // renderResults is the turn's results in the named API's shape.
@@ -183,7 +188,7 @@ func renderResults(results []core.ToolResult, format string) any {
 					text += fmt.Sprintf("\n[An image (%s, %d bytes) was omitted: OpenAI tool messages carry text only.]", b.MediaType, len(b.Data))
 				}
 			}
-			out[i] = openaiResult{Role: "tool", ToolCallID: r.ToolUseID, Content: text}
+			out[i] = openaiResult{Role: "tool", ToolCallID: r.ToolUseID, Content: text, Status: string(r.Status)}
 		}
 		return out
 	}
