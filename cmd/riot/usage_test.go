@@ -83,3 +83,13 @@ func oneLine(t *testing.T, r result) {
 		t.Errorf("want one line on stderr and nothing on stdout, got stdout %q stderr %q", r.stdout, r.stderr)
 	}
 }
+
+// A config value of the wrong type is named in riot's words, with the
+// file and line, never as a Go type.
+func TestConfigTypeErrorsInOwnWords(t *testing.T) {
+	e := newEnv(t)
+	p := e.write(".riot/config.toml", "state_dir = 5\n")
+	e.riot("", "tools").want(t, 2, "riot: config: "+p+":1: state_dir must be a string, not an integer")
+	e.write(".riot/config.toml", "[permissions]\nallow = \"x\"\n")
+	e.riot("", "tools").want(t, 2, p+`:2: allow must be an array of strings, such as ["a", "b"], not a string`)
+}
