@@ -73,9 +73,14 @@ func Load(opts Options) (*Config, error) {
 	}
 	userFile := opts.UserFile
 	if userFile == "" {
-		userFile = filepath.Join(UserConfigDir(getenv), "config.toml")
+		if dir := UserConfigDir(getenv); dir != "" {
+			userFile = filepath.Join(dir, "config.toml")
+		}
 	}
-	files := []struct{ path, layer string }{{userFile, "user"}}
+	var files []struct{ path, layer string }
+	if userFile != "" {
+		files = append(files, struct{ path, layer string }{userFile, "user"})
+	}
 	if opts.Workspace != "" {
 		files = append(files,
 			struct{ path, layer string }{filepath.Join(opts.Workspace, ".riot", "config.toml"), "workspace"},
@@ -110,6 +115,9 @@ func Load(opts Options) (*Config, error) {
 		return nil, err
 	}
 	c.applyFlags(opts.Flags)
+	if c.ResolvedStateDir(getenv) == "" {
+		return nil, &Error{Msg: "riot needs a directory for its state, and without a home directory it has none: set RIOT_STATE_DIR (or state_dir, XDG_STATE_HOME or HOME)"}
+	}
 	return c, c.validateFlags()
 }
 
@@ -119,12 +127,16 @@ func LocalFile(workspace string) string {
 	return filepath.Join(workspace, ".riot", "config.local.toml")
 }
 
-// UserConfigDir is $XDG_CONFIG_HOME/riot, or ~/.config/riot.
+// UserConfigDir is $XDG_CONFIG_HOME/riot, or ~/.config/riot; "" without
+// either, and then there is no user layer.
 func UserConfigDir(getenv func(string) string) string {
 	if d := getenv("XDG_CONFIG_HOME"); d != "" {
 		return filepath.Join(d, "riot")
 	}
-	home, _ := os.UserHomeDir()
+	home, err := HomeDir()
+	if err != nil {
+		return "" // no user layer
+	}
 	return filepath.Join(home, ".config", "riot")
 }
 

@@ -73,15 +73,19 @@ func (c *compiled) matches(tool string, s subject, restrictive bool) bool {
 // it: as in gitignore, a pattern that names a directory covers what it
 // holds.
 func globsMatch(globs []string, path string) bool {
-	for dir := path; ; dir = filepath.Dir(dir) {
+	for dir := path; ; {
 		for _, g := range globs {
 			if doublestar.MatchUnvalidated(g, dir) {
 				return true
 			}
 		}
-		if dir == "/" {
+		// The top is "/", or "." for a path kept relative (a ~ path
+		// without a home): either is its own parent.
+		parent := filepath.Dir(dir)
+		if parent == dir {
 			return false
 		}
+		dir = parent
 	}
 }
 

@@ -94,6 +94,9 @@ func (p *Policy) resolveSubject(v string) (resolved, error) {
 	if v == "" {
 		return resolved{}, errors.New("the path is empty")
 	}
+	if p.home == "" && (v == "~" || strings.HasPrefix(v, "~/")) {
+		return resolved{}, errors.New("it is under ~, and riot cannot find your home directory (set HOME)")
+	}
 	raw := p.absolute(v)
 	phys, err := resolvePath(p.fs, raw)
 	if err != nil {
@@ -106,6 +109,10 @@ func (p *Policy) resolveSubject(v string) (resolved, error) {
 // without cleaning it.
 func (p *Policy) absolute(v string) string {
 	switch {
+	case p.home == "" && (v == "~" || strings.HasPrefix(v, "~/")):
+		// No home: a literal name under the working directory would be a
+		// guess; kept as written, it is matched by no path rule.
+		return v
 	case v == "~":
 		return p.home
 	case strings.HasPrefix(v, "~/"):
