@@ -37,7 +37,7 @@ func serveInProcess(t testing.TB, srv shared.ToolPlugin) shared.ToolPlugin {
 		t.Fatal("plugintest: the in-process server stopped before it served")
 	}
 	client := goplugin.NewClient(&goplugin.ClientConfig{
-		HandshakeConfig:  shared.Handshake,
+		HandshakeConfig: shared.Handshake,
 		// A reattached client negotiates no version: it takes Plugins.
 		Plugins:          shared.VersionedPlugins(nil)[shared.ProtocolVersion],
 		Reattach:         cfg,
