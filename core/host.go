@@ -365,6 +365,10 @@ type PluginInfo struct {
 	Path  string
 	Args  []string
 	Tools []string
+	// Unfenced are its tools that can call themselves read-only but
+	// declare no permission subjects: the fence and deny rules cannot
+	// see what their read-only calls read.
+	Unfenced []string
 	// Problem is why the plugin could not start, if it could not.
 	Problem string
 }
@@ -380,6 +384,9 @@ func (h *Host) Plugins() []PluginInfo {
 		for _, t := range h.tools {
 			if t.plugin == p {
 				info.Tools = append(info.Tools, t.spec.GetName())
+				if t.spec.GetReadOnlyWithoutSubjects() {
+					info.Unfenced = append(info.Unfenced, t.spec.GetName())
+				}
 			}
 		}
 		if err, ok := h.startErrs[p.spec.Name]; ok {

@@ -50,6 +50,8 @@ type cacheTool struct {
 	Cascades  bool            `json:"cascades_on_failure,omitempty"`
 	Unlimited bool            `json:"unlimited,omitempty"`
 	Limit     int64           `json:"limit_chars,omitempty"`
+	// Unfenced is ToolSpec.read_only_without_subjects.
+	Unfenced bool `json:"read_only_without_subjects,omitempty"`
 }
 
 func loadManifestCache(path string) *manifestCache {
@@ -86,7 +88,8 @@ func (c *manifestCache) get(spec PluginSpec) (*toolv1.ManifestResponse, bool) {
 	for _, t := range e.Tools {
 		m.Tools = append(m.Tools, &toolv1.ToolSpec{
 			Name: t.Name, Prompt: t.Prompt, InputSchema: t.Schema, CascadesOnFailure: t.Cascades,
-			ResultBudget: &toolv1.Budget{Unlimited: t.Unlimited, LimitChars: t.Limit},
+			ResultBudget:            &toolv1.Budget{Unlimited: t.Unlimited, LimitChars: t.Limit},
+			ReadOnlyWithoutSubjects: t.Unfenced,
 		})
 	}
 	return m, true
@@ -104,6 +107,7 @@ func (c *manifestCache) put(spec PluginSpec, m *toolv1.ManifestResponse) {
 		e.Tools = append(e.Tools, cacheTool{
 			Name: t.GetName(), Prompt: t.GetPrompt(), Schema: t.GetInputSchema(), Cascades: t.GetCascadesOnFailure(),
 			Unlimited: t.GetResultBudget().GetUnlimited(), Limit: t.GetResultBudget().GetLimitChars(),
+			Unfenced: t.GetReadOnlyWithoutSubjects(),
 		})
 	}
 	c.mu.Lock()

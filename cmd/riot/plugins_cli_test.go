@@ -49,3 +49,18 @@ func TestPluginsShowsOneLocation(t *testing.T) {
 		t.Fatalf("two locations for one entry:\n%s", r.stdout)
 	}
 }
+
+// A plugin tool that can be read-only but declares no subjects is outside
+// the fence and the deny rules: riot plugins warns, from a started plugin
+// and from the manifest cache alike.
+func TestPluginsWarnsAboutToolsWithoutSubjects(t *testing.T) {
+	e := newEnv(t)
+	e.enableTestkit()
+	for range 2 { // the second listing reads the manifest cache
+		r := e.riot("", "plugins")
+		r.want(t, 0, "testkit (plugin, enabled)", "  warning:  Noop, Echo, Crash, Block, Barrier, Fail, Stream, StreamUnlimited, Image, Sleep can be read-only but declare no permission subjects", "neither the workspace fence nor a deny rule sees what they read")
+		if strings.Count(r.stdout, "warning:") != 1 {
+			t.Fatalf("a builtin is warned about:\n%s", r.stdout)
+		}
+	}
+}
