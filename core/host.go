@@ -33,6 +33,9 @@ type Options struct {
 	// through the same contract as plugins (plugin.NewServer builds one).
 	// Their tools come last in tools[].
 	HostTools []shared.ToolPlugin
+	// NotEnabled names the plugins discovered but not enabled: a call of
+	// an unknown tool says they are there, since the tool may be theirs.
+	NotEnabled []string
 	// SessionID names a session persisted under the state dir; empty means
 	// an ephemeral session.
 	SessionID string
@@ -355,6 +358,9 @@ func (h *Host) unknownTool(name string) string {
 	slices.Sort(failed)
 	if len(failed) > 0 {
 		msg += " Some plugins could not start, so their tools are missing: " + strings.Join(failed, " ")
+	}
+	if n := h.opts.NotEnabled; len(n) > 0 {
+		msg += fmt.Sprintf(" Installed but not enabled, so their tools cannot be called in this session: %s. If the tool you need is one of theirs, tell the user that its plugin must be enabled (`riot plugins` shows how); do not retry the call.", strings.Join(n, ", "))
 	}
 	return msg
 }

@@ -64,3 +64,12 @@ func TestPluginsWarnsAboutToolsWithoutSubjects(t *testing.T) {
 		}
 	}
 }
+
+// In a turn, an unknown tool's result tells the model which plugins are
+// installed but not enabled, and that the user must enable one.
+func TestRunUnknownToolNamesPluginsNotEnabled(t *testing.T) {
+	e := newEnv(t)
+	e.write(".riot/config.toml", fmt.Sprintf("plugin_dirs = [%q]\n", filepath.Dir(bin.testkit)))
+	e.riot(`[{"type":"tool_use","id":"a","name":"Noop","input":{}}]`, "run").want(t, 0,
+		`There is no tool named \"Noop\"`, "Installed but not enabled, so their tools cannot be called in this session: testkit.", "tell the user that its plugin must be enabled")
+}

@@ -145,6 +145,11 @@ func (a *app) host(ctx context.Context, opts core.Options) (*core.Host, error) {
 	}
 	specs, statuses := core.Resolver{Workspace: ws, Exe: exe, Builtins: builtinNames()}.ResolvePlugins(cfg)
 	a.statuses = statuses
+	for _, st := range statuses {
+		if !st.Enabled && st.Discovered != "" {
+			opts.NotEnabled = append(opts.NotEnabled, st.Name)
+		}
+	}
 	opts.Config, opts.Workspace, opts.Plugins, opts.SessionID = cfg, ws, specs, a.session
 	if opts.Prompter == nil && interactive(a.stdin, a.stderr) {
 		opts.Prompter = &permission.TTYPrompter{In: a.stdin, Out: a.stderr}
