@@ -1,10 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/riot-tools/riot/config"
 )
@@ -67,4 +69,42 @@ func rootArgs(c *cobra.Command, args []string) error {
 		msg = fmt.Sprintf("riot has no command %q; did you mean %q?", args[0], s)
 	}
 	return usageErr("%s The commands are: %s.\nRun `riot --help` for the details.", msg, strings.Join(names, ", "))
+}
+
+// flagError words pflag's errors as riot's, from their types: never
+// "strconv.ParseBool: parsing \"x\": invalid syntax".
+func flagError(c *cobra.Command, err error) error {
+	var invalid *pflag.InvalidValueError
+	var missing *pflag.ValueRequiredError
+	var unknown *pflag.NotExistError
+	msg := err.Error()
+	switch {
+	case errors.As(err, &invalid):
+		f := invalid.GetFlag()
+		msg = fmt.Sprintf("--%s takes %s, not %q", f.Name, flagValueKind(f), invalid.GetValue())
+	case errors.As(err, &missing):
+		f := missing.GetFlag()
+		msg = fmt.Sprintf("--%s needs a value: %s", f.Name, f.Usage)
+	case errors.As(err, &unknown):
+		name := "--" + unknown.GetSpecifiedName()
+		if unknown.GetSpecifiedShortnames() != "" {
+			name = "-" + unknown.GetSpecifiedName()
+		}
+		msg = fmt.Sprintf("%s has no flag %s", c.CommandPath(), name)
+	}
+	return usageErr("%s\n%s", msg, usageHint(c))
+}
+
+// flagValueKind says what a flag's value is, in words.
+func flagValueKind(f *pflag.Flag) string {
+	switch f.Value.Type() {
+	case "bool":
+		return "true or false"
+	case "int", "int64":
+		return "a whole number"
+	case "duration":
+		return `a duration such as "90s"`
+	default:
+		return "a value"
+	}
 }

@@ -60,7 +60,7 @@ func TestCallExitCodes(t *testing.T) {
 	e.riot("", "call", "Read", `{"path":"a.txt"}`).want(t, 1, "add the required field `file_path`")
 	e.riot("", "call", "Nope").want(t, 2, `there is no enabled tool named "Nope"`)
 	e.riot("", "call", "Bash", `{"command":"touch x"}`).want(t, 1, "Bash(touch:*)")
-	e.riot("", "call", "--bogus").want(t, 2, "unknown flag: --bogus")
+	e.riot("", "call", "--bogus").want(t, 2, "riot call has no flag --bogus")
 	e.riot("", "call").want(t, 2)
 	e.riot(`{"file_path":"a.txt"}`, "call", "Read", "-").want(t, 0, "alpha")
 }

@@ -73,9 +73,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.SetIn(a.stdin)
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageErr("%v\n%s", err, usageHint(c))
-	})
+	root.SetFlagErrorFunc(flagError)
 	f := root.PersistentFlags()
 	f.StringVar(&a.mode, "mode", "", "permission mode: default, acceptEdits, plan, auto, dontAsk or bypassPermissions")
 	f.StringArrayVar(&a.allow, "allow", nil, "allow rule, such as 'Bash(git log:*)' (repeatable)")

@@ -74,7 +74,15 @@ func TestArgumentCountInOwnWords(t *testing.T) {
 	e.riot("", "tools", "x").want(t, 2, `riot tools takes no arguments, but was given 1 ("x")`, "usage: riot tools [flags]")
 	e.riot("", "call", "a", "b", "c").want(t, 2, `but was given 3 ("a" "b" "c")`)
 	e.riot("", "tols").want(t, 2, `riot has no command "tols"; did you mean "tools"?`)
-	e.riot("", "call", "--bogus").want(t, 2, "unknown flag: --bogus", "usage: riot call")
+	e.riot("", "call", "--bogus").want(t, 2, "riot call has no flag --bogus", "usage: riot call")
+	e.riot("", "tools", "-z").want(t, 2, "riot tools has no flag -z")
+	// Flag values in riot's words, never strconv's.
+	r = e.riot("", "--quiet=x", "tools")
+	r.want(t, 2, `--quiet takes true or false, not "x"`)
+	if strings.Contains(r.stderr, "strconv") {
+		t.Fatalf("strconv's text: %s", r.stderr)
+	}
+	e.riot("", "tools", "--mode").want(t, 2, "--mode needs a value: permission mode")
 }
 
 func oneLine(t *testing.T, r result) {
@@ -92,4 +100,11 @@ func TestConfigTypeErrorsInOwnWords(t *testing.T) {
 	e.riot("", "tools").want(t, 2, "riot: config: "+p+":1: state_dir must be a string, not an integer")
 	e.write(".riot/config.toml", "[permissions]\nallow = \"x\"\n")
 	e.riot("", "tools").want(t, 2, p+`:2: allow must be an array of strings, such as ["a", "b"], not a string`)
+}
+
+// A file that cannot be read says why in words, not as Go's "open x: …".
+func TestRunFileReasons(t *testing.T) {
+	e := newEnv(t)
+	e.riot("", "run", "nope.json").want(t, 2, "riot: cannot read nope.json: it does not exist; give a readable file, or - for stdin")
+	e.riot("", "run", ".").want(t, 2, "riot: cannot read .: it is a directory")
 }
