@@ -71,7 +71,11 @@ func projectsBelow(dir string, env *plugin.Env) string {
 	var found []string
 	more := false
 	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || !d.IsDir() {
+		if err != nil {
+			// An unreadable directory holds no project riot can name.
+			return filepath.SkipDir
+		}
+		if !d.IsDir() {
 			return nil
 		}
 		if env.Denied(p) {
