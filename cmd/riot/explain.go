@@ -23,11 +23,17 @@ func (a *app) explainCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := checkCallInput(args[0], input); err != nil {
+				return err
+			}
 			h, err := a.host(cmd.Context(), core.Options{})
 			if err != nil {
 				return err
 			}
 			defer h.Close()
+			if err := a.checkToolName(h, args[0]); err != nil {
+				return err
+			}
 			ex := h.Explain(cmd.Context(), args[0], input)
 			if asJSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())

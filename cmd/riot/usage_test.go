@@ -57,6 +57,8 @@ func TestCallUsageErrors(t *testing.T) {
 	e.riot("", "call", "Read", "{bad json").want(t, 2, `the input of Read is not valid JSON: "b" at line 1, column 2`)
 	e.riot("", "call", "Read", "[]").want(t, 2, "the input of Read is an array; give a JSON object")
 	e.riot("", "call", "Reed", "{}").want(t, 2, `there is no enabled tool named "Reed"; did you mean "Read"?`, "The tools are: Bash, ")
+	e.riot("", "explain", "Reed", "{}").want(t, 2, `there is no enabled tool named "Reed"; did you mean "Read"?`)
+	e.riot("", "explain", "Read", "{bad").want(t, 2, "the input of Read is not valid JSON")
 	// A tool hidden by a bare deny rule is known: calling it is denied.
 	e.riot("", "--deny", "Bash", "call", "Bash", `{"command":"ls"}`).want(t, 1, "denied by the rule `Bash`")
 	// riot run keeps its contract: the turn ran, the unknown tool is in a result.
