@@ -14,6 +14,7 @@ import (
 // resolved, so it asks.
 func TestNoHomeNeededOnlyForTilde(t *testing.T) {
 	e := newEnv(t)
+	t.Chdir(e.ws) // so that an empty Protect entry taken as the working directory would show
 	noHome := func() (string, error) { return "", config.ErrNoHome }
 	c := e.cfg("default", "deny:Read(**/.env)", "allow:Bash(ls:*)")
 	c.Home, c.lookupHome = "", noHome
@@ -25,9 +26,16 @@ func TestNoHomeNeededOnlyForTilde(t *testing.T) {
 	if d := decide(p, editReq("src/a.go")); d.Behavior != Ask || strings.Contains(d.Reason, "protected") {
 		t.Fatalf("an edit in the workspace asks as in default mode, not as protected: %v %s", d.Behavior, d.Reason)
 	}
+	// A rule that matches at any depth still denies a ~ path.
+	if d := decide(p, readReq("~/.env")); d.Behavior != Deny || d.Step != StepDenyRule {
+		t.Fatalf("~/.env without a home under Read(**/.env): %v at %v %s", d.Behavior, d.Step, d.Reason)
+	}
 	d := decide(p, readReq("~/notes.txt"))
 	if d.Behavior != Ask || !strings.Contains(d.Reason, `The path "~/notes.txt" cannot be resolved (it is under ~, and riot cannot find your home directory (set HOME))`) {
 		t.Fatalf("a ~ path without a home: %v %s", d.Behavior, d.Reason)
+	}
+	if d.Check != "cannot resolve: /~/notes.txt" {
+		t.Fatalf("a ~ path without a home is not written as under the root: %q", d.Check)
 	}
 
 	for _, rule := range []string{"deny:Read(~/.aws/**)", "allow:Edit(~)", "ask:Bash(~/bin/deploy:*)"} {

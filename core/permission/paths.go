@@ -42,14 +42,19 @@ func (p *Policy) resolveSubject(v string) (resolved, error) {
 	return resolved{lexical: filepath.Clean(raw), physical: phys}, nil
 }
 
+// noHome stands for the home directory in a path's written form when
+// there is none.
+const noHome = "/~"
+
 // absolute expands `~` and joins a relative v to the working directory,
 // without cleaning it.
 func (p *Policy) absolute(v string) string {
 	switch {
 	case p.home == "" && (v == "~" || strings.HasPrefix(v, "~/")):
-		// No home: a literal name under the working directory would be a
-		// guess; kept as written, it is matched by no path rule.
-		return v
+		// No home: the path cannot be resolved, so it asks; as /~/…, a
+		// rule that matches at any depth (Read(**/.env)) still denies it,
+		// and no rule anchored elsewhere matches it by accident.
+		return noHome + v[1:]
 	case v == "~":
 		return p.home
 	case strings.HasPrefix(v, "~/"):
