@@ -60,7 +60,7 @@ func checkValue(v any, t reflect.Type, path []string, at func(key ...string) Sou
 		if _, ok := v.(bool); !ok {
 			return bad("true or false")
 		}
-	case t.Kind() == reflect.Slice: // []string, the only list riot has
+	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.String:
 		list, ok := v.([]any)
 		if !ok {
 			return bad(`an array of strings, such as ["a", "b"]`)
@@ -68,6 +68,27 @@ func checkValue(v any, t reflect.Type, path []string, at func(key ...string) Sou
 		for i, e := range list {
 			if _, ok := e.(string); !ok {
 				return &Error{Source: at(path...), Msg: fmt.Sprintf("%s[%d] must be a string, not %s", name, i, tomlKind(e))}
+			}
+		}
+	case t.Kind() == reflect.Slice: // of tables: [[hooks.PreToolUse]]
+		var tables []map[string]any
+		switch list := v.(type) {
+		case []map[string]any:
+			tables = list
+		case []any:
+			for i, e := range list {
+				table, ok := e.(map[string]any)
+				if !ok {
+					return &Error{Source: at(path...), Msg: fmt.Sprintf("%s[%d] must be a table, not %s", name, i, tomlKind(e))}
+				}
+				tables = append(tables, table)
+			}
+		default:
+			return bad(fmt.Sprintf("an array of tables, [[%s]]", strings.Join(path, ".")))
+		}
+		for _, table := range tables {
+			if err := checkTypes(table, t.Elem(), path, at); err != nil {
+				return err
 			}
 		}
 	case t.Kind() == reflect.Struct:

@@ -42,3 +42,17 @@ func TestConfigTypeAndSyntaxMessages(t *testing.T) {
 		})
 	}
 }
+
+// Arrays of tables are checked element by element.
+func TestConfigArrayOfTablesTypes(t *testing.T) {
+	for _, tc := range []struct{ body, msg string }{
+		{"[[hooks.PreToolUse]]\ncommand = 5\n", "command must be a string, not an integer"},
+		{"[hooks]\nPreToolUse = \"x\"\n", "PreToolUse must be an array of tables, [[hooks.PreToolUse]], not a string"},
+		{"[hooks]\nPreToolUse = [1]\n", "PreToolUse[0] must be a table, not an integer"},
+		{"[[hooks.PostToolUse]]\ncommand = \"x\"\nfail_closed = \"yes\"\n", "fail_closed must be true or false, not a string"},
+	} {
+		if ce := configErr(t, tc.body); ce.Msg != tc.msg {
+			t.Errorf("%q: got %q, want %q", tc.body, ce.Msg, tc.msg)
+		}
+	}
+}
