@@ -89,6 +89,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.explainCommand(), a.configCommand(), a.mcpCommand(), a.versionCommand(),
 		a.servePluginCommand(),
 	)
+	root.InitDefaultCompletionCmd() // now, so that its arguments are checked in riot's words too
 	argsInOwnWords(root)
 	a.completions(root)
 	return root
