@@ -1,29 +1,21 @@
 package config
 
 import (
-	"errors"
 	"os"
-	"os/user"
 	"path/filepath"
 	"strings"
+
+	"github.com/riot-tools/riot/internal/paths"
 )
 
 // ErrNoHome is HomeDir's error: neither $HOME nor the user database names
 // a home directory.
-var ErrNoHome = errors.New("riot cannot find your home directory: $HOME is not set and the user database has no entry; set HOME")
+var ErrNoHome = paths.ErrNoHome
 
 // HomeDir is $HOME or, when it is not set, the user database's home
 // directory, as bash expands ~: riot needs it only for ~ paths and the
 // defaults below it, each of which says so when it is missing.
-func HomeDir() (string, error) {
-	if h := os.Getenv("HOME"); h != "" {
-		return h, nil
-	}
-	if u, err := user.Current(); err == nil && u.HomeDir != "" {
-		return u.HomeDir, nil
-	}
-	return "", ErrNoHome
-}
+func HomeDir() (string, error) { return paths.Home() }
 
 // ResolvedStateDir is state_dir, or $XDG_STATE_HOME/riot, or
 // ~/.local/state/riot; "" when none can be known (Load reports it).

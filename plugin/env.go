@@ -2,12 +2,13 @@ package plugin
 
 import (
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/riot-tools/riot/internal/paths"
 )
 
 // Env is what a call knows about the session it serves and the world it may
@@ -99,7 +100,7 @@ func (e *Env) Rel(path string) string {
 // when there is no home directory, stay as they are.
 func expandHome(path string) string {
 	if path == "~" || strings.HasPrefix(path, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
+		if home, err := paths.Home(); err == nil {
 			return home + path[1:]
 		}
 	}
