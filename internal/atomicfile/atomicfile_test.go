@@ -1,0 +1,68 @@
+package atomicfile_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/riot-tools/riot/internal/atomicfile"
+)
+
+func TestWriteReplacesWholeAndLeavesNoTemporaryFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "sub", "state.json")
+	if err := atomicfile.Write(path, []byte("one"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := atomicfile.Write(path, []byte("two"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	info, _ := os.Stat(path)
+	if string(data) != "two" || info.Mode().Perm() != 0o640 {
+		t.Fatalf("content %q mode %v, want \"two\" and the existing 0640", data, info.Mode().Perm())
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(path)); len(entries) != 1 {
+		t.Fatalf("entries beside the file: %v", entries)
+	}
+}
+
+// Concurrent writers of one path never mix their bytes: each reader sees
+// one writer's whole content.
+func TestConcurrentWritersNeverInterleave(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			body := strings.Repeat(string(rune('a'+i)), 1<<16)
+			if err := atomicfile.Write(path, []byte(body), 0o600); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	data, _ := os.ReadFile(path)
+	if len(data) != 1<<16 || strings.Count(string(data), string(data[:1])) != len(data) {
+		t.Fatalf("the file mixes writers: %d bytes starting %q", len(data), data[:8])
+	}
+}
+
+func TestCleanupDiscardsAnUncommittedFile(t *testing.T) {
+	dir := t.TempDir()
+	f, err := atomicfile.Create(filepath.Join(dir, "x"), 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = f.Write([]byte("partial"))
+	f.Cleanup()
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("left behind: %v", entries)
+	}
+}
