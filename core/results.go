@@ -1,7 +1,6 @@
 package core
 
 import (
-	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -52,7 +51,7 @@ type resultStore struct {
 	lock      *os.File // the shared flock on dir/.lock, once taken
 	closed    bool
 	lastPrune time.Time
-	cancel    context.CancelFunc
+	running   bool
 	pruning   sync.WaitGroup
 }
 
@@ -157,25 +156,23 @@ func (s *resultStore) startPrune() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
-	if s.closed || s.cancel != nil || now.Sub(s.lastPrune) < pruneEvery {
+	if s.closed || s.running || now.Sub(s.lastPrune) < pruneEvery {
 		return
 	}
 	s.lastPrune = now
 	if info, err := os.Stat(filepath.Join(s.root, stampName)); err == nil && now.Sub(info.ModTime()) < pruneEvery {
 		return
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	s.cancel = cancel
+	s.running = true
 	s.pruning.Add(1)
 	go func() {
 		defer s.pruning.Done()
-		if err := s.prune(ctx); err != nil {
+		if err := s.prune(); err != nil {
 			s.log.Debug("pruning spilled results stopped", "error", err)
 		}
 		s.mu.Lock()
-		s.cancel = nil
+		s.running = false
 		s.mu.Unlock()
-		cancel()
 	}()
 }
 
@@ -188,7 +185,7 @@ type spilled struct {
 
 // prune removes results of sessions no process has open: those older than
 // maxAge, then the oldest while all results together exceed maxBytes.
-func (s *resultStore) prune(ctx context.Context) error {
+func (s *resultStore) prune() error {
 	if err := os.MkdirAll(s.root, 0o700); err != nil {
 		return err
 	}
@@ -211,9 +208,6 @@ func (s *resultStore) prune(ctx context.Context) error {
 		}
 	}()
 	for _, e := range sessions {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
 		if !e.IsDir() {
 			continue
 		}
@@ -239,9 +233,6 @@ func (s *resultStore) prune(ctx context.Context) error {
 	}
 	slices.SortFunc(candidates, func(a, b spilled) int { return a.mtime.Compare(b.mtime) })
 	for _, f := range candidates {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
 		if now.Sub(f.mtime) < s.maxAge && total <= s.maxBytes {
 			break
 		}
@@ -280,18 +271,16 @@ func sessionFiles(dir string) []spilled {
 	return out
 }
 
-// close stops pruning and releases the session's lock.
+// close waits for a pruning under way, which a one-shot invocation would
+// otherwise never let finish (it takes milliseconds, once an hour), and
+// releases the session's lock.
 func (s *resultStore) close() {
 	if s == nil {
 		return
 	}
 	s.mu.Lock()
 	s.closed = true
-	cancel := s.cancel
 	s.mu.Unlock()
-	if cancel != nil {
-		cancel()
-	}
 	s.pruning.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
