@@ -26,7 +26,7 @@ func newLogger(level, file string, maxBytes int64, stderr io.Writer) (log, fileL
 	if stderrLevel == hclog.NoLevel {
 		stderrLevel = hclog.Warn
 	}
-	var out io.Writer = io.Discard
+	out := io.Discard
 	closer = func() error { return nil }
 	if file != "" {
 		if f, err := openLogFile(file, maxBytes); err == nil {
