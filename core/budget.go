@@ -231,7 +231,7 @@ func (c *collector) finish() {
 		c.err = err
 	}
 	if c.err == nil {
-		c.err = c.file.Commit()
+		c.err = c.file.CommitScratch()
 	}
 	c.file.Cleanup()
 }

@@ -550,6 +550,10 @@ func (p *pluginProc) close() {
 	}
 }
 
+// keptExits is how many generations' exits are remembered: only calls
+// of a generation that just died can still ask.
+const keptExits = 4
+
 func (p *pluginProc) recordExit(gen int, state string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -557,6 +561,13 @@ func (p *pluginProc) recordExit(gen int, state string) {
 		p.exits = map[int]string{}
 	}
 	p.exits[gen] = state
+	// A session that outlives many crashes, each more than a minute apart,
+	// must not keep them all.
+	for g := range p.exits {
+		if g <= gen-keptExits {
+			delete(p.exits, g)
+		}
+	}
 }
 
 func (p *pluginProc) lastExit(gen int) string {

@@ -1,9 +1,11 @@
 // Package atomicfile is riot's one way to replace a file on disk: every
-// state, manifest cache, config and spilled-result write goes through it.
-// It writes a temporary file beside the target, fsyncs it, renames it over
-// the target and fsyncs the directory (github.com/google/renameio/v2), so
-// a reader or a crash sees the old file or the new one, never a mix, and
-// two processes writing one path never interleave their bytes.
+// session state, manifest cache, config and spilled-result write goes
+// through it. It writes a temporary file beside the target and renames it
+// over the target (github.com/google/renameio/v2), so a reader sees the
+// old file or the new one, never a mix, and two processes writing one
+// path never interleave their bytes. Commit fsyncs the file and the
+// directory, so a crash keeps one of them too; CommitScratch, for spilled
+// results, does not.
 package atomicfile
 
 import (
@@ -32,7 +34,8 @@ func Write(path string, data []byte, perm os.FileMode) error {
 // discarded by Cleanup.
 type File struct {
 	*renameio.PendingFile
-	dir string
+	path, dir string
+	renamed   bool
 }
 
 // Create starts a replacement of path, making its directory (0700) if
@@ -48,7 +51,7 @@ func Create(path string, perm os.FileMode) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &File{PendingFile: pf, dir: dir}, nil
+	return &File{PendingFile: pf, path: path, dir: dir}, nil
 }
 
 // Commit fsyncs the file, renames it over its target and fsyncs the
@@ -64,5 +67,25 @@ func (f *File) Commit() error {
 	return errors.Join(d.Sync(), d.Close())
 }
 
-// Cleanup removes the temporary file unless Commit succeeded.
-func (f *File) Cleanup() { _ = f.PendingFile.Cleanup() }
+// CommitScratch renames the file over its target without fsync: for
+// scratch files, such as spilled results, that a crash may lose but a
+// reader must never see half written. Fsyncing a spill of a gigabyte
+// would hold its call's result for seconds.
+func (f *File) CommitScratch() error {
+	if err := f.File.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(f.Name(), f.path); err != nil {
+		_ = os.Remove(f.Name())
+		return err
+	}
+	f.renamed = true
+	return nil
+}
+
+// Cleanup removes the temporary file unless a commit succeeded.
+func (f *File) Cleanup() {
+	if !f.renamed {
+		_ = f.PendingFile.Cleanup()
+	}
+}

@@ -66,3 +66,26 @@ func TestCleanupDiscardsAnUncommittedFile(t *testing.T) {
 		t.Fatalf("left behind: %v", entries)
 	}
 }
+
+func TestCommitScratch(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "spill.txt")
+	f, err := atomicfile.Create(path, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = f.Write([]byte("whole"))
+	if _, err := os.Stat(path); err == nil {
+		t.Fatal("visible before the commit")
+	}
+	if err := f.CommitScratch(); err != nil {
+		t.Fatal(err)
+	}
+	f.Cleanup()
+	if data, _ := os.ReadFile(path); string(data) != "whole" {
+		t.Fatalf("content %q", data)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Fatalf("entries: %v", entries)
+	}
+}
