@@ -384,7 +384,6 @@ func (p *pluginProc) launch() (*launched, error) {
 // can act on.
 func (p *pluginProc) explainStartError(err error, cmd *exec.Cmd, tail *tailBuffer, id binaryID) error {
 	name, msg := p.spec.Name, err.Error()
-	p.log.Warn("plugin failed to start; its output is in the log file", "plugin", name)
 	p.fileLog.Error("plugin failed to start", "error", err, "stderr", tail.String())
 	switch {
 	case errors.Is(err, goplugin.ErrChecksumsDoNotMatch):
