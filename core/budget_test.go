@@ -55,40 +55,6 @@ func TestTurnBudgetKeepsTheReasonOfACancelledCall(t *testing.T) {
 	}
 }
 
-// Spill names are one to one with call ids, and every spill of one id
-// gets a file of its own.
-func TestSafeFileNameIsOneToOne(t *testing.T) {
-	ids := []string{"", "%", "_", "a/b", "a_b", "a%2Fb", "a.b", ".a", "%2Ea", "..", "toolu_01ABC", "a b", "é", strings.Repeat("x", 300), strings.Repeat("x", 299) + "y", strings.Repeat("x", 100) + "%Z"}
-	seen := map[string]string{}
-	for _, id := range ids {
-		name := safeFileName(id)
-		if prev, dup := seen[name]; dup {
-			t.Fatalf("ids %q and %q share the file name %q", prev, id, name)
-		}
-		seen[name] = id
-		if name == "" || strings.ContainsAny(name, "/\x00") || strings.HasPrefix(name, ".") || len(name) > 200 {
-			t.Fatalf("id %q gives the unsafe name %q", id, name)
-		}
-	}
-	if got := safeFileName("toolu_01ABC"); got != "toolu_01ABC" {
-		t.Fatalf("a plain id is encoded as %q", got)
-	}
-}
-
-func FuzzSafeFileName(f *testing.F) {
-	f.Add("a/b", "a_b")
-	f.Add("", "%")
-	f.Fuzz(func(t *testing.T, a, b string) {
-		na, nb := safeFileName(a), safeFileName(b)
-		if a != b && na == nb {
-			t.Fatalf("%q and %q share the name %q", a, b, na)
-		}
-		if strings.ContainsAny(na, "/\x00") || strings.HasPrefix(na, ".") || na == "" {
-			t.Fatalf("%q gives the unsafe name %q", a, na)
-		}
-	})
-}
-
 // Two spills of one call id, written at once, land in two whole files,
 // and nothing is visible under a spill's name before it is complete.
 func TestConcurrentSpillsOfOneID(t *testing.T) {

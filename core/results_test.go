@@ -181,3 +181,193 @@ func TestLoggerTakesItsLevelFromConfigAlone(t *testing.T) {
 		t.Fatalf("stderr at warn with RIOT_LOG_LEVEL=debug in the environment:\n%s", stderr.String())
 	}
 }
+
+// Spill names are one to one with call ids, and every spill of one id
+// gets a file of its own.
+func TestSafeFileNameIsOneToOne(t *testing.T) {
+	ids := []string{"", "%", "_", "a/b", "a_b", "a%2Fb", "a.b", ".a", "%2Ea", "..", "toolu_01ABC", "a b", "é", strings.Repeat("x", 300), strings.Repeat("x", 299) + "y", strings.Repeat("x", 100) + "%Z"}
+	seen := map[string]string{}
+	for _, id := range ids {
+		name := safeFileName(id)
+		if prev, dup := seen[name]; dup {
+			t.Fatalf("ids %q and %q share the file name %q", prev, id, name)
+		}
+		seen[name] = id
+		if name == "" || strings.ContainsAny(name, "/\x00") || strings.HasPrefix(name, ".") || len(name) > 200 {
+			t.Fatalf("id %q gives the unsafe name %q", id, name)
+		}
+	}
+	if got := safeFileName("toolu_01ABC"); got != "toolu_01ABC" {
+		t.Fatalf("a plain id is encoded as %q", got)
+	}
+}
+
+func FuzzSafeFileName(f *testing.F) {
+	f.Add("a/b", "a_b")
+	f.Add("", "%")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		na, nb := safeFileName(a), safeFileName(b)
+		if a != b && na == nb {
+			t.Fatalf("%q and %q share the name %q", a, b, na)
+		}
+		if strings.ContainsAny(na, "/\x00") || strings.HasPrefix(na, ".") || na == "" {
+			t.Fatalf("%q gives the unsafe name %q", a, na)
+		}
+	})
+}
+
+func TestSafeFileNameEncodings(t *testing.T) {
+	for id, want := range map[string]string{
+		"azAZ09-_.x": "azAZ09-_.x",
+		".a":         "%2Ea",
+		"a/b":        "a%2Fb",
+		"é":          "%C3%A9",
+		"/:@[`{":     "%2F%3A%40%5B%60%7B", // the neighbours of 0-9, A-Z and a-z
+		"":           "%",
+	} {
+		if got := safeFileName(id); got != want {
+			t.Errorf("safeFileName(%q) = %q, want %q", id, got, want)
+		}
+	}
+	long := strings.Repeat("x", 160)
+	if got := safeFileName(long); got != long {
+		t.Errorf("a 160-byte name was cut: %q", got)
+	}
+	if got := safeFileName(long + "x"); len(got) != 134 || !strings.HasPrefix(got, strings.Repeat("x", 100)+"%Z") {
+		t.Errorf("a 161-byte name became %q", got)
+	}
+}
+
+func TestResultStoreDefaults(t *testing.T) {
+	s := openResultStore(t.TempDir(), "s", config.Results{}, time.Now, hclog.NewNullLogger())
+	defer s.close()
+	if s.maxAge != defaultResultsMaxAge || s.maxBytes != defaultResultsMaxBytes {
+		t.Fatalf("defaults: %s, %d", s.maxAge, s.maxBytes)
+	}
+	s = openResultStore(t.TempDir(), "s", config.Results{MaxAge: time.Hour, MaxTotalMB: 3}, time.Now, hclog.NewNullLogger())
+	defer s.close()
+	if s.maxAge != time.Hour || s.maxBytes != 3<<20 {
+		t.Fatalf("configured: %s, %d", s.maxAge, s.maxBytes)
+	}
+}
+
+// Pruning at its limits: a result exactly max_age old goes, one a second
+// younger stays; results exactly at max_total_mb stay, and one byte over
+// removes the oldest.
+func TestPruneBoundaries(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "results")
+	now := time.Now().Truncate(time.Second)
+	clock := func() time.Time { return now }
+	at := func(path string, size int, age time.Duration) string {
+		writeAged(t, path, size, 0)
+		if err := os.Chtimes(path, now.Add(-age), now.Add(-age)); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	const day = 24 * time.Hour
+	atAge := at(filepath.Join(root, "d", "age.txt"), 0, 7*day)
+	younger := at(filepath.Join(root, "d", "younger.txt"), 0, 7*day-time.Second)
+	half1 := at(filepath.Join(root, "d", "half1.txt"), 512<<10, time.Hour)
+	half2 := at(filepath.Join(root, "d", "half2.txt"), 512<<10, 2*time.Hour)
+	s := openResultStore(root, "own", config.Results{MaxAge: 7 * day, MaxTotalMB: 1}, clock, hclog.NewNullLogger())
+	if err := s.prune(); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]bool{atAge: false, younger: true, half1: true, half2: true} {
+		if exists(path) != want {
+			t.Errorf("%s exists = %v, want %v", filepath.Base(path), !want, want)
+		}
+	}
+	oldest := at(filepath.Join(root, "d", "oldest.txt"), 1, 3*time.Hour)
+	if err := s.prune(); err != nil {
+		t.Fatal(err)
+	}
+	if exists(oldest) || !exists(half1) || !exists(half2) {
+		t.Errorf("one byte over the total: oldest %v, half1 %v, half2 %v; want only the oldest gone", exists(oldest), exists(half1), exists(half2))
+	}
+	s.close()
+}
+
+// Pruning runs at most once per pruneEvery, across processes (the stamp)
+// and within one (the store's own memory).
+func TestPruneInterval(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "results")
+	now := time.Now().Truncate(time.Second)
+	clock := func() time.Time { return now }
+	stamp := filepath.Join(root, stampName)
+	victim := filepath.Join(root, "d", "old.txt")
+	ran := func(s *resultStore) bool {
+		writeAged(t, victim, 1, 30*24*time.Hour)
+		s.startPrune()
+		s.pruning.Wait()
+		return !exists(victim)
+	}
+	writeAged(t, stamp, 0, 0)
+	_ = os.Chtimes(stamp, now.Add(-pruneEvery+time.Second), now.Add(-pruneEvery+time.Second))
+	s := openResultStore(root, "own", config.Results{}, clock, hclog.NewNullLogger())
+	if ran(s) {
+		t.Fatal("pruned within the hour of another process's pruning")
+	}
+	_ = os.Chtimes(stamp, now.Add(-pruneEvery), now.Add(-pruneEvery))
+	s = openResultStore(root, "own", config.Results{}, clock, hclog.NewNullLogger())
+	if !ran(s) {
+		t.Fatal("did not prune an hour after the last pruning")
+	}
+	_ = os.Chtimes(stamp, now.Add(-2*pruneEvery), now.Add(-2*pruneEvery))
+	if ran(s) {
+		t.Fatal("one store pruned twice within the hour")
+	}
+	now = now.Add(pruneEvery)
+	if !ran(s) {
+		t.Fatal("one store did not prune again an hour later")
+	}
+	s.close()
+	if ran(s) {
+		t.Fatal("a closed store pruned")
+	}
+}
+
+// The log rotates when a write would take it past the limit, not at it.
+func TestLogRotationBoundary(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "riot.log")
+	l, err := openLogFile(path, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = l.Write(make([]byte, 60))
+	_, _ = l.Write(make([]byte, 40))
+	if exists(path + ".1") {
+		t.Fatal("rotated at exactly the limit")
+	}
+	_, _ = l.Write(make([]byte, 1))
+	l.Close()
+	if !exists(path+".1") || fileSize(path) != 1 || fileSize(path+".1") != 100 {
+		t.Fatalf("after one byte over: %d and %d bytes", fileSize(path), fileSize(path+".1"))
+	}
+	// Opened below the limit, it is kept; at the limit, rotated.
+	_ = os.Remove(path + ".1")
+	_ = os.WriteFile(path, make([]byte, 99), 0o600)
+	l, _ = openLogFile(path, 100)
+	l.Close()
+	if exists(path + ".1") {
+		t.Fatal("a log under the limit was rotated at open")
+	}
+	_ = os.WriteFile(path, make([]byte, 100), 0o600)
+	l, _ = openLogFile(path, 100)
+	l.Close()
+	if !exists(path + ".1") {
+		t.Fatal("a log at the limit was not rotated at open")
+	}
+	if l, _ := openLogFile(path, 0); l.max != defaultLogMaxBytes {
+		t.Fatalf("default limit %d", l.max)
+	}
+}
+
+func fileSize(path string) int64 {
+	info, err := os.Stat(path)
+	if err != nil {
+		return -1
+	}
+	return info.Size()
+}
