@@ -88,7 +88,7 @@ func (h *Host) prepare(ctx context.Context, use ToolUse) *call {
 			return c
 		}
 		switch f, code := classify(err); {
-		case f == faultCrash && pctx.Err() != nil:
+		case pctx.Err() != nil || code == codes.DeadlineExceeded:
 			p.kill(gen)
 			p.crashed(gen)
 			c.finish(StatusFailed, fmt.Sprintf("The %s tool did not finish checking this call within %s and was stopped, so the call did not run. Do not retry this input unchanged: use another tool or approach.", use.Name, secondsText(prepareTimeout)))

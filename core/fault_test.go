@@ -72,10 +72,15 @@ func TestManifestFaults(t *testing.T) {
 		{"huge-manifest", "The wirefault plugin's tool list (its manifest) is over riot's 64.0 MiB message limit, so riot cannot list its tools."},
 		{"manifest-error", "The wirefault plugin answered the request for its tool list with an error (gRPC status Internal) instead of a manifest."},
 		{"other-version", "The wirefault plugin speaks another protocol version than this riot (which speaks 1)."},
+		{"hang-manifest", "The wirefault plugin started but did not list its tools within 300ms."},
 	}
 	for _, tc := range cases {
 		t.Run(tc.fault, func(t *testing.T) {
-			h := newHost(t, withConfig(testConfig(t, bypass)), withPlugins(wirefault("RIOT_WIREFAULT", tc.fault), testkit()))
+			cfg := testConfig(t, bypass)
+			if tc.fault == "hang-manifest" {
+				cfg.Limits.StartTimeout = 300 * time.Millisecond
+			}
+			h := newHost(t, withConfig(cfg), withPlugins(wirefault("RIOT_WIREFAULT", tc.fault), testkit()))
 			if got := problemOf(t, h, "wirefault"); !strings.Contains(got, tc.want) {
 				t.Fatalf("problem = %q, want %q", got, tc.want)
 			}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"google.golang.org/grpc/codes"
 
 	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/core/permission"
@@ -287,10 +288,10 @@ func (h *Host) fetchManifest(ctx context.Context, p *pluginProc) (*toolv1.Manife
 		f, code := classify(err)
 		how := ""
 		switch {
-		case f == faultCrash && mctx.Err() != nil:
+		case mctx.Err() != nil || code == codes.DeadlineExceeded:
 			// It answers no Manifest: as good as hung at start.
 			p.retire(gen)
-			how = "it did not list them within " + secondsText(h.startTimeout)
+			return nil, &startError{Msg: fmt.Sprintf("The %s plugin started but did not list its tools within %s. Fix the plugin, or disable [plugins.%s] in the riot config.", p.spec.Name, secondsText(h.startTimeout), p.spec.Name)}
 		case f == faultCrash:
 			how = p.crashed(gen)
 		default:

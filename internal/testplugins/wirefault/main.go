@@ -46,9 +46,12 @@ type faults struct{}
 
 var tools = []string{"EarlyClose", "StatusError", "HugeMessage", "BadKind", "BadUTF8", "SplitUTF8", "CutUTF8", "PrepareError", "NoEvent"}
 
-func (faults) Manifest(context.Context) (*toolv1.ManifestResponse, error) {
+func (faults) Manifest(ctx context.Context) (*toolv1.ManifestResponse, error) {
 	m := &toolv1.ManifestResponse{SdkVersion: "wirefault"}
 	switch os.Getenv("RIOT_WIREFAULT") {
+	case "hang-manifest":
+		<-ctx.Done()
+		return nil, ctx.Err()
 	case "huge-manifest":
 		m.Tools = append(m.Tools, &toolv1.ToolSpec{Name: "Huge", Prompt: strings.Repeat("p", overLimit), InputSchema: []byte(`{"type":"object"}`)})
 		return m, nil
