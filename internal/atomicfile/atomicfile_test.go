@@ -2,6 +2,7 @@ package atomicfile_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -87,5 +88,54 @@ func TestCommitScratch(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Fatalf("entries: %v", entries)
+	}
+}
+
+// The oracle for durability: under strace, Write fsyncs the file before
+// the rename and the directory after it; CommitScratch renames without
+// fsync.
+func TestWriteFsyncsUnderStrace(t *testing.T) {
+	if os.Getenv("ATOMICFILE_HELPER") != "" {
+		dir := os.Getenv("ATOMICFILE_HELPER")
+		if err := atomicfile.Write(filepath.Join(dir, "state.json"), []byte("{}"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		f, err := atomicfile.Create(filepath.Join(dir, "spill.txt"), 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = f.Write([]byte("x"))
+		if err := f.CommitScratch(); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	strace, err := exec.LookPath("strace")
+	if err != nil {
+		t.Skip("strace is not installed (.ci/run installs it)")
+	}
+	dir := t.TempDir()
+	out := filepath.Join(t.TempDir(), "trace")
+	cmd := exec.Command(strace, "-f", "-qq", "-o", out, "-e", "trace=fsync,fdatasync,rename,renameat,renameat2,openat",
+		os.Args[0], "-test.run=^TestWriteFsyncsUnderStrace$")
+	cmd.Env = append(os.Environ(), "ATOMICFILE_HELPER="+dir)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	data, _ := os.ReadFile(out)
+	var events []string
+	for _, line := range strings.Split(string(data), "\n") {
+		switch {
+		case strings.Contains(line, "fsync("), strings.Contains(line, "fdatasync("):
+			events = append(events, "fsync")
+		case strings.Contains(line, "rename") && strings.Contains(line, "state.json"):
+			events = append(events, "rename state")
+		case strings.Contains(line, "rename") && strings.Contains(line, "spill.txt"):
+			events = append(events, "rename spill")
+		}
+	}
+	got := strings.Join(events, ", ")
+	if want := "fsync, rename state, fsync, rename spill"; got != want {
+		t.Fatalf("system calls: %s; want %s\n%s", got, want, data)
 	}
 }
