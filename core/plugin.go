@@ -90,10 +90,11 @@ type pluginProc struct {
 	client *goplugin.Client
 	cmd    *exec.Cmd
 	stub   shared.ToolPlugin
-	// kill ends the process of the current or starting generation at
-	// once, through its exec.CommandContext; it is the one way to stop a
-	// plugin still in its handshake, which go-plugin holds a lock over.
-	killProc func()
+	// killProc ends the current generation's process at once, and
+	// startKill a process still starting, through its
+	// exec.CommandContext: the one way to stop a plugin in its handshake,
+	// which go-plugin holds a lock over.
+	killProc, startKill func()
 	starting chan struct{}
 	startErr error
 	crashes  []time.Time
@@ -233,9 +234,9 @@ func (p *pluginProc) start() {
 		p.mu.Lock()
 		err = errHostClosed
 	}
+	p.startKill = nil
 	if err != nil {
 		p.startErr = err
-		p.killProc = nil
 	} else {
 		p.gen++
 		p.stub, p.client, p.cmd, p.stderr, p.killProc, p.startID = l.stub, l.client, l.cmd, l.tail, l.kill, l.id
@@ -305,7 +306,7 @@ func (p *pluginProc) launch() (*launched, error) {
 		kill()
 		return nil, errHostClosed
 	}
-	p.killProc = kill
+	p.startKill = kill
 	p.mu.Unlock()
 	cmd := exec.CommandContext(pctx, path, args...)
 	cmd.Env = append(os.Environ(), p.h.tls.PluginEnv(), "RIOT_LOG_LEVEL="+p.h.pluginLogLevel)
@@ -534,10 +535,13 @@ func (p *pluginProc) unavailableMessage() string {
 // once; it returns when no process of this plugin is left.
 func (p *pluginProc) close() {
 	p.mu.Lock()
-	client, kill, starting := p.client, p.killProc, p.starting
-	p.stub, p.client, p.cmd = nil, nil, nil
+	client, kill, startKill, starting := p.client, p.killProc, p.startKill, p.starting
+	p.stub, p.client, p.cmd, p.killProc = nil, nil, nil, nil
 	p.disabled, p.closed = true, true
 	p.mu.Unlock()
+	if startKill != nil {
+		startKill()
+	}
 	if client != nil {
 		client.Kill()
 	}
