@@ -95,13 +95,13 @@ type pluginProc struct {
 	// exec.CommandContext: the one way to stop a plugin in its handshake,
 	// which go-plugin holds a lock over.
 	killProc, startKill func()
-	starting chan struct{}
-	startErr error
-	crashes  []time.Time
-	disabled bool
-	closed   bool
-	stderr   *tailBuffer
-	sock     string // the current generation's Unix socket
+	starting            chan struct{}
+	startErr            error
+	crashes             []time.Time
+	disabled            bool
+	closed              bool
+	stderr              *tailBuffer
+	sock                string // the current generation's Unix socket
 	// exits remembers how each generation ended, for calls that raced.
 	exits map[int]string
 	// regID and regManifest are the binary and manifest the registry's
