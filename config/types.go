@@ -52,7 +52,7 @@ func checkValue(v any, t reflect.Type, path []string, at func(key ...string) Sou
 		if _, ok := v.(string); !ok {
 			return bad("a string")
 		}
-	case t.Kind() == reflect.Int:
+	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Int64:
 		if _, ok := v.(int64); !ok {
 			return bad("an integer")
 		}
@@ -138,4 +138,28 @@ func tomlKind(v any) string {
 	default:
 		return "a date or time"
 	}
+}
+
+// checkable reports whether checkTypes knows every value type under t, so
+// that a field added with a type it does not know fails a test rather than
+// reaching the toml package's own messages.
+func checkable(t reflect.Type) bool {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case t == durationType, t.Kind() == reflect.String, t.Kind() == reflect.Bool,
+		t.Kind() >= reflect.Int && t.Kind() <= reflect.Int64:
+		return true
+	case t.Kind() == reflect.Slice, t.Kind() == reflect.Map:
+		return t.Elem().Kind() == reflect.String || checkable(t.Elem())
+	case t.Kind() == reflect.Struct:
+		for i := range t.NumField() {
+			if !checkable(t.Field(i).Type) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }

@@ -84,8 +84,12 @@ func printConfig(w io.Writer, c *config.Config) {
 	line("limits.max_parallel", strconv.Itoa(c.Limits.MaxParallel))
 	line("limits.turn_budget_chars", strconv.Itoa(c.Limits.TurnBudgetChars))
 	line("limits.call_timeout", quote(dur(c.Limits.CallTimeout)))
+	line("limits.start_timeout", quote(dur(c.Limits.StartTimeout)))
+	line("results.max_age", quote(dur(c.Results.MaxAge)))
+	line("results.max_total_mb", strconv.Itoa(c.Results.MaxTotalMB))
 	line("log.level", quote(c.Log.Level))
 	line("log.file", quote(c.Log.File)+" ("+c.ResolvedLogFile(nil)+")")
+	line("log.max_size_mb", strconv.Itoa(c.Log.MaxSizeMB))
 	for _, p := range c.Plugins {
 		k := "plugins." + p.Name + "."
 		line(k+"enabled", strconv.FormatBool(p.Enabled))
