@@ -27,9 +27,12 @@ func checkCallInput(tool string, input []byte) error {
 // not enabled and how to enable it. A tool hidden by a bare deny rule is
 // known: calling it is denied, an outcome.
 func (a *app) checkToolName(h *core.Host, name string) error {
-	var known, visible []string
+	var known, visible, broken []string
 	for _, p := range h.Plugins() {
 		known = append(known, p.Tools...)
+		if p.Problem != "" {
+			broken = append(broken, p.Name)
+		}
 	}
 	for _, t := range h.Tools() {
 		visible = append(visible, t.Name)
@@ -46,6 +49,9 @@ func (a *app) checkToolName(h *core.Host, name string) error {
 		list = strings.Join(visible, ", ")
 	}
 	msg += " The tools are: " + list + " (`riot tools` lists them)."
+	if len(broken) > 0 {
+		msg += fmt.Sprintf(" Enabled but unable to start, so their tools are missing: %s (`riot plugins` says why).", strings.Join(broken, ", "))
+	}
 	if hint := notEnabledHint(a.statuses, name); hint != "" {
 		msg += "\n" + hint
 	}

@@ -20,6 +20,8 @@ func TestPluginThatCannotStartWarnsOnce(t *testing.T) {
 	if r.stderr != want {
 		t.Fatalf("stderr = %q, want %q", r.stderr, want)
 	}
+	// A call of one of its tools says the plugin cannot start.
+	e.riot("", "call", "Noop").want(t, 2, `there is no enabled tool named "Noop"`, "Enabled but unable to start, so their tools are missing: testkit, ghost (`riot plugins` says why).")
 	// riot plugins says why, and warns no more.
 	r = e.riot("", "plugins")
 	r.want(t, 0, "does not match its pinned sha256", "riot-tool-ghost does not exist")
