@@ -209,6 +209,7 @@ func (h *Host) callContext(p *pluginProc, deadline time.Time) *toolv1.CallContex
 		PermissionMode: h.cfg.Permissions.Mode,
 		State:          own,
 		ResultsDirs:    []string{h.resultsRoot()},
+		DenyRead:       h.policy.DenyReadGlobs(),
 	}
 	for name, st := range others {
 		if cc.SharedState == nil {

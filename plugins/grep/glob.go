@@ -142,9 +142,15 @@ func (g *Glob) Call(ctx context.Context, in GlobInput, env *plugin.Env) plugin.O
 		return plugin.Failed(msg)
 	}
 	override, _ := ignore.CompileOverride(in.Pattern)
+	// The walk starts from the resolved directory and follows no link, so
+	// every path it finds is physical, as the deny rules are matched.
+	phys := root
+	if p, err := filepath.EvalSymlinks(root); err == nil {
+		phys = p
+	}
 	// The pattern is matched relative to the listed directory, as rg's
 	// --glob is when rg runs there: Cwd is that directory.
-	o := search.Options{Root: root, Cwd: root, Mode: search.ListFiles, Glob: override}
+	o := search.Options{Root: phys, Cwd: phys, Mode: search.ListFiles, Glob: override}
 	if g.grep.getenv != nil {
 		o.GlobalExcludes = ignore.ReadRules(ignore.GlobalExcludesPath(g.grep.getenv))
 	}
@@ -163,10 +169,16 @@ func (g *Glob) Call(ctx context.Context, in GlobInput, env *plugin.Env) plugin.O
 		return plugin.Failed("Cancelled.\nThe listing was stopped before it finished; re-issue it if you still need it.")
 	}
 	var files []string
+	denied := 0
 	for _, f := range res.Files {
+		// The chain allowed the directory; the files in it it never saw.
+		if env.DeniedPhysical(filepath.Join(phys, f.Path)) {
+			denied++
+			continue
+		}
 		files = append(files, env.Rel(filepath.Join(root, f.Path)))
 	}
-	ui := GlobUI{Pattern: in.Pattern, Total: len(files), TimedOut: timedOut}
+	ui := GlobUI{Pattern: in.Pattern, Total: len(files), Denied: denied, TimedOut: timedOut}
 	if len(files) > g.limit {
 		ui.Files, ui.Truncated = files[:g.limit], true
 	} else {
