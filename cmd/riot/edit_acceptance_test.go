@@ -98,9 +98,17 @@ func TestEditRules(t *testing.T) {
 	e.riot("", append(allow, "Edit", `{"file_path":"docs/a.md","old_string":"# A","new_string":"# B"}`)...).want(t, 1, "Permission denied")
 	e.riot("", "call", "--allow", "Write(./gen/**)", "Write", `{"file_path":"gen/x.txt","content":"x\n"}`).want(t, 0)
 
+	// Denied before anything about the file is said, even that it was not
+	// read.
+	e.write("secret/old.txt", "token\n")
 	deny := []string{"call", "--session", "s", "--mode", "bypassPermissions", "--deny", "Read(./secret/**)"}
+	r := e.riot("", append(deny, "Edit", `{"file_path":"secret/old.txt","old_string":"token","new_string":"x"}`)...)
+	r.want(t, 1, "Read(./secret/**)")
+	if strings.Contains(r.stdout, "not read") {
+		t.Fatalf("a denied Edit was answered about the file: %s", r.stdout)
+	}
 	e.riot("", append(deny, "Write", `{"file_path":"secret/key.txt","content":"x\n"}`)...).want(t, 1, "Read(./secret/**)")
-	if _, err := os.Stat(filepath.Join(e.ws, "secret")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(e.ws, "secret", "key.txt")); !os.IsNotExist(err) {
 		t.Fatal("a Write denied by a Read rule ran")
 	}
 }
@@ -207,5 +215,18 @@ func TestGlobMatchesRipgrep(t *testing.T) {
 				t.Errorf("Glob %v\nrg   %v", got, want)
 			}
 		})
+	}
+}
+
+// Glob leaves out the files a Read deny rule covers, and says how many.
+func TestGlobSkipsDenied(t *testing.T) {
+	e := newEnv(t)
+	e.write("src/a.go", "x\n")
+	e.write("secret/b.go", "x\n")
+	e.write("secret/c.go", "x\n")
+	r := e.riot("", "call", "--deny", "Read(./secret/**)", "Glob", `{"pattern":"**/*.go"}`)
+	r.want(t, 0, "src/a.go", "2 matching files left out: the permission rules deny reading them.")
+	if strings.Contains(r.stdout, "secret/") {
+		t.Fatalf("Glob listed a denied file: %s", r.stdout)
 	}
 }

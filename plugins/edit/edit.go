@@ -14,14 +14,17 @@ import (
 
 // ValidateInput refuses an input that cannot work whatever the file holds
 // and, for a file inside the workspace fence, a file Edit would refuse.
-// Outside the fence the file is not opened before the permission chain
-// has decided: Call checks it then.
+// Elsewhere the file is not opened before the permission chain has
+// decided: Call checks it then.
 func (Edit) ValidateInput(_ context.Context, in EditInput, env *plugin.Env) plugin.Validation {
 	if msg := checkEditInput(in); msg != "" {
 		return plugin.Rejected(msg)
 	}
 	abs := env.Abs(in.FilePath)
-	if !env.InFence(abs) {
+	// Outside the fence, or under a Read deny rule, the file is not opened
+	// before the chain has decided: what Edit would say about it tells
+	// what it holds.
+	if !env.InFence(abs) || env.Denied(abs) {
 		return plugin.Accepted()
 	}
 	if _, msg := planEdit(env, abs, in); msg != "" {

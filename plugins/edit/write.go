@@ -23,7 +23,10 @@ func (Write) ValidateInput(_ context.Context, in WriteInput, env *plugin.Env) pl
 		return plugin.Rejected(msg)
 	}
 	abs := env.Abs(in.FilePath)
-	if !env.InFence(abs) {
+	// Outside the fence, or under a Read deny rule, the file is not opened
+	// before the chain has decided: what Edit would say about it tells
+	// what it holds.
+	if !env.InFence(abs) || env.Denied(abs) {
 		return plugin.Accepted()
 	}
 	if _, msg := planWrite(env, abs); msg != "" {
