@@ -3,6 +3,7 @@
 package session
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -21,7 +22,7 @@ func lockFile(path string) (func(), error) {
 	}
 	for {
 		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if err != syscall.EINTR {
+		if !errors.Is(err, syscall.EINTR) {
 			break
 		}
 	}
@@ -36,7 +37,7 @@ func lockFile(path string) (func(), error) {
 func stampOf(info os.FileInfo) stamp {
 	st := stamp{size: info.Size(), mtime: info.ModTime()}
 	if sys, ok := info.Sys().(*syscall.Stat_t); ok {
-		st.ino = uint64(sys.Ino)
+		st.ino = sys.Ino
 	}
 	return st
 }

@@ -82,4 +82,3 @@ func reference(content, old, new string, all bool) (string, bool) {
 	}
 	return strings.Replace(content, old, new, 1), true
 }
-

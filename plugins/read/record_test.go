@@ -79,7 +79,7 @@ func TestReadRecordsEmptyAndNothingOnFailure(t *testing.T) {
 func TestReadRecordsAreBounded(t *testing.T) {
 	c := plugintest.Serve(t, Tools())
 	for i := range filestate.MaxRecords {
-		c.State[filestate.Key("/old/"+strings.Repeat("x", i+1))] = `{"at_ns":` + strings.Repeat("1", 1) + `0` + `}`
+		c.State[filestate.Key("/old/"+strings.Repeat("x", i+1))] = `{"at_ns":10}`
 	}
 	c.State[filestate.Key("/oldest")] = `{"at_ns":1}`
 	path := filepath.Join(c.Cwd, "new.txt")
