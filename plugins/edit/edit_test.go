@@ -1,12 +1,17 @@
 package edit_test
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/riot-tools/riot/plugin/filestate"
+	"github.com/riot-tools/riot/plugin/plugintest"
 	"github.com/riot-tools/riot/plugins/edit"
 )
 
@@ -26,6 +31,7 @@ func TestEditRoundTrips(t *testing.T) {
 		{"executable", "#!/bin/sh\necho hi\n", "hi", "ho", "#!/bin/sh\necho ho\n", 0o755},
 		{"private", "secret = 1\n", "1", "2", "secret = 2\n", 0o600},
 		{"mixed endings untouched", "a\r\nb\nc\r\n", "b", "B", "a\r\nB\nc\r\n", 0o644},
+		{"LF lines of a CRLF file matched as written", "a\r\nb\nc\r\n", "b\nc", "B\nC", "a\r\nB\nC\r\n", 0o644},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -120,6 +126,44 @@ func TestSeveralGivesLines(t *testing.T) {
 	}
 }
 
+// The line numbers listed stop at 20, and the rest are counted.
+func TestSeveralListsTwentyLines(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		want string
+	}{
+		{20, "(at lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20)"},
+		{21, "(at lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20 and 1 more)"},
+	} {
+		c := serve(t)
+		p := writeFile(t, c.Cwd, "a.txt", strings.Repeat("same\n", tc.n), 0o644)
+		markRead(t, c, p, true)
+		res := c.Call("Edit", map[string]any{"file_path": p, "old_string": "same", "new_string": "other"})
+		if !strings.Contains(res.Message, fmt.Sprintf("occurs %d times in a.txt %s,", tc.n, tc.want)) {
+			t.Errorf("%d occurrences: %q", tc.n, res.Message)
+		}
+	}
+}
+
+// The record after a change is dated by the tool's clock.
+func TestRecordUsesTheClock(t *testing.T) {
+	at := time.Date(2030, 1, 2, 3, 4, 5, 6, time.UTC)
+	c := plugintest.Serve(t, edit.Tools(), plugintest.WithClock(fixedClock{at}))
+	c.Shared = map[string]map[string]string{filestate.ReadPlugin: {}}
+	p := writeFile(t, c.Cwd, "a.txt", "x\n", 0o644)
+	markRead(t, c, p, true)
+	res := c.Call("Edit", map[string]any{"file_path": p, "old_string": "x", "new_string": "y"})
+	var rec filestate.Record
+	if err := json.Unmarshal([]byte(res.State[filestate.Key(filestate.Canonical(p))]), &rec); err != nil || rec.At != at.UnixNano() || !rec.Whole {
+		t.Errorf("record %+v (%v), want At %d", rec, err, at.UnixNano())
+	}
+}
+
+type fixedClock struct{ t time.Time }
+
+func (c fixedClock) Now() time.Time                            { return c.t }
+func (c fixedClock) Sleep(context.Context, time.Duration) error { return nil }
+
 // A string not found shows the closest lines, and names a difference of
 // whitespace as such.
 func TestNotFoundShowsClosest(t *testing.T) {
@@ -183,6 +227,9 @@ func TestWrite(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(p); string(got) != "one\ntwo\n" || !strings.Contains(res.Text, "Created new/deep/file.txt (2 lines, 8 bytes)") {
 		t.Errorf("file %q, text %q", got, res.Text)
+	}
+	if res := c.Call("Write", map[string]any{"file_path": "short.txt", "content": "x\ny"}); !strings.Contains(res.Text, "Created short.txt (2 lines, 3 bytes)") {
+		t.Errorf("no final newline: %q", res.Text)
 	}
 	var ui edit.UI
 	_ = json.Unmarshal(res.UI, &ui)

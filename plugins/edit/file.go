@@ -198,14 +198,7 @@ func createFile(path string, data []byte) error {
 	if err := t.Sync(); err != nil {
 		return err
 	}
-	if err := os.Link(t.Name(), path); err != nil {
-		return err
-	}
-	if d, err := os.Open(filepath.Dir(path)); err == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
-	return nil
+	return os.Link(t.Name(), path)
 }
 
 // record adds to o the record of the file at path as this call left it:

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/riot-tools/riot/plugin/filestate"
 	"github.com/riot-tools/riot/plugin/plugintest"
 )
 
@@ -18,7 +19,7 @@ var reasons = map[string]string{
 	"not found":     "was not found in",
 	"several":       "times in",
 	"same":          "are the same",
-	"missing":       "does not exist",
+	"missing":       "does not exist, so there is nothing to edit",
 	"binary":        "is a binary file",
 	"not utf-8":     "is not valid UTF-8",
 	"directory":     "is a directory",
@@ -104,6 +105,20 @@ func TestEditRefusals(t *testing.T) {
 			markRead(t, c, p, true)
 			return p
 		}, replace("data", "atad"), "binary"},
+		{"binary from the first byte", func(t *testing.T, c *plugintest.Client) string {
+			p := writeFile(t, c.Cwd, "nul.txt", "\x00text", 0o644)
+			markRead(t, c, p, true)
+			return p
+		}, replace("text", "txet"), "binary"},
+		{"exactly the largest size", func(t *testing.T, c *plugintest.Client) string {
+			// Not too large: refused for what it holds, zero bytes.
+			p := filepath.Join(c.Cwd, "max.bin")
+			f, _ := os.Create(p)
+			_ = f.Truncate(filestate.MaxBytes)
+			_ = f.Close()
+			markRead(t, c, p, true)
+			return p
+		}, replace("a", "b"), "binary"},
 		{"not utf-8", func(t *testing.T, c *plugintest.Client) string {
 			p := writeFile(t, c.Cwd, "latin1.txt", "caf\xe9 au lait\n", 0o644)
 			markRead(t, c, p, true)
@@ -210,6 +225,9 @@ func TestWriteRefusals(t *testing.T) {
 			res := c.Call("Write", in)
 			if p.Rejected == "" || res.Ok {
 				t.Fatalf("accepted: prepare %q, call ok=%v", p.Rejected, res.Ok)
+			}
+			if tc.reason == "not read" && !strings.Contains(res.Message, "Write only replaces a file you have seen") {
+				t.Errorf("not-read message %q does not speak of Write", res.Message)
 			}
 			if tc.reason != "" {
 				wantReason(t, p.Rejected, tc.reason)
