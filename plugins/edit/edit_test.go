@@ -161,7 +161,7 @@ func TestRecordUsesTheClock(t *testing.T) {
 
 type fixedClock struct{ t time.Time }
 
-func (c fixedClock) Now() time.Time                            { return c.t }
+func (c fixedClock) Now() time.Time                             { return c.t }
 func (c fixedClock) Sleep(context.Context, time.Duration) error { return nil }
 
 // A string not found shows the closest lines, and names a difference of

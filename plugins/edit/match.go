@@ -104,4 +104,3 @@ func notFoundMessage(shown, content, old string) string {
 	b.WriteString("Copy old_string from these lines exactly, as they are in the file (without the line-number prefix), or Read the file again if it is not what you meant.")
 	return b.String()
 }
-
