@@ -24,17 +24,14 @@ import (
 	"slices"
 	"sync"
 	"time"
-)
 
-// WriteFunc writes a file atomically: a reader sees the old content or the
-// new, never half of either.
-type WriteFunc func(path string, data []byte) error
+	"github.com/riot-tools/riot/internal/atomicfile"
+)
 
 // Session is one session's state and grants. It is safe for concurrent use.
 type Session struct {
-	id    string
-	path  string // "" for an ephemeral session
-	write WriteFunc
+	id   string
+	path string // "" for an ephemeral session
 
 	mu   sync.Mutex
 	data data
@@ -71,9 +68,8 @@ func ValidID(id string) bool {
 }
 
 // Open loads the session id, persisted under stateDir/sessions, or starts
-// an ephemeral one, kept in memory only, when id is empty. write replaces
-// the state file.
-func Open(stateDir, id string, write WriteFunc) (*Session, error) {
+// an ephemeral one, kept in memory only, when id is empty.
+func Open(stateDir, id string) (*Session, error) {
 	if id == "" {
 		b := make([]byte, 8)
 		_, _ = rand.Read(b)
@@ -82,7 +78,7 @@ func Open(stateDir, id string, write WriteFunc) (*Session, error) {
 	if !ValidID(id) {
 		return nil, fmt.Errorf("session id %q must be letters, digits, '.', '_' and '-', at most 128 characters", id)
 	}
-	s := &Session{id: id, path: filepath.Join(stateDir, "sessions", id+".json"), write: write}
+	s := &Session{id: id, path: filepath.Join(stateDir, "sessions", id+".json")}
 	d, st, err := s.load()
 	if err != nil {
 		return nil, err
@@ -188,7 +184,9 @@ func (s *Session) change(f func(*data)) error {
 	if err != nil {
 		return fmt.Errorf("encode session %s: %w", s.id, err)
 	}
-	if err := s.write(s.path, out); err != nil {
+	// Replaced whole, so that the reads of other processes, which take no
+	// lock, see one version or the other.
+	if err := atomicfile.Write(s.path, out, 0o600); err != nil {
 		return fmt.Errorf("write session %s: %w", s.id, err)
 	}
 	s.data = d

@@ -11,25 +11,6 @@ import (
 	"testing"
 )
 
-// writeAtomic is the host's kind of writer: a temporary file and a rename.
-func writeAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		_ = tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
-
 // TestMain doubles as a helper process: with RIOT_SESSION_HELPER set it
 // opens the session named there and records one key and one grant, as one
 // `riot call --session` would.
@@ -37,7 +18,7 @@ func TestMain(m *testing.M) {
 	if spec := os.Getenv("RIOT_SESSION_HELPER"); spec != "" {
 		parts := strings.SplitN(spec, "|", 3)
 		dir, id, n := parts[0], parts[1], parts[2]
-		s, err := Open(dir, id, writeAtomic)
+		s, err := Open(dir, id)
 		if err == nil {
 			err = s.Update("read", map[string]string{"file:" + n: n})
 		}
@@ -56,14 +37,14 @@ func TestMain(m *testing.M) {
 func TestSessionIDs(t *testing.T) {
 	dir := t.TempDir()
 	for _, id := range []string{"a", "s1", "A.b_c-d", "9", strings.Repeat("x", 128)} {
-		if _, err := Open(dir, id, writeAtomic); err != nil {
+		if _, err := Open(dir, id); err != nil {
 			t.Errorf("Open(%q): %v", id, err)
 		}
 	}
 	// Anything that could leave the sessions directory, hide a file or
 	// surprise a shell is refused, with what is allowed.
 	for _, id := range []string{"..", "../x", ".x", "-x", "_x", "a/b", "a b", "é", "a\x00", strings.Repeat("x", 129)} {
-		_, err := Open(dir, id, writeAtomic)
+		_, err := Open(dir, id)
 		if err == nil || !strings.Contains(err.Error(), "letters, digits") {
 			t.Errorf("Open(%q) = %v, want a refusal saying what is allowed", id, err)
 		}
@@ -94,7 +75,7 @@ func TestConcurrentProcessesLoseNothing(t *testing.T) {
 	for e := range errs {
 		t.Error(e)
 	}
-	s, err := Open(dir, "s", writeAtomic)
+	s, err := Open(dir, "s")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,8 +101,8 @@ func TestConcurrentProcessesLoseNothing(t *testing.T) {
 // next snapshot.
 func TestUpdatesMergeAndAreSeen(t *testing.T) {
 	dir := t.TempDir()
-	a, _ := Open(dir, "s", writeAtomic)
-	b, _ := Open(dir, "s", writeAtomic)
+	a, _ := Open(dir, "s")
+	b, _ := Open(dir, "s")
 	if err := a.Update("read", map[string]string{"x": "1", "gone": "1"}); err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +127,7 @@ func TestUpdatesMergeAndAreSeen(t *testing.T) {
 
 // A snapshot is a copy: changing it changes nothing in the session.
 func TestSnapshotIsACopy(t *testing.T) {
-	s, _ := Open("", "", nil)
+	s, _ := Open("", "")
 	_ = s.Update("read", map[string]string{"k": "v"})
 	own, _ := s.Snapshot("read")
 	own["k"] = "changed"
@@ -162,17 +143,17 @@ func TestSnapshotIsACopy(t *testing.T) {
 func TestCorruptFileIsKept(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "sessions", "s.json")
-	if _, err := Open(dir, "s", writeAtomic); err != nil {
+	if _, err := Open(dir, "s"); err != nil {
 		t.Fatal(err)
 	}
-	s, _ := Open(dir, "s", writeAtomic)
+	s, _ := Open(dir, "s")
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, []byte("{not json"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(dir, "s", writeAtomic); err == nil || !strings.Contains(err.Error(), "corrupt") {
+	if _, err := Open(dir, "s"); err == nil || !strings.Contains(err.Error(), "corrupt") {
 		t.Errorf("Open of a corrupt file = %v, want it called corrupt", err)
 	}
 	if err := s.Update("read", map[string]string{"k": "v"}); err == nil || !strings.Contains(err.Error(), "corrupt") {
@@ -188,7 +169,8 @@ func TestCorruptFileIsKept(t *testing.T) {
 
 // An ephemeral session writes nothing.
 func TestEphemeralWritesNothing(t *testing.T) {
-	s, err := Open(t.TempDir(), "", func(string, []byte) error { t.Error("an ephemeral session wrote"); return nil })
+	dir := t.TempDir()
+	s, err := Open(dir, "")
 	if err != nil || s.Path() != "" || !strings.HasPrefix(s.ID(), "ephemeral-") {
 		t.Fatalf("Open(\"\") = %v, %v", s, err)
 	}
@@ -197,5 +179,8 @@ func TestEphemeralWritesNothing(t *testing.T) {
 	}
 	if _, err := s.AddGrants([]string{"Bash(ls)"}); err != nil {
 		t.Error(err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("an ephemeral session wrote %v", entries)
 	}
 }
