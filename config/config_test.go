@@ -49,7 +49,7 @@ func TestDefaults(t *testing.T) {
 			t.Errorf("builtin %s is not enabled", p.Name)
 		}
 	}
-	if got := strings.Join(names, ","); got != "bash,grep,read,diagnostics" {
+	if got := strings.Join(names, ","); got != "bash,grep,read,diagnostics,edit" {
 		t.Fatalf("builtins in order %s", got)
 	}
 	if c.Permissions.Mode != "default" || c.Limits.MaxParallel != 10 || c.Limits.TurnBudgetChars != 200_000 || c.Limits.CallTimeout != 10*time.Minute {

@@ -186,8 +186,15 @@ func (h *Host) ask(ctx context.Context, req permission.Request, d permission.Dec
 		h.log.Warn("an allow rule could not be saved; it holds for this session only", "error", err)
 	}
 	if d.Behavior == permission.Allow && d.ByUser {
-		if err := h.session.setGrants(h.policy.Grants()); err != nil {
+		grants, err := h.session.AddGrants(h.policy.Grants())
+		if err != nil {
 			h.log.Warn("cannot save the session's grants", "error", err)
+		}
+		// Other processes on the session may have granted more meanwhile.
+		for _, g := range grants {
+			if err := h.policy.Grant(g); err != nil {
+				h.log.Warn("dropping a session grant that no longer parses", "grant", g, "error", err)
+			}
 		}
 	}
 	return d
@@ -263,14 +270,21 @@ func (h *Host) connError(ctx context.Context, use ToolUse, err error) string {
 
 // callContext is what a plugin is told about the session.
 func (h *Host) callContext(p *pluginProc, deadline time.Time) *toolv1.CallContext {
+	own, others := h.session.Snapshot(p.spec.Name)
 	cc := &toolv1.CallContext{
-		SessionId:      h.session.id,
+		SessionId:      h.session.ID(),
 		Cwd:            h.opts.Workspace,
 		WorkspaceRoots: h.roots(),
 		PermissionMode: h.cfg.Permissions.Mode,
-		State:          h.session.state(p.spec.Name),
+		State:          own,
 		ResultsDirs:    []string{h.resultsRoot()},
 		DenyRead:       h.policy.DenyReadGlobs(),
+	}
+	for name, st := range others {
+		if cc.SharedState == nil {
+			cc.SharedState = make(map[string]*toolv1.PluginState, len(others))
+		}
+		cc.SharedState[name] = &toolv1.PluginState{Values: st}
 	}
 	if !deadline.IsZero() {
 		cc.DeadlineUnixMs = deadline.UnixMilli()
@@ -395,7 +409,7 @@ func (h *Host) execute(ctx context.Context, c *call) {
 
 func (h *Host) finishOutcome(c *call, p *pluginProc) {
 	f := c.col.final
-	if err := h.session.update(p.spec.Name, f.GetStateUpdates()); err != nil {
+	if err := h.session.Update(p.spec.Name, f.GetStateUpdates()); err != nil {
 		h.log.Warn("cannot save session state", "error", err)
 	}
 	c.message = f.GetMessage()

@@ -17,6 +17,7 @@ import (
 
 	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/core/permission"
+	"github.com/riot-tools/riot/core/session"
 	"github.com/riot-tools/riot/shared"
 	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
@@ -80,7 +81,7 @@ type Host struct {
 	logCloser func() error
 	tls       *shared.TLSMaterial
 	cache     *manifestCache
-	session   *session
+	session   *session.Session
 	policy    *permission.Policy
 	stateDir  string
 	resultDir string
@@ -172,11 +173,11 @@ func New(ctx context.Context, opts Options) (_ *Host, err error) {
 		h.tls, err = shared.NewTLSMaterial()
 		tlsDone <- err
 	}()
-	if h.session, err = openSession(h.stateDir, opts.SessionID); err != nil {
+	if h.session, err = session.Open(h.stateDir, opts.SessionID); err != nil {
 		return nil, err
 	}
-	h.resultDir = filepath.Join(h.stateDir, "results", h.session.id)
-	h.results = openResultStore(h.resultsRoot(), h.session.id, opts.Config.Results, h.now, h.log)
+	h.resultDir = filepath.Join(h.stateDir, "results", h.session.ID())
+	h.results = openResultStore(h.resultsRoot(), h.session.ID(), opts.Config.Results, h.now, h.log)
 	if err := h.buildPolicy(); err != nil {
 		return nil, err
 	}
@@ -223,7 +224,7 @@ func (h *Host) buildPolicy() error {
 	if err != nil {
 		return err
 	}
-	for _, g := range h.session.Grants {
+	for _, g := range h.session.Grants() {
 		if err := p.Grant(g); err != nil {
 			h.log.Warn("dropping a session grant that no longer parses", "grant", g, "error", err)
 		}
@@ -277,6 +278,28 @@ func (h *Host) register(ctx context.Context) {
 			h.byName[name] = t
 		}
 	}
+	h.tools = orderTools(h.tools)
+}
+
+// orderTools puts the builtin plugins' tools first, in the one order of
+// config.BuiltinTools whichever builtin serves each, then every other tool
+// in plugin and manifest order. A builtin plugin's tool missing from that
+// list keeps its place among the others.
+func orderTools(tools []*tool) []*tool {
+	rank := map[string]int{}
+	for i, name := range config.BuiltinTools() {
+		rank[name] = i
+	}
+	var listed, rest []*tool
+	for _, t := range tools {
+		if _, ok := rank[t.spec.GetName()]; ok && t.plugin.spec.isBuiltin() {
+			listed = append(listed, t)
+		} else {
+			rest = append(rest, t)
+		}
+	}
+	slices.SortStableFunc(listed, func(a, b *tool) int { return rank[a.spec.GetName()] - rank[b.spec.GetName()] })
+	return append(listed, rest...)
 }
 
 func (h *Host) fetchManifest(ctx context.Context, p *pluginProc) (*toolv1.ManifestResponse, error) {
@@ -330,7 +353,7 @@ func (h *Host) Tools() []ToolInfo {
 }
 
 // SessionID is the host's session id.
-func (h *Host) SessionID() string { return h.session.id }
+func (h *Host) SessionID() string { return h.session.ID() }
 
 // ResultsDir is where this session's spilled results go.
 func (h *Host) ResultsDir() string { return h.resultDir }

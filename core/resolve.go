@@ -109,8 +109,14 @@ func (r Resolver) standalone(name string) string {
 // `riot __plugin NAME`.
 const BuiltinCommand = "__plugin"
 
+// isBuiltin reports whether the plugin fills a builtin's place: served by
+// riot, or by a binary the config points that builtin at.
+func (s PluginSpec) isBuiltin() bool {
+	return s.Builtin || s.impl == nil && slices.Contains(defaultBuiltins, s.Name)
+}
+
 // defaultBuiltins are the builtins the embedded defaults enable.
-var defaultBuiltins = []string{"bash", "grep", "read", "diagnostics"}
+var defaultBuiltins = []string{"bash", "grep", "read", "diagnostics", "edit"}
 
 func (r Resolver) searchDir(cfg *config.Config) string {
 	dirs := cfg.SearchDirs(r.Workspace, filepath.Dir(r.Exe), r.Getenv)

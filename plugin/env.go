@@ -2,7 +2,9 @@ package plugin
 
 import (
 	"io"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -45,6 +47,7 @@ type Env struct {
 	Log hclog.Logger
 
 	state    map[string]string
+	shared   map[string]map[string]string
 	output   io.Writer
 	progress func(string)
 }
@@ -52,6 +55,15 @@ type Env struct {
 // State is the session state recorded by earlier outcomes of this plugin's
 // tools, or "".
 func (e *Env) State(key string) string { return e.state[key] }
+
+// StateKeys are the keys of this plugin's session state, sorted.
+func (e *Env) StateKeys() []string { return slices.Sorted(maps.Keys(e.state)) }
+
+// StateOf is the session state another plugin's tools recorded under key,
+// or "": Edit reads what Read saw. plugin is the plugin's name in the
+// host's config, such as "read". It is for reading only; an outcome
+// updates only its own plugin's keys.
+func (e *Env) StateOf(plugin, key string) string { return e.shared[plugin][key] }
 
 // Output is the call's streamed text content. What a tool writes here
 // reaches the host as it is produced, in order, ahead of the content of the

@@ -48,7 +48,7 @@ func TestMCPServesRiotsTools(t *testing.T) {
 		names = append(names, tool.Name)
 	}
 	// The MCP SDK lists tools by name; riot's order holds in tools[].
-	if got := strings.Join(names, ","); got != "Bash,BashOutput,Diagnostics,Grep,KillShell,Read" {
+	if got := strings.Join(names, ","); got != "Bash,BashOutput,Diagnostics,Edit,Glob,Grep,KillShell,Read,Write" {
 		t.Fatalf("tools = %s", got)
 	}
 	res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "Read", Arguments: map[string]any{"file_path": "a.txt"}})

@@ -44,6 +44,10 @@ type Client struct {
 	// State is the session state; Call applies each outcome's updates to it,
 	// as the host does.
 	State map[string]string
+	// Shared is the other plugins' session state, by plugin name, which the
+	// tools read with Env.StateOf. Call leaves it alone: a plugin updates
+	// only its own state.
+	Shared map[string]map[string]string
 	// Mode is the permission mode, "default" unless set.
 	Mode string
 	// SessionID defaults to "plugintest".
@@ -75,6 +79,15 @@ func Serve(t testing.TB, handlers []plugin.Handler, opts ...Option) *Client {
 	stub := serveInProcess(t, srv)
 	cwd := t.TempDir()
 	return &Client{t: t, stub: stub, Cwd: cwd, State: map[string]string{}, SessionID: "plugintest"}
+}
+
+// For is c reporting to t: a fuzz target, which may not use the F that
+// served the tools, calls through c.For(t). The copy shares the
+// connection and the State and Shared maps.
+func (c *Client) For(t testing.TB) *Client {
+	cp := *c
+	cp.t = t
+	return &cp
 }
 
 // Manifest returns the tools served, in order.
@@ -232,6 +245,12 @@ func (c *Client) context(deadline time.Time) *toolv1.CallContext {
 	cc := &toolv1.CallContext{
 		SessionId: c.SessionID, Cwd: c.Cwd, WorkspaceRoots: roots,
 		PermissionMode: mode, State: c.State,
+	}
+	for name, st := range c.Shared {
+		if cc.SharedState == nil {
+			cc.SharedState = map[string]*toolv1.PluginState{}
+		}
+		cc.SharedState[name] = &toolv1.PluginState{Values: st}
 	}
 	if !deadline.IsZero() {
 		cc.DeadlineUnixMs = deadline.UnixMilli()

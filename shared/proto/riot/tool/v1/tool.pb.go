@@ -532,7 +532,11 @@ type CallContext struct {
 	// covering what lies below a path it matches (as in gitignore). A tool
 	// that walks a tree skips every path they match: the permission chain
 	// sees only the paths a call names, not the files a walk finds.
-	DenyRead      []string `protobuf:"bytes,8,rep,name=deny_read,json=denyRead,proto3" json:"deny_read,omitempty"`
+	DenyRead []string `protobuf:"bytes,8,rep,name=deny_read,json=denyRead,proto3" json:"deny_read,omitempty"`
+	// Every other plugin's session state, by the name of the plugin that owns
+	// it, for reading only: Edit reads what Read recorded. A plugin writes only
+	// its own state, through Final.state_updates.
+	SharedState   map[string]*PluginState `protobuf:"bytes,10,rep,name=shared_state,json=sharedState,proto3" json:"shared_state,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -623,6 +627,58 @@ func (x *CallContext) GetDenyRead() []string {
 	return nil
 }
 
+func (x *CallContext) GetSharedState() map[string]*PluginState {
+	if x != nil {
+		return x.SharedState
+	}
+	return nil
+}
+
+// PluginState is one plugin's session state.
+type PluginState struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Values        map[string]string      `protobuf:"bytes,1,rep,name=values,proto3" json:"values,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PluginState) Reset() {
+	*x = PluginState{}
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PluginState) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PluginState) ProtoMessage() {}
+
+func (x *PluginState) ProtoReflect() protoreflect.Message {
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PluginState.ProtoReflect.Descriptor instead.
+func (*PluginState) Descriptor() ([]byte, []int) {
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *PluginState) GetValues() map[string]string {
+	if x != nil {
+		return x.Values
+	}
+	return nil
+}
+
 type PrepareRequest struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	Tool   string                 `protobuf:"bytes,1,opt,name=tool,proto3" json:"tool,omitempty"`
@@ -636,7 +692,7 @@ type PrepareRequest struct {
 
 func (x *PrepareRequest) Reset() {
 	*x = PrepareRequest{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[5]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -648,7 +704,7 @@ func (x *PrepareRequest) String() string {
 func (*PrepareRequest) ProtoMessage() {}
 
 func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[5]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -661,7 +717,7 @@ func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareRequest.ProtoReflect.Descriptor instead.
 func (*PrepareRequest) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{5}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *PrepareRequest) GetTool() string {
@@ -705,7 +761,7 @@ type Subject struct {
 
 func (x *Subject) Reset() {
 	*x = Subject{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[6]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -717,7 +773,7 @@ func (x *Subject) String() string {
 func (*Subject) ProtoMessage() {}
 
 func (x *Subject) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[6]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -730,7 +786,7 @@ func (x *Subject) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Subject.ProtoReflect.Descriptor instead.
 func (*Subject) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{6}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Subject) GetKind() SubjectKind {
@@ -772,7 +828,7 @@ type PrepareResponse struct {
 
 func (x *PrepareResponse) Reset() {
 	*x = PrepareResponse{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[7]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -784,7 +840,7 @@ func (x *PrepareResponse) String() string {
 func (*PrepareResponse) ProtoMessage() {}
 
 func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[7]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -797,7 +853,7 @@ func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareResponse.ProtoReflect.Descriptor instead.
 func (*PrepareResponse) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{7}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *PrepareResponse) GetRejected() string {
@@ -868,7 +924,7 @@ type CallRequest struct {
 
 func (x *CallRequest) Reset() {
 	*x = CallRequest{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[8]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -880,7 +936,7 @@ func (x *CallRequest) String() string {
 func (*CallRequest) ProtoMessage() {}
 
 func (x *CallRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[8]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -893,7 +949,7 @@ func (x *CallRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallRequest.ProtoReflect.Descriptor instead.
 func (*CallRequest) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{8}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *CallRequest) GetTool() string {
@@ -938,7 +994,7 @@ type CallEvent struct {
 
 func (x *CallEvent) Reset() {
 	*x = CallEvent{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[9]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -950,7 +1006,7 @@ func (x *CallEvent) String() string {
 func (*CallEvent) ProtoMessage() {}
 
 func (x *CallEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[9]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -963,7 +1019,7 @@ func (x *CallEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallEvent.ProtoReflect.Descriptor instead.
 func (*CallEvent) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{9}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *CallEvent) GetEvent() isCallEvent_Event {
@@ -1031,7 +1087,7 @@ type Progress struct {
 
 func (x *Progress) Reset() {
 	*x = Progress{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[10]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1043,7 +1099,7 @@ func (x *Progress) String() string {
 func (*Progress) ProtoMessage() {}
 
 func (x *Progress) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[10]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1056,7 +1112,7 @@ func (x *Progress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Progress.ProtoReflect.Descriptor instead.
 func (*Progress) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{10}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Progress) GetMessage() string {
@@ -1082,7 +1138,7 @@ type Chunk struct {
 
 func (x *Chunk) Reset() {
 	*x = Chunk{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[11]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1094,7 +1150,7 @@ func (x *Chunk) String() string {
 func (*Chunk) ProtoMessage() {}
 
 func (x *Chunk) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[11]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1107,7 +1163,7 @@ func (x *Chunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Chunk.ProtoReflect.Descriptor instead.
 func (*Chunk) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{11}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Chunk) GetBlock() uint32 {
@@ -1155,7 +1211,7 @@ type Final struct {
 
 func (x *Final) Reset() {
 	*x = Final{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[12]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1167,7 +1223,7 @@ func (x *Final) String() string {
 func (*Final) ProtoMessage() {}
 
 func (x *Final) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[12]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1180,7 +1236,7 @@ func (x *Final) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Final.ProtoReflect.Descriptor instead.
 func (*Final) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{12}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Final) GetStatus() Status {
@@ -1231,7 +1287,7 @@ const file_riot_tool_v1_tool_proto_rawDesc = "" +
 	"\x06Budget\x12\x1c\n" +
 	"\tunlimited\x18\x01 \x01(\bR\tunlimited\x12\x1f\n" +
 	"\vlimit_chars\x18\x02 \x01(\x03R\n" +
-	"limitChars\"\xf0\x02\n" +
+	"limitChars\"\x9a\x04\n" +
 	"\vCallContext\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x10\n" +
@@ -1241,9 +1297,19 @@ const file_riot_tool_v1_tool_proto_rawDesc = "" +
 	"\x0fpermission_mode\x18\x05 \x01(\tR\x0epermissionMode\x12:\n" +
 	"\x05state\x18\x06 \x03(\v2$.riot.tool.v1.CallContext.StateEntryR\x05state\x12!\n" +
 	"\fresults_dirs\x18\a \x03(\tR\vresultsDirs\x12\x1b\n" +
-	"\tdeny_read\x18\b \x03(\tR\bdenyRead\x1a8\n" +
+	"\tdeny_read\x18\b \x03(\tR\bdenyRead\x12M\n" +
+	"\fshared_state\x18\n" +
+	" \x03(\v2*.riot.tool.v1.CallContext.SharedStateEntryR\vsharedState\x1a8\n" +
 	"\n" +
 	"StateEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1aY\n" +
+	"\x10SharedStateEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12/\n" +
+	"\x05value\x18\x02 \x01(\v2\x19.riot.tool.v1.PluginStateR\x05value:\x028\x01\"\x87\x01\n" +
+	"\vPluginState\x12=\n" +
+	"\x06values\x18\x01 \x03(\v2%.riot.tool.v1.PluginState.ValuesEntryR\x06values\x1a9\n" +
+	"\vValuesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x88\x01\n" +
 	"\x0ePrepareRequest\x12\x12\n" +
@@ -1333,7 +1399,7 @@ func file_riot_tool_v1_tool_proto_rawDescGZIP() []byte {
 }
 
 var file_riot_tool_v1_tool_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_riot_tool_v1_tool_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_riot_tool_v1_tool_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
 var file_riot_tool_v1_tool_proto_goTypes = []any{
 	(PermissionBehavior)(0),  // 0: riot.tool.v1.PermissionBehavior
 	(SubjectKind)(0),         // 1: riot.tool.v1.SubjectKind
@@ -1345,44 +1411,50 @@ var file_riot_tool_v1_tool_proto_goTypes = []any{
 	(*ToolSpec)(nil),         // 7: riot.tool.v1.ToolSpec
 	(*Budget)(nil),           // 8: riot.tool.v1.Budget
 	(*CallContext)(nil),      // 9: riot.tool.v1.CallContext
-	(*PrepareRequest)(nil),   // 10: riot.tool.v1.PrepareRequest
-	(*Subject)(nil),          // 11: riot.tool.v1.Subject
-	(*PrepareResponse)(nil),  // 12: riot.tool.v1.PrepareResponse
-	(*CallRequest)(nil),      // 13: riot.tool.v1.CallRequest
-	(*CallEvent)(nil),        // 14: riot.tool.v1.CallEvent
-	(*Progress)(nil),         // 15: riot.tool.v1.Progress
-	(*Chunk)(nil),            // 16: riot.tool.v1.Chunk
-	(*Final)(nil),            // 17: riot.tool.v1.Final
-	nil,                      // 18: riot.tool.v1.CallContext.StateEntry
-	nil,                      // 19: riot.tool.v1.Final.StateUpdatesEntry
+	(*PluginState)(nil),      // 10: riot.tool.v1.PluginState
+	(*PrepareRequest)(nil),   // 11: riot.tool.v1.PrepareRequest
+	(*Subject)(nil),          // 12: riot.tool.v1.Subject
+	(*PrepareResponse)(nil),  // 13: riot.tool.v1.PrepareResponse
+	(*CallRequest)(nil),      // 14: riot.tool.v1.CallRequest
+	(*CallEvent)(nil),        // 15: riot.tool.v1.CallEvent
+	(*Progress)(nil),         // 16: riot.tool.v1.Progress
+	(*Chunk)(nil),            // 17: riot.tool.v1.Chunk
+	(*Final)(nil),            // 18: riot.tool.v1.Final
+	nil,                      // 19: riot.tool.v1.CallContext.StateEntry
+	nil,                      // 20: riot.tool.v1.CallContext.SharedStateEntry
+	nil,                      // 21: riot.tool.v1.PluginState.ValuesEntry
+	nil,                      // 22: riot.tool.v1.Final.StateUpdatesEntry
 }
 var file_riot_tool_v1_tool_proto_depIdxs = []int32{
 	7,  // 0: riot.tool.v1.ManifestResponse.tools:type_name -> riot.tool.v1.ToolSpec
 	8,  // 1: riot.tool.v1.ToolSpec.result_budget:type_name -> riot.tool.v1.Budget
-	18, // 2: riot.tool.v1.CallContext.state:type_name -> riot.tool.v1.CallContext.StateEntry
-	9,  // 3: riot.tool.v1.PrepareRequest.context:type_name -> riot.tool.v1.CallContext
-	1,  // 4: riot.tool.v1.Subject.kind:type_name -> riot.tool.v1.SubjectKind
-	2,  // 5: riot.tool.v1.Subject.access:type_name -> riot.tool.v1.Access
-	0,  // 6: riot.tool.v1.PrepareResponse.permission:type_name -> riot.tool.v1.PermissionBehavior
-	11, // 7: riot.tool.v1.PrepareResponse.subjects:type_name -> riot.tool.v1.Subject
-	9,  // 8: riot.tool.v1.CallRequest.context:type_name -> riot.tool.v1.CallContext
-	15, // 9: riot.tool.v1.CallEvent.progress:type_name -> riot.tool.v1.Progress
-	16, // 10: riot.tool.v1.CallEvent.chunk:type_name -> riot.tool.v1.Chunk
-	17, // 11: riot.tool.v1.CallEvent.final:type_name -> riot.tool.v1.Final
-	3,  // 12: riot.tool.v1.Chunk.kind:type_name -> riot.tool.v1.BlockKind
-	4,  // 13: riot.tool.v1.Final.status:type_name -> riot.tool.v1.Status
-	19, // 14: riot.tool.v1.Final.state_updates:type_name -> riot.tool.v1.Final.StateUpdatesEntry
-	5,  // 15: riot.tool.v1.ToolPlugin.Manifest:input_type -> riot.tool.v1.ManifestRequest
-	10, // 16: riot.tool.v1.ToolPlugin.Prepare:input_type -> riot.tool.v1.PrepareRequest
-	13, // 17: riot.tool.v1.ToolPlugin.Call:input_type -> riot.tool.v1.CallRequest
-	6,  // 18: riot.tool.v1.ToolPlugin.Manifest:output_type -> riot.tool.v1.ManifestResponse
-	12, // 19: riot.tool.v1.ToolPlugin.Prepare:output_type -> riot.tool.v1.PrepareResponse
-	14, // 20: riot.tool.v1.ToolPlugin.Call:output_type -> riot.tool.v1.CallEvent
-	18, // [18:21] is the sub-list for method output_type
-	15, // [15:18] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	19, // 2: riot.tool.v1.CallContext.state:type_name -> riot.tool.v1.CallContext.StateEntry
+	20, // 3: riot.tool.v1.CallContext.shared_state:type_name -> riot.tool.v1.CallContext.SharedStateEntry
+	21, // 4: riot.tool.v1.PluginState.values:type_name -> riot.tool.v1.PluginState.ValuesEntry
+	9,  // 5: riot.tool.v1.PrepareRequest.context:type_name -> riot.tool.v1.CallContext
+	1,  // 6: riot.tool.v1.Subject.kind:type_name -> riot.tool.v1.SubjectKind
+	2,  // 7: riot.tool.v1.Subject.access:type_name -> riot.tool.v1.Access
+	0,  // 8: riot.tool.v1.PrepareResponse.permission:type_name -> riot.tool.v1.PermissionBehavior
+	12, // 9: riot.tool.v1.PrepareResponse.subjects:type_name -> riot.tool.v1.Subject
+	9,  // 10: riot.tool.v1.CallRequest.context:type_name -> riot.tool.v1.CallContext
+	16, // 11: riot.tool.v1.CallEvent.progress:type_name -> riot.tool.v1.Progress
+	17, // 12: riot.tool.v1.CallEvent.chunk:type_name -> riot.tool.v1.Chunk
+	18, // 13: riot.tool.v1.CallEvent.final:type_name -> riot.tool.v1.Final
+	3,  // 14: riot.tool.v1.Chunk.kind:type_name -> riot.tool.v1.BlockKind
+	4,  // 15: riot.tool.v1.Final.status:type_name -> riot.tool.v1.Status
+	22, // 16: riot.tool.v1.Final.state_updates:type_name -> riot.tool.v1.Final.StateUpdatesEntry
+	10, // 17: riot.tool.v1.CallContext.SharedStateEntry.value:type_name -> riot.tool.v1.PluginState
+	5,  // 18: riot.tool.v1.ToolPlugin.Manifest:input_type -> riot.tool.v1.ManifestRequest
+	11, // 19: riot.tool.v1.ToolPlugin.Prepare:input_type -> riot.tool.v1.PrepareRequest
+	14, // 20: riot.tool.v1.ToolPlugin.Call:input_type -> riot.tool.v1.CallRequest
+	6,  // 21: riot.tool.v1.ToolPlugin.Manifest:output_type -> riot.tool.v1.ManifestResponse
+	13, // 22: riot.tool.v1.ToolPlugin.Prepare:output_type -> riot.tool.v1.PrepareResponse
+	15, // 23: riot.tool.v1.ToolPlugin.Call:output_type -> riot.tool.v1.CallEvent
+	21, // [21:24] is the sub-list for method output_type
+	18, // [18:21] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_riot_tool_v1_tool_proto_init() }
@@ -1390,7 +1462,7 @@ func file_riot_tool_v1_tool_proto_init() {
 	if File_riot_tool_v1_tool_proto != nil {
 		return
 	}
-	file_riot_tool_v1_tool_proto_msgTypes[9].OneofWrappers = []any{
+	file_riot_tool_v1_tool_proto_msgTypes[10].OneofWrappers = []any{
 		(*CallEvent_Progress)(nil),
 		(*CallEvent_Chunk)(nil),
 		(*CallEvent_Final)(nil),
@@ -1401,7 +1473,7 @@ func file_riot_tool_v1_tool_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_riot_tool_v1_tool_proto_rawDesc), len(file_riot_tool_v1_tool_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   15,
+			NumMessages:   18,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
