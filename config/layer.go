@@ -13,6 +13,11 @@ import (
 )
 
 // layer is one config file as written: a nil field was not set there.
+//
+// A key that only tightens (it can make riot ask or deny, never allow, run
+// or reach more) says so with the tag trust:"tighten"; an untrusted
+// workspace file keeps only those (gate.go). Any other key, including one
+// added later without the tag, is ignored there.
 type layer struct {
 	StateDir    *string                 `toml:"state_dir"`
 	PluginDirs  []string                `toml:"plugin_dirs"`
@@ -25,8 +30,8 @@ type layer struct {
 type permLayer struct {
 	Mode           *string          `toml:"mode"`
 	Allow          []string         `toml:"allow"`
-	Ask            []string         `toml:"ask"`
-	Deny           []string         `toml:"deny"`
+	Ask            []string         `toml:"ask" trust:"tighten"`
+	Deny           []string         `toml:"deny" trust:"tighten"`
 	AdditionalDirs []string         `toml:"additional_dirs"`
 	Classifier     *classifierLayer `toml:"classifier"`
 }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/riot-tools/riot/config/trust"
 )
 
 //go:embed defaults.toml
@@ -30,6 +32,9 @@ type Options struct {
 	// ExtraFile is the --config file, read after the workspace layers. It
 	// must exist.
 	ExtraFile string
+	// TrustFile is the workspace trust record; empty means trusted.json
+	// in UserConfigDir.
+	TrustFile string
 	// Getenv reads the environment; nil means os.Getenv.
 	Getenv func(string) string
 	// Flags are the command-line overrides, the last layer.
@@ -81,16 +86,43 @@ func Load(opts Options) (*Config, error) {
 			struct{ path, layer string }{filepath.Join(opts.Workspace, ".riot", "config.toml"), "workspace"},
 			struct{ path, layer string }{LocalFile(opts.Workspace), "local"})
 	}
+	trustFile := opts.TrustFile
+	if trustFile == "" {
+		trustFile = trust.ForConfigDir(UserConfigDir(getenv)).File
+	}
+	c.Trust = Trust{Record: trustFile, Workspace: opts.Workspace}
 	for _, f := range files {
 		l, err := readLayer(f.path, f.layer)
 		if err != nil {
 			return nil, err
 		}
-		if l != nil {
-			c.Files = append(c.Files, f.path)
-			if err := c.apply(l); err != nil {
+		if l == nil {
+			continue
+		}
+		c.Files = append(c.Files, f.path)
+		if f.layer != "user" {
+			if err := c.lookupTrust(); err != nil {
 				return nil, err
 			}
+			if !c.Trust.Trusted() {
+				// A bad value is an error even where it would be ignored:
+				// the file is wrong either way.
+				if err := (&Config{Sources: map[string]Source{}}).apply(l); err != nil {
+					return nil, err
+				}
+				c.Trust.Ignored = append(c.Trust.Ignored, l.gate()...)
+			}
+		}
+		if err := c.apply(l); err != nil {
+			return nil, err
+		}
+	}
+	if dir := workspacePlugins(opts.Workspace); dir != "" {
+		if err := c.lookupTrust(); err != nil {
+			return nil, err
+		}
+		if !c.Trust.Trusted() {
+			c.Trust.Ignored = append(c.Trust.Ignored, Ignored{Key: "discovery", Source: Source{Layer: "workspace", File: dir}})
 		}
 	}
 	if opts.ExtraFile != "" {
@@ -111,6 +143,20 @@ func Load(opts Options) (*Config, error) {
 	}
 	c.applyFlags(opts.Flags)
 	return c, c.validateFlags()
+}
+
+// lookupTrust reads the record's word on the workspace, once.
+func (c *Config) lookupTrust() error {
+	if c.trustRead {
+		return nil
+	}
+	c.trustRead = true
+	state, err := trust.Store{File: c.Trust.Record}.Lookup(c.Trust.Workspace)
+	if err != nil {
+		return &Error{Source: Source{Layer: "trust", File: c.Trust.Record}, Msg: err.Error()}
+	}
+	c.Trust.State = state
+	return nil
 }
 
 // LocalFile is the workspace's untracked layer, where "always allow"

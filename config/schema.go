@@ -20,6 +20,11 @@ type Config struct {
 	Sources map[string]Source
 	// Files are the config files that were read, in layer order.
 	Files []string
+	// Trust says whether the workspace's own layers applied, and what was
+	// ignored because they did not.
+	Trust Trust
+
+	trustRead bool
 }
 
 // Permissions is the [permissions] table.

@@ -32,9 +32,16 @@ func (a *app) explainCommand() *cobra.Command {
 			if asJSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
-				return enc.Encode(explainJSON(ex))
+				out := explainJSON(ex)
+				if a.cfg != nil && len(a.cfg.Trust.Ignored) > 0 {
+					out.Untrusted = untrustedLine(a.cfg.Trust)
+				}
+				return enc.Encode(out)
 			}
 			printExplain(cmd.OutOrStdout(), ex)
+			if a.cfg != nil && len(a.cfg.Trust.Ignored) > 0 {
+				fmt.Fprintf(cmd.OutOrStdout(), "not applied: %s\n", untrustedLine(a.cfg.Trust))
+			}
 			if ex.Invalid != "" {
 				return errOutcome
 			}
@@ -120,6 +127,9 @@ type explainOut struct {
 	Step     string        `json:"decided_by,omitempty"`
 	Reason   string        `json:"reason,omitempty"`
 	Suggest  string        `json:"suggest,omitempty"`
+	// Untrusted says what the untrusted workspace's files set that was
+	// not applied.
+	Untrusted string `json:"untrusted,omitempty"`
 }
 
 func explainJSON(ex core.Explanation) explainOut {

@@ -1,0 +1,137 @@
+package config
+
+import (
+	"encoding"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/riot-tools/riot/config/trust"
+)
+
+// Trust is what workspace trust decided for one load. Files in a
+// workspace come from whoever wrote the repository, so until the user
+// trusts the workspace its layers (.riot/config.toml,
+// .riot/config.local.toml) may only tighten, and .riot/plugins is not
+// searched.
+type Trust struct {
+	// Record is the trust record's file.
+	Record string
+	// Workspace is the directory whose layers trust gates.
+	Workspace string
+	// State is what the record says of the workspace. It is looked up only
+	// when the workspace has layers or plugins to gate, and is
+	// trust.Unknown otherwise.
+	State trust.State
+	// Ignored are the values untrusted workspace files set that were not
+	// applied, in layer order.
+	Ignored []Ignored
+}
+
+// Ignored is one value an untrusted workspace file set.
+type Ignored struct {
+	// Key is the dotted key, or "discovery" for .riot/plugins.
+	Key string
+	// Source is where it was set; for discovery, the directory.
+	Source Source
+}
+
+// Trusted reports whether the workspace's own layers applied in full.
+func (t Trust) Trusted() bool { return t.State == trust.Trusted }
+
+// IgnoredFiles are the files (and .riot/plugins) that had values ignored,
+// in order, each once.
+func (t Trust) IgnoredFiles() []string {
+	var files []string
+	for _, ig := range t.Ignored {
+		if !slices.Contains(files, ig.Source.File) {
+			files = append(files, ig.Source.File)
+		}
+	}
+	return files
+}
+
+// IgnoredKeys are the keys ignored in file, in order, each once.
+func (t Trust) IgnoredKeys(file string) []string {
+	var keys []string
+	for _, ig := range t.Ignored {
+		if ig.Source.File == file && !slices.Contains(keys, ig.Key) {
+			keys = append(keys, ig.Key)
+		}
+	}
+	return keys
+}
+
+// gate clears from l every value an untrusted file may not set, and
+// returns them.
+func (p *parsedLayer) gate() []Ignored {
+	var out []Ignored
+	clearLoosening(reflect.ValueOf(&p.layer).Elem(), nil, func(key []string) {
+		out = append(out, Ignored{Key: strings.Join(key, "."), Source: p.at(key...)})
+	})
+	p.order = slices.DeleteFunc(p.order, func(name string) bool { _, ok := p.Plugins[name]; return !ok })
+	return out
+}
+
+var textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
+
+// clearLoosening walks a layer's struct: a field tagged trust:"tighten"
+// stays, a table (a pointer to a struct that is not a scalar such as a
+// duration) is walked, and every other field that is set is reported and
+// cleared, each entry of a map of tables on its own. What is not declared
+// tightening is loosening: a key added to the schema is ignored in an
+// untrusted file until its field says otherwise.
+func clearLoosening(v reflect.Value, prefix []string, report func(key []string)) {
+	t := v.Type()
+	for i := range t.NumField() {
+		f, fv := t.Field(i), v.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
+		key := append(slices.Clip(prefix), name)
+		switch {
+		case f.Tag.Get("trust") == "tighten":
+		case fv.Kind() == reflect.Pointer && fv.Type().Elem().Kind() == reflect.Struct && !fv.Type().Implements(textUnmarshaler):
+			if !fv.IsNil() {
+				clearLoosening(fv.Elem(), key, report)
+			}
+		case fv.Kind() == reflect.Map:
+			names := make([]string, 0, fv.Len())
+			for _, k := range fv.MapKeys() {
+				names = append(names, k.String())
+			}
+			slices.Sort(names)
+			for _, n := range names {
+				report(append(slices.Clip(key), n))
+			}
+			fv.SetZero()
+		case fv.Kind() == reflect.Slice:
+			if fv.Len() > 0 {
+				report(key)
+			}
+			fv.SetZero()
+		case !fv.IsZero():
+			report(key)
+			fv.SetZero()
+		}
+	}
+}
+
+// workspacePlugins is .riot/plugins when it holds a plugin binary's name:
+// searching it would start the repository's binaries.
+func workspacePlugins(workspace string) string {
+	if workspace == "" {
+		return ""
+	}
+	dir := filepath.Join(workspace, ".riot", "plugins")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return ""
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), PluginPrefix) {
+			return dir
+		}
+	}
+	return ""
+}
