@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -131,14 +132,6 @@ func (s Store) Revoke(dir string) (string, bool, error) {
 // List returns the record's entries, sorted by directory.
 func (s Store) List() ([]Entry, error) {
 	entries, err := s.read()
-	slices.SortFunc(entries, func(a, b Entry) int {
-		switch {
-		case a.Dir < b.Dir:
-			return -1
-		case a.Dir > b.Dir:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(entries, func(a, b Entry) int { return strings.Compare(a.Dir, b.Dir) })
 	return entries, err
 }
