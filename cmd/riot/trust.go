@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -212,10 +213,14 @@ type trustingPrompter struct {
 	permission.Prompter
 	a   *app
 	cfg *config.Config
+
+	mu sync.Mutex // concurrent calls may prompt
 }
 
 func (p *trustingPrompter) Prompt(ctx context.Context, req permission.Request, d permission.Decision) (permission.Answer, error) {
 	ans, err := p.Prompter.Prompt(ctx, req, d)
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if err != nil || ans != permission.AnswerAllowAlways || p.cfg.Trust.Trusted() || len(d.Suggestions) == 0 {
 		return ans, err
 	}
