@@ -77,9 +77,15 @@ func (p *parsedLayer) gate() []Ignored {
 
 var textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
 
+// isTable reports whether t decodes a TOML table, not a scalar written as
+// text (a duration).
+func isTable(t reflect.Type) bool {
+	return t.Kind() == reflect.Struct && !reflect.PointerTo(t).Implements(textUnmarshaler)
+}
+
 // clearLoosening walks a layer's struct: a field tagged trust:"tighten"
-// stays, a table (a pointer to a struct that is not a scalar such as a
-// duration) is walked, and every other field that is set is reported and
+// stays, a table (a struct, or a pointer to one, that is not a scalar such
+// as a duration) is walked, and every other field that is set is reported and
 // cleared, each entry of a map of tables on its own. What is not declared
 // tightening is loosening: a key added to the schema is ignored in an
 // untrusted file until its field says otherwise.
@@ -91,10 +97,12 @@ func clearLoosening(v reflect.Value, prefix []string, report func(key []string))
 		key := append(slices.Clip(prefix), name)
 		switch {
 		case f.Tag.Get("trust") == "tighten":
-		case fv.Kind() == reflect.Pointer && fv.Type().Elem().Kind() == reflect.Struct && !fv.Type().Implements(textUnmarshaler):
+		case fv.Kind() == reflect.Pointer && isTable(fv.Type().Elem()):
 			if !fv.IsNil() {
 				clearLoosening(fv.Elem(), key, report)
 			}
+		case isTable(fv.Type()):
+			clearLoosening(fv, key, report)
 		case fv.Kind() == reflect.Map:
 			names := make([]string, 0, fv.Len())
 			for _, k := range fv.MapKeys() {

@@ -289,6 +289,8 @@ func TestFutureKeysAreLoosening(t *testing.T) {
 		Source     *string                   `toml:"source"`
 		Empty      []string                  `toml:"empty"`
 		Unset      *sandbox                  `toml:"unset"`
+		Inline     sandbox                   `toml:"inline"`
+		Wait       duration                  `toml:"wait"`
 	}
 	yes := true
 	v := future{
@@ -297,14 +299,19 @@ func TestFutureKeysAreLoosening(t *testing.T) {
 		Hooks:      map[string][]hook{"pre": {{Command: "x"}}},
 		Source:     new(string),
 		Empty:      []string{},
+		Inline:     sandbox{Enabled: &yes, Network: &yes},
+		Wait:       duration{time.Second},
 	}
 	var got []string
 	clearLoosening(reflect.ValueOf(&v).Elem(), nil, func(key []string) { got = append(got, strings.Join(key, ".")) })
-	if s := strings.Join(got, " "); s != "sandbox.allow_read sandbox.network sandbox.timeout mcp_servers.a mcp_servers.b hooks.pre source" {
+	if s := strings.Join(got, " "); s != "sandbox.allow_read sandbox.network sandbox.timeout mcp_servers.a mcp_servers.b hooks.pre source inline.network wait" {
 		t.Fatalf("reported %q", s)
 	}
 	if v.Sandbox == nil || v.Sandbox.Enabled == nil || !*v.Sandbox.Enabled {
 		t.Fatal("a tightening key was cleared")
+	}
+	if v.Inline.Enabled == nil || v.Inline.Network != nil || v.Wait.Duration != 0 {
+		t.Fatalf("a table held by value: %+v, wait %v", v.Inline, v.Wait)
 	}
 	if v.Sandbox.AllowRead != nil || v.Sandbox.Network != nil || v.Sandbox.Timeout != nil || v.MCPServers != nil || v.Hooks != nil || v.Source != nil || v.Empty != nil {
 		t.Fatalf("a loosening key stayed: %+v %+v", v, *v.Sandbox)

@@ -2,6 +2,7 @@ package config
 
 import (
 	_ "embed"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -80,11 +81,16 @@ func Load(opts Options) (*Config, error) {
 	if userFile == "" {
 		userFile = filepath.Join(UserConfigDir(getenv), "config.toml")
 	}
-	files := []struct{ path, layer string }{{userFile, "user"}}
+	// The workspace's own layers are gated by trust.
+	type file struct {
+		path, layer string
+		gated       bool
+	}
+	files := []file{{userFile, "user", false}}
 	if opts.Workspace != "" {
 		files = append(files,
-			struct{ path, layer string }{filepath.Join(opts.Workspace, ".riot", "config.toml"), "workspace"},
-			struct{ path, layer string }{LocalFile(opts.Workspace), "local"})
+			file{filepath.Join(opts.Workspace, ".riot", "config.toml"), "workspace", true},
+			file{LocalFile(opts.Workspace), "local", true})
 	}
 	trustFile := opts.TrustFile
 	if trustFile == "" {
@@ -100,7 +106,7 @@ func Load(opts Options) (*Config, error) {
 			continue
 		}
 		c.Files = append(c.Files, f.path)
-		if f.layer != "user" {
+		if f.gated {
 			if err := c.lookupTrust(); err != nil {
 				return nil, err
 			}
@@ -152,6 +158,10 @@ func (c *Config) lookupTrust() error {
 	}
 	c.trustRead = true
 	state, err := trust.Store{File: c.Trust.Record}.Lookup(c.Trust.Workspace)
+	var re *trust.RecordError
+	if errors.As(err, &re) {
+		return &Error{Source: Source{Layer: "trust", File: re.File}, Msg: "the workspace trust record cannot be used: " + re.Reason()}
+	}
 	if err != nil {
 		return &Error{Source: Source{Layer: "trust", File: c.Trust.Record}, Msg: err.Error()}
 	}

@@ -95,7 +95,7 @@ func (c *Config) Plugin(name string) (Plugin, bool) {
 // Source is where a value came from.
 type Source struct {
 	// Layer is "default", "user", "workspace", "local", "--config", "env"
-	// or "flag".
+	// or "flag"; "trust" for an error in the workspace trust record.
 	Layer string
 	// File and Line locate a value read from a file.
 	File string

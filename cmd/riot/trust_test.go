@@ -198,7 +198,7 @@ func TestTrustListAndRevoke(t *testing.T) {
 	if err := os.WriteFile(record, []byte("{"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	e.riot("", "call", "Bash", `{"command":"ls"}`).want(t, 2, "the trust record "+record+": it is not valid JSON; fix or delete it")
+	e.riot("", "call", "Bash", `{"command":"ls"}`).want(t, 2, "config: "+record+": the workspace trust record cannot be used: it is not valid JSON; fix or delete it")
 	e.riot("", "trust", "--list").want(t, 2, "it is not valid JSON")
 }
 

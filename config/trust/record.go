@@ -115,7 +115,12 @@ type RecordError struct {
 }
 
 func (e *RecordError) Error() string {
-	return fmt.Sprintf("the trust record %s: %s; fix or delete it (riot trust DIR writes a new one)", e.File, e.Msg)
+	return fmt.Sprintf("the trust record %s: %s", e.File, e.Reason())
+}
+
+// Reason is the message without the file, and what to do.
+func (e *RecordError) Reason() string {
+	return e.Msg + "; fix or delete it (riot trust DIR writes a new one)"
 }
 
 // errText is the system's reason without the path, which the message
