@@ -74,14 +74,13 @@ func (s Store) Lookup(dir string) (State, error) {
 		return Unknown, err
 	}
 	i := slices.IndexFunc(entries, func(e Entry) bool { return e.Dir == key })
-	switch {
-	case i < 0:
+	if i < 0 {
 		return Unknown, nil
-	case entries[i].Trusted:
-		return Trusted, nil
-	default:
-		return Declined, nil
 	}
+	if entries[i].Trusted {
+		return Trusted, nil
+	}
+	return Declined, nil
 }
 
 // Trust records dir as trusted and returns its Key.
