@@ -28,7 +28,22 @@ type Trust struct {
 	// Ignored are the values untrusted workspace files set that were not
 	// applied, in layer order.
 	Ignored []Ignored
+	// LocalSum is the SHA-256 of the .riot/config.local.toml read, in
+	// hex; "" when there was none.
+	LocalSum string
+	// LocalPinned says that file is, byte for byte, the one riot wrote for
+	// the user's "always allow" answers (trust.Entry.Local), and so applied
+	// in full although the workspace is not trusted.
+	LocalPinned bool
+
+	pin string // the record's trust.Entry.Local
 }
+
+// LocalOwn reports whether the local layer is the user's own: trusted,
+// absent, or as riot wrote it. Only then may riot pin it after adding a
+// rule, since pinning would otherwise vouch for what the repository put
+// there.
+func (t Trust) LocalOwn() bool { return t.Trusted() || t.LocalSum == "" || t.LocalPinned }
 
 // Ignored is one value an untrusted workspace file set.
 type Ignored struct {

@@ -317,3 +317,57 @@ func TestFutureKeysAreLoosening(t *testing.T) {
 		t.Fatalf("a loosening key stayed: %+v %+v", v, *v.Sandbox)
 	}
 }
+
+// The local file riot wrote for the user's "always allow" answers applies
+// in full, byte for byte; a changed byte, or the same text in the
+// committed file, is gated again.
+func TestPinnedLocalFile(t *testing.T) {
+	local := "[permissions]\nallow = [\"Bash(touch:*)\"]\n"
+	w := newTrustCase(t, map[string]string{
+		".riot/config.local.toml": local,
+		".riot/config.toml":       "[permissions]\nmode = \"dontAsk\"\n",
+	})
+	c := w.load(t, Options{})
+	if c.Trust.LocalOwn() || c.Trust.LocalPinned || len(c.Trust.Ignored) != 2 {
+		t.Fatalf("unpinned: %+v", c.Trust)
+	}
+	if _, err := w.store.PinLocal(w.ws, c.Trust.LocalSum, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	c = w.load(t, Options{})
+	cfgFile := filepath.Join(w.ws, ".riot/config.toml")
+	if !c.Trust.LocalPinned || !c.Trust.LocalOwn() || c.Trust.Trusted() || strings.Join(ignoredKeys(c), " ") != "permissions.mode@"+cfgFile+":2" {
+		t.Fatalf("pinned: %+v", c.Trust)
+	}
+	if r := c.Permissions.Allow[len(c.Permissions.Allow)-1]; r.Text != "Bash(touch:*)" || r.Source.File != LocalFile(w.ws) {
+		t.Fatalf("the pinned rule did not apply: %+v", c.Permissions.Allow)
+	}
+	// One byte more, and it is the repository's again.
+	if err := os.WriteFile(LocalFile(w.ws), []byte(local+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c = w.load(t, Options{})
+	if c.Trust.LocalPinned || c.Trust.LocalOwn() || len(c.Trust.Ignored) != 2 {
+		t.Fatalf("changed: %+v", c.Trust)
+	}
+	// The pin is of the local file only.
+	if err := os.Remove(LocalFile(w.ws)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfgFile, []byte(local), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c = w.load(t, Options{})
+	if c.Trust.LocalPinned || !c.Trust.LocalOwn() || c.Trust.LocalSum != "" || len(c.Trust.Ignored) != 1 {
+		t.Fatalf("the committed file took the pin: %+v", c.Trust)
+	}
+	if _, err := w.store.Trust(w.ws, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(LocalFile(w.ws), []byte("# mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if c = w.load(t, Options{}); !c.Trust.LocalOwn() || c.Trust.LocalPinned {
+		t.Fatalf("trusted: %+v", c.Trust)
+	}
+}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
@@ -75,6 +76,7 @@ var validKeys = map[string][]string{
 // parsedLayer is a decoded file with what is needed to locate its keys.
 type parsedLayer struct {
 	layer
+	sum     string // the file's SHA-256, in hex
 	src     Source
 	loc     locator
 	order   []string // plugin names in file order
@@ -90,7 +92,11 @@ func readLayer(path, layerName string) (*parsedLayer, error) {
 	if err != nil {
 		return nil, &Error{Source: Source{Layer: layerName, File: path}, Msg: "cannot read the config file: " + err.Error()}
 	}
-	return parseLayer(data, Source{Layer: layerName, File: path})
+	p, err := parseLayer(data, Source{Layer: layerName, File: path})
+	if p != nil {
+		p.sum = fmt.Sprintf("%x", sha256.Sum256(data))
+	}
+	return p, err
 }
 
 func parseLayer(data []byte, src Source) (*parsedLayer, error) {

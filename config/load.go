@@ -106,11 +106,16 @@ func Load(opts Options) (*Config, error) {
 			continue
 		}
 		c.Files = append(c.Files, f.path)
+		if f.layer == "local" {
+			c.Trust.LocalSum = l.sum
+		}
 		if f.gated {
 			if err := c.lookupTrust(); err != nil {
 				return nil, err
 			}
-			if !c.Trust.Trusted() {
+			if f.layer == "local" && c.Trust.pin == l.sum {
+				c.Trust.LocalPinned = true
+			} else if !c.Trust.Trusted() {
 				// A bad value is an error even where it would be ignored:
 				// the file is wrong either way.
 				if err := (&Config{Sources: map[string]Source{}}).apply(l); err != nil {
@@ -157,7 +162,7 @@ func (c *Config) lookupTrust() error {
 		return nil
 	}
 	c.trustRead = true
-	state, err := trust.Store{File: c.Trust.Record}.Lookup(c.Trust.Workspace)
+	st, err := trust.Store{File: c.Trust.Record}.Lookup(c.Trust.Workspace)
 	var re *trust.RecordError
 	if errors.As(err, &re) {
 		return &Error{Source: Source{Layer: "trust", File: re.File}, Msg: "the workspace trust record cannot be used: " + re.Reason()}
@@ -165,7 +170,7 @@ func (c *Config) lookupTrust() error {
 	if err != nil {
 		return &Error{Source: Source{Layer: "trust", File: c.Trust.Record}, Msg: err.Error()}
 	}
-	c.Trust.State = state
+	c.Trust.State, c.Trust.pin = st.State, st.Local
 	return nil
 }
 

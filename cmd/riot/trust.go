@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -105,8 +106,15 @@ func printTrust(w io.Writer, st trust.Store) error {
 	}
 	for _, e := range entries {
 		state := "trusted"
-		if !e.Trusted {
+		switch {
+		case e.Trusted:
+		case e.Declined:
 			state = "not trusted (you declined)"
+		default:
+			state = "not trusted"
+		}
+		if !e.Trusted && e.Local != "" {
+			state += "; its .riot/config.local.toml applies while it is as riot wrote it"
 		}
 		if info, err := os.Stat(e.Dir); err != nil || !info.IsDir() {
 			state += ", missing: moved or removed"
@@ -203,12 +211,16 @@ func readLine(r io.Reader) string {
 	}
 }
 
-// trustingPrompter marks an untrusted workspace trusted when the user
-// answers "always allow" on the terminal, which writes the rule to
-// .riot/config.local.toml: that answer is the user's own act. It does so
-// only when the workspace's files hold nothing else that trust gates, so
-// that trusting changes nothing but the rule just granted; otherwise it
-// says that the rule applies once the user trusts the workspace.
+// trustingPrompter makes an "always allow" answer on the terminal, the
+// user's own act, last in a workspace that is not trusted. Such an answer
+// writes the rule to .riot/config.local.toml, which an untrusted workspace
+// would otherwise ignore from the next run on. It does not trust the
+// workspace: that would also apply whatever the repository adds to
+// .riot/config.toml later. It writes the rule itself and pins the file as
+// written (trust.Store.PinLocal), so that the file applies while it is
+// byte for byte riot's; Resolve's own write then finds the rule there. A
+// local file that held the repository's text is not pinned, since pinning
+// it would vouch for that text.
 type trustingPrompter struct {
 	permission.Prompter
 	a   *app
@@ -221,19 +233,40 @@ func (p *trustingPrompter) Prompt(ctx context.Context, req permission.Request, d
 	ans, err := p.Prompter.Prompt(ctx, req, d)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if err != nil || ans != permission.AnswerAllowAlways || p.cfg.Trust.Trusted() || len(d.Suggestions) == 0 {
-		return ans, err
-	}
 	t := &p.cfg.Trust
-	if len(t.Ignored) > 0 {
-		fmt.Fprintf(p.a.stderr, "riot: the rule goes to .riot/config.local.toml, but this workspace is not trusted, so later runs ignore it until you run: riot trust %s\n", shellQuote(t.Workspace))
+	if err != nil || ans != permission.AnswerAllowAlways || t.Trusted() || len(d.Suggestions) == 0 {
 		return ans, err
 	}
-	if _, terr := p.a.trustStore().Trust(t.Workspace, time.Now()); terr != nil {
-		fmt.Fprintf(p.a.stderr, "riot: the workspace is not trusted, so later runs ignore the saved rule: %v\n", terr)
+	if !t.LocalOwn() || localSum(t.Workspace) != t.LocalSum {
+		p.say("riot: the rule goes to .riot/config.local.toml, but this workspace is not trusted and riot did not write the rest of that file, so later runs ignore it until you run: riot trust %s\n", shellQuote(t.Workspace))
 		return ans, err
 	}
-	t.State = trust.Trusted
-	fmt.Fprintf(p.a.stderr, "riot: trusted %s, since you chose always allow: its own config now applies (undo: riot trust --revoke %s)\n", t.Workspace, shellQuote(t.Workspace))
+	for _, rule := range d.Suggestions {
+		if _, werr := config.AppendAllowRule(t.Workspace, rule); werr != nil {
+			p.say("riot: cannot save the rule %s: %v\n", rule, werr)
+			return ans, err
+		}
+	}
+	sum := localSum(t.Workspace)
+	if _, perr := p.a.trustStore().PinLocal(t.Workspace, sum, time.Now()); perr != nil {
+		p.say("riot: the rule is saved, but later runs ignore it until you run riot trust %s: %v\n", shellQuote(t.Workspace), perr)
+		return ans, err
+	}
+	t.LocalSum, t.LocalPinned = sum, true
+	p.say("riot: saved to .riot/config.local.toml; this workspace is not trusted, so riot applies that file only while it stays as riot wrote it (riot trust %s applies the rest)\n", shellQuote(t.Workspace))
 	return ans, err
+}
+
+func (p *trustingPrompter) say(format string, args ...any) {
+	fmt.Fprintf(p.a.stderr, format, args...)
+}
+
+// localSum is the SHA-256 of the workspace's .riot/config.local.toml, in
+// hex, or "" when it cannot be read.
+func localSum(workspace string) string {
+	data, err := os.ReadFile(config.LocalFile(workspace))
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%x", sha256.Sum256(data))
 }

@@ -322,38 +322,70 @@ func TestTrustQuestionOnTerminal(t *testing.T) {
 	e.riot("", "trust", "--list").want(t, 0, e.ws+"\ttrusted since ")
 }
 
-// "Always allow" on a terminal is the user's own act: in a workspace
-// whose files hold nothing else trust gates, it trusts the workspace, so
-// the saved rule applies from then on; where they do, it says the rule
-// waits for riot trust.
-func TestAlwaysAllowTrusts(t *testing.T) {
+// "Always allow" on a terminal is the user's own act: the rule it saves
+// applies from then on, in an untrusted workspace too, while the local
+// file stays as riot wrote it; the workspace itself is not trusted, so
+// what the repository adds later is still ignored.
+func TestAlwaysAllowOnTerminal(t *testing.T) {
 	e := newEnv(t)
+	e.write(".riot/config.toml", "[permissions]\nmode = \"bypassPermissions\"\n")
 	tm := e.onTerminal("call", "Bash", `{"command":"touch x"}`)
+	tm.waitFor("Answer: ")
+	tm.answer("n") // do not trust the workspace
 	tm.waitFor("[a] always allow: add Bash(touch:*) to .riot/config.local.toml")
 	tm.waitFor("Answer: ")
 	tm.answer("a")
 	shown, code := tm.wait()
-	if code != 0 || !strings.Contains(shown, "riot: trusted "+e.ws+", since you chose always allow") || !exists(filepath.Join(e.ws, "x")) {
+	if code != 0 || !exists(filepath.Join(e.ws, "x")) || !strings.Contains(shown, "riot: saved to .riot/config.local.toml; this workspace is not trusted, so riot applies that file only while it stays as riot wrote it (riot trust "+e.ws+" applies the rest)") {
 		t.Fatalf("always allow: exit %d\n%s", code, shown)
 	}
-	// Later runs, without a terminal, apply the saved rule.
-	e.riot("", "call", "Bash", `{"command":"touch y"}`).want(t, 0)
+	e.riot("", "trust", "--list").want(t, 0, e.ws+"\tnot trusted (you declined); its .riot/config.local.toml applies while it is as riot wrote it since ")
+	// Later runs, without a terminal, apply the saved rule, and still not
+	// the repository's mode.
+	r := e.riot("", "call", "Bash", `{"command":"touch y"}`)
+	r.want(t, 0, ".riot/config.toml (permissions.mode)")
 	if !exists(filepath.Join(e.ws, "y")) {
 		t.Fatal("the saved rule did not apply")
 	}
-
-	e = newEnv(t)
-	e.write(".riot/config.toml", "[permissions]\nmode = \"bypassPermissions\"\n")
-	tm = e.onTerminal("call", "Bash", `{"command":"touch x"}`)
+	e.riot("", "call", "Bash", `{"command":"rm y"}`).want(t, 1, "Bash(rm:*)")
+	// A second answer in a later run adds to the pinned file and pins it
+	// again.
+	tm = e.onTerminal("call", "Bash", `{"command":"mkdir d"}`)
+	tm.waitFor("[a] always allow: add Bash(mkdir:*)")
 	tm.waitFor("Answer: ")
-	tm.answer("n") // not trusted
+	tm.answer("a")
+	if shown, code := tm.wait(); code != 0 || !strings.Contains(shown, "riot: saved to .riot/config.local.toml") {
+		t.Fatalf("second always allow: exit %d\n%s", code, shown)
+	}
+	e.riot("", "call", "Bash", `{"command":"mkdir d2 && touch z"}`).want(t, 0)
+	// Edited by anyone else, the file is the repository's again.
+	local := filepath.Join(e.ws, ".riot", "config.local.toml")
+	data, err := os.ReadFile(local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.write(".riot/config.local.toml", string(data)+"\n[plugins.evil]\nenabled = true\npath = \"./evil\"\n")
+	e.riot("", "call", "Bash", `{"command":"touch w"}`).want(t, 1, "Bash(touch:*)", ".riot/config.local.toml (permissions.allow, plugins.evil)")
+}
+
+// A local file that holds the repository's text is not pinned by an
+// "always allow" answer: pinning it would vouch for that text.
+func TestAlwaysAllowDoesNotPinTheRepositorysFile(t *testing.T) {
+	e := newEnv(t)
+	e.write(".riot/config.local.toml", "[permissions]\nallow = [\"Bash\"]\n")
+	tm := e.onTerminal("call", "Bash", `{"command":"touch x"}`)
+	tm.waitFor("Answer: ")
+	tm.answer("n")
 	tm.waitFor("[a] always allow: add Bash(touch:*)")
 	tm.waitFor("Answer: ")
 	tm.answer("a")
-	shown, code = tm.wait()
-	if code != 0 || !strings.Contains(shown, "riot: the rule goes to .riot/config.local.toml, but this workspace is not trusted, so later runs ignore it until you run: riot trust "+e.ws) {
-		t.Fatalf("always allow, untrusted: exit %d\n%s", code, shown)
+	shown, code := tm.wait()
+	if code != 0 || !strings.Contains(shown, "riot: the rule goes to .riot/config.local.toml, but this workspace is not trusted and riot did not write the rest of that file, so later runs ignore it until you run: riot trust "+e.ws) {
+		t.Fatalf("exit %d\n%s", code, shown)
 	}
-	e.riot("", "trust", "--list").want(t, 0, "not trusted (you declined)")
+	e.riot("", "trust", "--list").want(t, 0, e.ws+"\tnot trusted (you declined) since ")
 	e.riot("", "call", "Bash", `{"command":"touch y"}`).want(t, 1, "Bash(touch:*)")
+	// Trusted, the whole file applies, the rule riot added included.
+	e.trust()
+	e.riot("", "call", "Bash", `{"command":"touch y"}`).want(t, 0)
 }

@@ -13,5 +13,9 @@
 // directory is a new, untrusted one; its old entry stays listed as missing
 // until revoked. Trust is in the directory, not in a version of its config:
 // no hash is kept, as trusting a repository is trusting its authors, and a
-// hash would ask again at every pull that touches .riot/.
+// hash would ask again at every pull that touches .riot/. The one hash kept
+// is of the .riot/config.local.toml riot itself wrote for the user's
+// "always allow" answers in an untrusted workspace (Entry.Local): that
+// file applies while it is byte for byte the same, and the workspace's
+// trust is left as it was.
 package trust

@@ -61,14 +61,14 @@ func FuzzTrustPath(f *testing.F) {
 			info, err := os.Stat(d)
 			same := err == nil && os.SameFile(info, named)
 			s, err := st.Lookup(d)
-			if err != nil || (s == Trusted) != same {
+			if err != nil || (s.State == Trusted) != same {
 				t.Fatalf("after Trust(%q): Lookup(%q) = %v, %v; same directory: %v", p, d, s, err, same)
 			}
 		}
 		if _, removed, err := st.Revoke(p); err != nil || !removed {
 			t.Fatalf("Revoke(%q) = %v, %v", p, removed, err)
 		}
-		if s, _ := st.Lookup(key); s != Unknown {
+		if s, _ := st.Lookup(key); s.State != Unknown {
 			t.Fatalf("after Revoke(%q): %v", p, s)
 		}
 	})
@@ -86,7 +86,7 @@ func FuzzDecode(f *testing.F) {
 			return
 		}
 		for _, e := range entries {
-			if !validDir(e.Dir) {
+			if !validDir(e.Dir) || !validSum(e.Local) {
 				t.Fatalf("decode kept %q", e.Dir)
 			}
 		}

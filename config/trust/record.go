@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"time"
 	"unicode/utf8"
@@ -24,10 +25,16 @@ const version = 1
 type Entry struct {
 	// Dir is the workspace's real path.
 	Dir string `json:"dir"`
-	// Trusted is false for a workspace whose user declined to trust it
-	// when asked, so that riot does not ask again.
+	// Trusted says the workspace's own config applies in full.
 	Trusted bool `json:"trusted"`
-	// At is when the user decided.
+	// Declined says the user chose not to trust it when asked, so that
+	// riot does not ask again.
+	Declined bool `json:"declined,omitempty"`
+	// Local is the SHA-256, in hex, of the .riot/config.local.toml riot
+	// wrote for the user's "always allow" answers in this workspace while
+	// it was not trusted: that file, byte for byte, is the user's own.
+	Local string `json:"local_sha256,omitempty"`
+	// At is when the user last decided.
 	At time.Time `json:"at"`
 }
 
@@ -37,8 +44,9 @@ type record struct {
 }
 
 // decode reads the record's text. An entry whose path is not absolute,
-// clean and valid UTF-8 is dropped: no Key can equal it, and keeping it
-// would only let a hand edit look like trust.
+// clean and valid UTF-8, or whose Local is not a SHA-256, is dropped: no
+// Key or file can equal it, and keeping it would only let a hand edit look
+// like trust.
 func decode(data []byte) ([]Entry, error) {
 	var r record
 	if err := json.Unmarshal(data, &r); err != nil {
@@ -47,8 +55,12 @@ func decode(data []byte) ([]Entry, error) {
 	if r.Version != version {
 		return nil, fmt.Errorf("its version is %d, and this riot reads version %d", r.Version, version)
 	}
-	return slices.DeleteFunc(r.Workspaces, func(e Entry) bool { return !validDir(e.Dir) }), nil
+	return slices.DeleteFunc(r.Workspaces, func(e Entry) bool { return !validDir(e.Dir) || !validSum(e.Local) }), nil
 }
+
+var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+func validSum(sum string) bool { return sum == "" || sha256Hex.MatchString(sum) }
 
 func validDir(dir string) bool {
 	return filepath.IsAbs(dir) && filepath.Clean(dir) == dir && utf8.ValidString(dir)

@@ -22,6 +22,14 @@ const (
 	Declined
 )
 
+// Status is what the record holds for a workspace.
+type Status struct {
+	State State
+	// Local is the SHA-256 of the .riot/config.local.toml riot wrote for
+	// the user in this workspace, or "" (Entry.Local).
+	Local string
+}
+
 // Store is the record in one file.
 type Store struct {
 	File string
@@ -64,43 +72,62 @@ func Key(dir string) (string, error) {
 
 // Lookup says what the record holds for dir. A dir that has no Key is
 // Unknown.
-func (s Store) Lookup(dir string) (State, error) {
+func (s Store) Lookup(dir string) (Status, error) {
 	key, err := Key(dir)
 	if err != nil {
-		return Unknown, nil //nolint:nilerr // a path that cannot be named was never trusted
+		return Status{}, nil //nolint:nilerr // a path that cannot be named was never trusted
 	}
 	entries, err := s.read()
 	if err != nil {
-		return Unknown, err
+		return Status{}, err
 	}
 	i := slices.IndexFunc(entries, func(e Entry) bool { return e.Dir == key })
 	if i < 0 {
-		return Unknown, nil
+		return Status{}, nil
 	}
-	if entries[i].Trusted {
-		return Trusted, nil
+	e := entries[i]
+	st := Status{State: Unknown, Local: e.Local}
+	if e.Trusted {
+		st.State = Trusted
+	} else if e.Declined {
+		st.State = Declined
 	}
-	return Declined, nil
+	return st, nil
 }
 
 // Trust records dir as trusted and returns its Key.
 func (s Store) Trust(dir string, now time.Time) (string, error) {
-	return s.decide(dir, true, now)
+	return s.change(dir, func(e *Entry) { e.Trusted, e.Declined, e.At = true, false, now.UTC() })
 }
 
 // Decline records that the user chose not to trust dir.
 func (s Store) Decline(dir string, now time.Time) (string, error) {
-	return s.decide(dir, false, now)
+	return s.change(dir, func(e *Entry) { e.Trusted, e.Declined, e.At = false, true, now.UTC() })
 }
 
-func (s Store) decide(dir string, trusted bool, now time.Time) (string, error) {
+// PinLocal records sum, the SHA-256 of the .riot/config.local.toml riot
+// has just written in dir for the user, leaving dir's trust as it is.
+func (s Store) PinLocal(dir, sum string, now time.Time) (string, error) {
+	if sum == "" || !validSum(sum) {
+		return "", errors.New("the sum is not a SHA-256 in hex")
+	}
+	return s.change(dir, func(e *Entry) { e.Local, e.At = sum, now.UTC() })
+}
+
+// change edits dir's entry, making it if there is none.
+func (s Store) change(dir string, edit func(*Entry)) (string, error) {
 	key, err := Key(dir)
 	if err != nil {
 		return "", err
 	}
 	return key, s.update(func(entries []Entry) []Entry {
-		entries = slices.DeleteFunc(entries, func(e Entry) bool { return e.Dir == key })
-		return append(entries, Entry{Dir: key, Trusted: trusted, At: now.UTC()})
+		i := slices.IndexFunc(entries, func(e Entry) bool { return e.Dir == key })
+		if i < 0 {
+			entries = append(entries, Entry{Dir: key})
+			i = len(entries) - 1
+		}
+		edit(&entries[i])
+		return entries
 	})
 }
 

@@ -41,7 +41,7 @@ func lookup(t *testing.T, st Store, dir string) State {
 	if err != nil {
 		t.Fatalf("Lookup(%s): %v", dir, err)
 	}
-	return s
+	return s.State
 }
 
 // A workspace is named by its real path, with each symlink followed
@@ -383,5 +383,80 @@ func TestErrText(t *testing.T) {
 	}
 	if got := errText(errors.New("plain")); got != "plain" {
 		t.Fatalf("errText = %q", got)
+	}
+}
+
+// A pin is kept apart from trust: it names the local file riot wrote, and
+// neither trusts the workspace nor is lost by declining it.
+func TestPinLocal(t *testing.T) {
+	ws := real(t, t.TempDir())
+	st := newStore(t)
+	sum := strings.Repeat("ab", 32)
+	for _, bad := range []string{"", "abc", strings.Repeat("AB", 32), strings.Repeat("ab", 32) + "\n"} {
+		if _, err := st.PinLocal(ws, bad, now); err == nil {
+			t.Errorf("PinLocal(%q) took it", bad)
+		}
+	}
+	if _, err := os.Stat(st.File); !os.IsNotExist(err) {
+		t.Fatalf("a refused pin wrote the record: %v", err)
+	}
+	if _, err := st.PinLocal(filepath.Join(ws, "missing"), sum, now); !errors.Is(err, ErrNotDir) {
+		t.Fatalf("PinLocal(missing) = %v", err)
+	}
+	if key, err := st.PinLocal(ws, sum, now); err != nil || key != ws {
+		t.Fatalf("PinLocal = %q, %v", key, err)
+	}
+	got, err := st.Lookup(ws)
+	if err != nil || got != (Status{State: Unknown, Local: sum}) {
+		t.Fatalf("pinned: %+v, %v", got, err)
+	}
+	if _, err := st.Decline(ws, now); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := st.Lookup(ws); got != (Status{State: Declined, Local: sum}) {
+		t.Fatalf("declined: %+v", got)
+	}
+	other := strings.Repeat("cd", 32)
+	if _, err := st.PinLocal(ws, other, now.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := st.List()
+	if len(entries) != 1 || entries[0] != (Entry{Dir: ws, Declined: true, Local: other, At: now.Add(time.Minute)}) {
+		t.Fatalf("entries %+v", entries)
+	}
+	if _, err := st.Trust(ws, now); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := st.Lookup(ws); got != (Status{State: Trusted, Local: other}) {
+		t.Fatalf("trusted: %+v", got)
+	}
+	data, _ := os.ReadFile(st.File)
+	if !strings.Contains(string(data), `"local_sha256": "`+other+`"`) || strings.Contains(string(data), "declined") {
+		t.Fatalf("record:\n%s", data)
+	}
+	if _, err := st.Decline(ws, now); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(st.File); !strings.Contains(string(data), `"declined": true`) || !strings.Contains(string(data), `"trusted": false`) {
+		t.Fatalf("record:\n%s", data)
+	}
+	if _, _, err := st.Revoke(ws); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := st.Lookup(ws); got != (Status{}) {
+		t.Fatalf("revoked: %+v", got)
+	}
+	// A hand-written pin that is not a SHA-256 drops its entry.
+	body := `{"version":1,"workspaces":[{"dir":"` + ws + `","trusted":true,"local_sha256":"xyz"}]}`
+	if err := os.WriteFile(st.File, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := st.Lookup(ws); got != (Status{}) {
+		t.Fatalf("bad pin kept: %+v", got)
+	}
+	for _, s := range []string{"", sum} {
+		if !validSum(s) {
+			t.Errorf("validSum(%q) = false", s)
+		}
 	}
 }
