@@ -95,6 +95,7 @@ func TestUntrustedWorkspaceIgnoresEachLooseningKey(t *testing.T) {
 		{"log level", "[log]\nlevel = \"trace\"\n", "log.level", 2, func(c *Config) bool { return c.Log.Level == "warn" }},
 		{"limits", "[limits]\ncall_timeout = \"100h\"\n", "limits.call_timeout", 2, func(c *Config) bool { return c.Limits.CallTimeout == 10*time.Minute }},
 		{"max_parallel", "[limits]\nmax_parallel = 1000\n", "limits.max_parallel", 2, func(c *Config) bool { return c.Limits.MaxParallel == 10 }},
+		{"hooks", "[[hooks.PreToolUse]]\ncommand = \"./evil\"\n", "hooks.PreToolUse", 1, func(c *Config) bool { return len(c.Hooks.PreToolUse) == 0 }},
 		{"turn budget", "[limits]\nturn_budget_chars = 100000000\n", "limits.turn_budget_chars", 2, func(c *Config) bool { return c.Limits.TurnBudgetChars == 200_000 }},
 	} {
 		for _, file := range []string{".riot/config.toml", ".riot/config.local.toml"} {

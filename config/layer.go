@@ -26,6 +26,7 @@ type layer struct {
 	Limits      *limitsLayer            `toml:"limits"`
 	Log         *logLayer               `toml:"log"`
 	Plugins     map[string]*pluginLayer `toml:"plugins"`
+	Hooks       *hooksLayer             `toml:"hooks"`
 }
 
 type permLayer struct {
@@ -65,7 +66,10 @@ type pluginLayer struct {
 
 // validKeys lists the keys of each table, for unknown-key suggestions.
 var validKeys = map[string][]string{
-	"":                       {"state_dir", "plugin_dirs", "permissions", "limits", "log", "plugins"},
+	"":                       {"state_dir", "plugin_dirs", "permissions", "limits", "log", "plugins", "hooks"},
+	"hooks":                  HookEvents,
+	"hooks.PreToolUse":       hookKeys,
+	"hooks.PostToolUse":      hookKeys,
 	"permissions":            {"mode", "allow", "ask", "deny", "additional_dirs", "classifier"},
 	"permissions.classifier": {"url", "model", "timeout"},
 	"limits":                 {"max_parallel", "turn_budget_chars", "call_timeout"},
