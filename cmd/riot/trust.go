@@ -175,6 +175,10 @@ func (a *app) askTrust(cfg *config.Config) bool {
 	}
 	fmt.Fprintf(&b, "  A cloned repository can use these to switch checks off or start a binary.\n")
 	fmt.Fprintf(&b, "  [t] trust %s (as riot trust does)\n  [n] ignore them; deny and ask rules still apply (the default)\nAnswer: ", t.Workspace)
+	// What was typed before the question appeared does not answer it.
+	if f, ok := a.stdin.(*os.File); ok {
+		_ = flushInput(int(f.Fd()))
+	}
 	_, _ = io.WriteString(a.stderr, b.String())
 	answer := strings.ToLower(strings.TrimSpace(readLine(a.stdin)))
 	st := a.trustStore()

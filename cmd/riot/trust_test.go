@@ -214,9 +214,19 @@ type term struct {
 
 func (e *env) onTerminal(args ...string) *term {
 	e.t.Helper()
+	return e.typedAhead("", args...)
+}
+
+// typedAhead is onTerminal with typed already waiting on the terminal
+// when riot starts.
+func (e *env) typedAhead(typed string, args ...string) *term {
+	e.t.Helper()
 	ptmx, tty, err := pty.Open()
 	if err != nil {
 		e.t.Skipf("no pseudo-terminal: %v", err)
+	}
+	if _, err := ptmx.Write([]byte(typed)); err != nil {
+		e.t.Fatal(err)
 	}
 	tm := &term{t: e.t, ptmx: ptmx, out: make(chan string, 64)}
 	tm.cmd = e.command("", args...)
@@ -292,7 +302,8 @@ func TestTrustQuestionOnTerminal(t *testing.T) {
 	e.evil(".riot/evil", marker)
 	question := "riot: this workspace's own files would loosen riot's checks or run code:\n  .riot/config.toml: permissions.mode, permissions.allow, plugins.evil\n"
 
-	tm := e.onTerminal("call", "Bash", `{"command":"echo hi"}`)
+	// "t" typed before the question appeared does not answer it.
+	tm := e.typedAhead("t\n", "call", "Bash", `{"command":"echo hi"}`)
 	tm.waitFor(question)
 	tm.waitFor("[n] ignore them; deny and ask rules still apply (the default)\nAnswer: ")
 	tm.answer("n")
