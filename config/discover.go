@@ -20,7 +20,7 @@ type Discovered struct {
 }
 
 // SearchDirs are the directories searched for plugin binaries, in order:
-// plugin_dirs, $RIOT_PLUGIN_PATH, .riot/plugins,
+// plugin_dirs, $RIOT_PLUGIN_PATH, .riot/plugins (in a trusted workspace),
 // $XDG_DATA_HOME/riot/plugins (or ~/.local/share/riot/plugins), and the
 // directory of the riot executable.
 func (c *Config) SearchDirs(workspace, exeDir string, getenv func(string) string) []Discovered {
@@ -46,7 +46,8 @@ func (c *Config) SearchDirs(workspace, exeDir string, getenv func(string) string
 	for _, d := range filepath.SplitList(getenv("RIOT_PLUGIN_PATH")) {
 		add(d, "$RIOT_PLUGIN_PATH")
 	}
-	if workspace != "" {
+	if workspace != "" && c.Trust.Trusted() {
+		// The repository's binaries, started only once the user trusts it.
 		add(filepath.Join(workspace, ".riot", "plugins"), ".riot/plugins")
 	}
 	data := getenv("XDG_DATA_HOME")

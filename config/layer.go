@@ -1,6 +1,7 @@
 package config
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
@@ -12,6 +13,11 @@ import (
 )
 
 // layer is one config file as written: a nil field was not set there.
+//
+// A key that only tightens (it can make riot ask or deny, never allow, run
+// or reach more) says so with the tag trust:"tighten"; an untrusted
+// workspace file keeps only those (gate.go). Any other key, including one
+// added later without the tag, is ignored there.
 type layer struct {
 	StateDir    *string                 `toml:"state_dir"`
 	PluginDirs  []string                `toml:"plugin_dirs"`
@@ -26,8 +32,8 @@ type layer struct {
 type permLayer struct {
 	Mode           *string          `toml:"mode"`
 	Allow          []string         `toml:"allow"`
-	Ask            []string         `toml:"ask"`
-	Deny           []string         `toml:"deny"`
+	Ask            []string         `toml:"ask" trust:"tighten"`
+	Deny           []string         `toml:"deny" trust:"tighten"`
 	AdditionalDirs []string         `toml:"additional_dirs"`
 	Classifier     *classifierLayer `toml:"classifier"`
 }
@@ -82,6 +88,7 @@ var validKeys = map[string][]string{
 // parsedLayer is a decoded file with what is needed to locate its keys.
 type parsedLayer struct {
 	layer
+	sum     string // the file's SHA-256, in hex
 	src     Source
 	loc     locator
 	order   []string // plugin names in file order
@@ -97,7 +104,11 @@ func readLayer(path, layerName string) (*parsedLayer, error) {
 	if err != nil {
 		return nil, &Error{Source: Source{Layer: layerName, File: path}, Msg: "cannot read the config file: " + err.Error()}
 	}
-	return parseLayer(data, Source{Layer: layerName, File: path})
+	p, err := parseLayer(data, Source{Layer: layerName, File: path})
+	if p != nil {
+		p.sum = fmt.Sprintf("%x", sha256.Sum256(data))
+	}
+	return p, err
 }
 
 func parseLayer(data []byte, src Source) (*parsedLayer, error) {

@@ -2,6 +2,7 @@ package config
 
 import (
 	_ "embed"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/riot-tools/riot/config/trust"
 )
 
 //go:embed defaults.toml
@@ -30,6 +33,9 @@ type Options struct {
 	// ExtraFile is the --config file, read after the workspace layers. It
 	// must exist.
 	ExtraFile string
+	// TrustFile is the workspace trust record; empty means trusted.json
+	// in UserConfigDir.
+	TrustFile string
 	// Getenv reads the environment; nil means os.Getenv.
 	Getenv func(string) string
 	// Flags are the command-line overrides, the last layer.
@@ -77,25 +83,62 @@ func Load(opts Options) (*Config, error) {
 			userFile = filepath.Join(dir, "config.toml")
 		}
 	}
-	var files []struct{ path, layer string }
+	// The workspace's own layers are gated by trust.
+	type file struct {
+		path, layer string
+		gated       bool
+	}
+	var files []file
 	if userFile != "" {
-		files = append(files, struct{ path, layer string }{userFile, "user"})
+		files = append(files, file{userFile, "user", false})
 	}
 	if opts.Workspace != "" {
 		files = append(files,
-			struct{ path, layer string }{filepath.Join(opts.Workspace, ".riot", "config.toml"), "workspace"},
-			struct{ path, layer string }{LocalFile(opts.Workspace), "local"})
+			file{filepath.Join(opts.Workspace, ".riot", "config.toml"), "workspace", true},
+			file{LocalFile(opts.Workspace), "local", true})
 	}
+	trustFile := opts.TrustFile
+	if dir := UserConfigDir(getenv); trustFile == "" && dir != "" {
+		trustFile = trust.ForConfigDir(dir).File
+	}
+	c.Trust = Trust{Record: trustFile, Workspace: opts.Workspace}
 	for _, f := range files {
 		l, err := readLayer(f.path, f.layer)
 		if err != nil {
 			return nil, err
 		}
-		if l != nil {
-			c.Files = append(c.Files, f.path)
-			if err := c.apply(l); err != nil {
+		if l == nil {
+			continue
+		}
+		c.Files = append(c.Files, f.path)
+		if f.layer == "local" {
+			c.Trust.LocalSum = l.sum
+		}
+		if f.gated {
+			if err := c.lookupTrust(); err != nil {
 				return nil, err
 			}
+			if f.layer == "local" && c.Trust.pin == l.sum {
+				c.Trust.LocalPinned = true
+			} else if !c.Trust.Trusted() {
+				// A bad value is an error even where it would be ignored:
+				// the file is wrong either way.
+				if err := (&Config{Sources: map[string]Source{}}).apply(l); err != nil {
+					return nil, err
+				}
+				c.Trust.Ignored = append(c.Trust.Ignored, l.gate()...)
+			}
+		}
+		if err := c.apply(l); err != nil {
+			return nil, err
+		}
+	}
+	if dir := workspacePlugins(opts.Workspace); dir != "" {
+		if err := c.lookupTrust(); err != nil {
+			return nil, err
+		}
+		if !c.Trust.Trusted() {
+			c.Trust.Ignored = append(c.Trust.Ignored, Ignored{Key: "discovery", Source: Source{Layer: "workspace", File: dir}})
 		}
 	}
 	if opts.ExtraFile != "" {
@@ -119,6 +162,24 @@ func Load(opts Options) (*Config, error) {
 		return nil, &Error{Msg: "riot needs a directory for its state, and without a home directory it has none: set RIOT_STATE_DIR (or state_dir, XDG_STATE_HOME or HOME)"}
 	}
 	return c, c.validateFlags()
+}
+
+// lookupTrust reads the record's word on the workspace, once.
+func (c *Config) lookupTrust() error {
+	if c.trustRead {
+		return nil
+	}
+	c.trustRead = true
+	st, err := trust.Store{File: c.Trust.Record}.Lookup(c.Trust.Workspace)
+	var re *trust.RecordError
+	if errors.As(err, &re) {
+		return &Error{Source: Source{Layer: "trust", File: re.File}, Msg: "the workspace trust record cannot be used: " + re.Reason()}
+	}
+	if err != nil {
+		return &Error{Source: Source{Layer: "trust", File: c.Trust.Record}, Msg: err.Error()}
+	}
+	c.Trust.State, c.Trust.pin = st.State, st.Local
+	return nil
 }
 
 // LocalFile is the workspace's untracked layer, where "always allow"

@@ -86,6 +86,7 @@ func TestCallJSON(t *testing.T) {
 
 func TestConfigErrorExits2WithFileAndLine(t *testing.T) {
 	e := newEnv(t)
+	e.trust() // an untrusted workspace's allow rules are not read at all
 	p := e.write(".riot/config.toml", "[permissions]\nmood = \"plan\"\n")
 	e.riot("", "tools").want(t, 2, p+":2: unknown key \"mood\" in [permissions]; did you mean \"mode\"?")
 	e.write(".riot/config.toml", "[permissions]\nallow = [\"Bash(ls\"]\n")
@@ -139,7 +140,7 @@ func TestRunMalformedExits2(t *testing.T) {
 
 func TestPluginsListsDiscoveredAndEnabled(t *testing.T) {
 	e := newEnv(t)
-	e.write(".riot/config.toml", "plugin_dirs = [\""+filepath.Dir(bin.testkit)+"\"]\n")
+	e.userConfig("plugin_dirs = [\"" + filepath.Dir(bin.testkit) + "\"]\n")
 	r := e.riot("", "plugins")
 	r.want(t, 0, "read (builtin, enabled)", "testkit (plugin, discovered, not enabled)", "[plugins.testkit]\n              enabled = true")
 	e.enableTestkit()
@@ -150,6 +151,7 @@ func TestPluginsListsDiscoveredAndEnabled(t *testing.T) {
 
 func TestConfigShowsSources(t *testing.T) {
 	e := newEnv(t)
+	e.trust()
 	p := e.write(".riot/config.toml", "[permissions]\nmode = \"plan\"\n")
 	r := e.riot("", "config", "--allow", "Bash(ls:*)")
 	r.want(t, 0, `permissions.mode = "plan"`, p+":2", `permissions.allow += "Bash(ls:*)"`, "flag --allow")

@@ -29,6 +29,7 @@ func (a *app) configCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			a.warnUntrusted(cfg)
 			printConfig(cmd.OutOrStdout(), cfg)
 			return nil
 		},
@@ -46,7 +47,10 @@ func printConfig(w io.Writer, c *config.Config) {
 		fmt.Fprintln(w, "#   (none: embedded defaults only)")
 	}
 	for _, f := range c.Files {
-		fmt.Fprintf(w, "#   %s\n", f)
+		fmt.Fprintf(w, "#   %s%s\n", f, untrustedNote(c.Trust, f))
+	}
+	if dirs := ignoredDirs(c.Trust); len(dirs) > 0 {
+		fmt.Fprintf(w, "# not searched for plugins, as the workspace is not trusted: %s\n", strings.Join(dirs, ", "))
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	entry := func(key, value string, src config.Source) {
@@ -133,6 +137,26 @@ func source(c *config.Config, key string) config.Source {
 		return s
 	}
 	return config.Source{Layer: "default"}
+}
+
+// untrustedNote says what was ignored in file for lack of trust.
+func untrustedNote(t config.Trust, file string) string {
+	keys := t.IgnoredKeys(file)
+	if len(keys) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (not trusted: ignored %s; riot trust %s applies them)", strings.Join(keys, ", "), shellQuote(t.Workspace))
+}
+
+// ignoredDirs are the plugin directories not searched for lack of trust.
+func ignoredDirs(t config.Trust) []string {
+	var dirs []string
+	for _, ig := range t.Ignored {
+		if ig.Key == "discovery" {
+			dirs = append(dirs, ig.Source.File)
+		}
+	}
+	return dirs
 }
 
 func quote(s string) string { return strconv.Quote(s) }

@@ -38,9 +38,16 @@ func (a *app) explainCommand() *cobra.Command {
 			if asJSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
-				return enc.Encode(explainJSON(ex))
+				out := explainJSON(ex)
+				if a.cfg != nil && len(a.cfg.Trust.Ignored) > 0 {
+					out.Untrusted = untrustedLine(a.cfg.Trust)
+				}
+				return enc.Encode(out)
 			}
 			printExplain(cmd.OutOrStdout(), ex)
+			if a.cfg != nil && len(a.cfg.Trust.Ignored) > 0 {
+				fmt.Fprintf(cmd.OutOrStdout(), "not applied: %s\n", untrustedLine(a.cfg.Trust))
+			}
 			if ex.Invalid != "" {
 				return errOutcome
 			}
@@ -138,6 +145,9 @@ type explainOut struct {
 	Reason   string        `json:"reason,omitempty"`
 	Suggest  string        `json:"suggest,omitempty"`
 	Hooks    []explainHook `json:"hooks,omitempty"`
+	// Untrusted says what the untrusted workspace's files set that was
+	// not applied.
+	Untrusted string `json:"untrusted,omitempty"`
 }
 
 type explainHook struct {

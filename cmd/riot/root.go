@@ -38,6 +38,10 @@ type app struct {
 	// statuses are every plugin known, discovered or configured, as the
 	// last host was resolved.
 	statuses []core.PluginStatus
+	// trustWarned says the untrusted-workspace line was printed.
+	trustWarned bool
+	// cfg is the config the host was built from.
+	cfg *config.Config
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -87,7 +91,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.AddCommand(
 		a.toolsCommand(), a.callCommand(), a.runCommand(), a.pluginsCommand(),
 		a.explainCommand(), a.configCommand(), a.mcpCommand(), a.versionCommand(),
-		a.servePluginCommand(),
+		a.trustCommand(), a.servePluginCommand(),
 	)
 	root.InitDefaultCompletionCmd() // now, so that its arguments are checked in riot's words too
 	argsInOwnWords(root)
@@ -132,9 +136,25 @@ func (a *app) loadConfig() (*config.Config, string, error) {
 	return cfg, ws, nil
 }
 
+// trustedConfig is loadConfig for the commands that run tools: in an
+// untrusted workspace whose files would loosen something, it asks once on
+// a terminal, and warns about what stays ignored.
+func (a *app) trustedConfig() (*config.Config, string, error) {
+	cfg, ws, err := a.loadConfig()
+	if err == nil && a.askTrust(cfg) {
+		cfg, ws, err = a.loadConfig()
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	a.warnUntrusted(cfg)
+	a.cfg = cfg
+	return cfg, ws, nil
+}
+
 // host builds the host for a command; the caller closes it.
 func (a *app) host(ctx context.Context, opts core.Options) (*core.Host, error) {
-	cfg, ws, err := a.loadConfig()
+	cfg, ws, err := a.trustedConfig()
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +171,7 @@ func (a *app) host(ctx context.Context, opts core.Options) (*core.Host, error) {
 	}
 	opts.Config, opts.Workspace, opts.Plugins, opts.SessionID = cfg, ws, specs, a.session
 	if opts.Prompter == nil && interactive(a.stdin, a.stderr) {
-		opts.Prompter = &permission.TTYPrompter{In: a.stdin, Out: a.stderr}
+		opts.Prompter = &trustingPrompter{Prompter: &permission.TTYPrompter{In: a.stdin, Out: a.stderr}, a: a, cfg: cfg}
 	}
 	h, err := core.New(ctx, opts)
 	if err != nil {
