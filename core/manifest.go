@@ -50,6 +50,31 @@ type cacheTool struct {
 	Cascades  bool            `json:"cascades_on_failure,omitempty"`
 	Unlimited bool            `json:"unlimited,omitempty"`
 	Limit     int64           `json:"limit_chars,omitempty"`
+	// Annotations is the tool's declared annotations; nil reads as the
+	// conservative values.
+	Annotations *cacheAnnotations `json:"annotations,omitempty"`
+}
+
+type cacheAnnotations struct {
+	Title          string `json:"title,omitempty"`
+	ReadOnly       bool   `json:"read_only,omitempty"`
+	NonDestructive bool   `json:"non_destructive,omitempty"`
+	Idempotent     bool   `json:"idempotent,omitempty"`
+	Local          bool   `json:"local,omitempty"`
+}
+
+func cachedAnnotations(a *toolv1.Annotations) *cacheAnnotations {
+	if a == nil {
+		return nil
+	}
+	return &cacheAnnotations{Title: a.GetTitle(), ReadOnly: a.GetReadOnly(), NonDestructive: a.GetNonDestructive(), Idempotent: a.GetIdempotent(), Local: a.GetLocal()}
+}
+
+func (a *cacheAnnotations) wire() *toolv1.Annotations {
+	if a == nil {
+		return nil
+	}
+	return &toolv1.Annotations{Title: a.Title, ReadOnly: a.ReadOnly, NonDestructive: a.NonDestructive, Idempotent: a.Idempotent, Local: a.Local}
 }
 
 func loadManifestCache(path string) *manifestCache {
@@ -87,6 +112,7 @@ func (c *manifestCache) get(spec PluginSpec) (*toolv1.ManifestResponse, bool) {
 		m.Tools = append(m.Tools, &toolv1.ToolSpec{
 			Name: t.Name, Prompt: t.Prompt, InputSchema: t.Schema, CascadesOnFailure: t.Cascades,
 			ResultBudget: &toolv1.Budget{Unlimited: t.Unlimited, LimitChars: t.Limit},
+			Annotations:  t.Annotations.wire(),
 		})
 	}
 	return m, true
@@ -104,6 +130,7 @@ func (c *manifestCache) put(spec PluginSpec, m *toolv1.ManifestResponse) {
 		e.Tools = append(e.Tools, cacheTool{
 			Name: t.GetName(), Prompt: t.GetPrompt(), Schema: t.GetInputSchema(), Cascades: t.GetCascadesOnFailure(),
 			Unlimited: t.GetResultBudget().GetUnlimited(), Limit: t.GetResultBudget().GetLimitChars(),
+			Annotations: cachedAnnotations(t.GetAnnotations()),
 		})
 	}
 	c.mu.Lock()

@@ -58,7 +58,12 @@ func (h *typed[In]) spec() *toolv1.ToolSpec {
 	if c, ok := h.tool.(Cascader); ok {
 		cascades = c.CascadesOnFailure()
 	}
+	var ann Annotations
+	if a, ok := h.tool.(Annotated); ok {
+		ann = a.Annotations()
+	}
 	return &toolv1.ToolSpec{
+		Annotations:       annotationsToWire(ann),
 		Name:              h.name,
 		Prompt:            h.tool.Prompt(),
 		InputSchema:       h.schema,

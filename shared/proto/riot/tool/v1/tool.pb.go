@@ -378,8 +378,11 @@ type ToolSpec struct {
 	InputSchema       []byte  `protobuf:"bytes,3,opt,name=input_schema,json=inputSchema,proto3" json:"input_schema,omitempty"`
 	CascadesOnFailure bool    `protobuf:"varint,4,opt,name=cascades_on_failure,json=cascadesOnFailure,proto3" json:"cascades_on_failure,omitempty"`
 	ResultBudget      *Budget `protobuf:"bytes,5,opt,name=result_budget,json=resultBudget,proto3" json:"result_budget,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// What every call of the tool does, for clients that show or gate tools
+	// (MCP's tool annotations). A missing message is the conservative reading.
+	Annotations   *Annotations `protobuf:"bytes,6,opt,name=annotations,proto3" json:"annotations,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ToolSpec) Reset() {
@@ -447,6 +450,97 @@ func (x *ToolSpec) GetResultBudget() *Budget {
 	return nil
 }
 
+func (x *ToolSpec) GetAnnotations() *Annotations {
+	if x != nil {
+		return x.Annotations
+	}
+	return nil
+}
+
+// Annotations are static properties of every call of a tool, declared by
+// the tool. Each zero value is the conservative reading: a call may change
+// state, destroy data, differ when repeated, and reach beyond this machine.
+type Annotations struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A short human-readable name for a UI.
+	Title string `protobuf:"bytes,1,opt,name=title,proto3" json:"title,omitempty"`
+	// No call changes any state or executes arbitrary code.
+	ReadOnly bool `protobuf:"varint,2,opt,name=read_only,json=readOnly,proto3" json:"read_only,omitempty"`
+	// No call deletes or overwrites data; meaningful when not read-only.
+	NonDestructive bool `protobuf:"varint,3,opt,name=non_destructive,json=nonDestructive,proto3" json:"non_destructive,omitempty"`
+	// Repeating a call with the same input has no further effect.
+	Idempotent bool `protobuf:"varint,4,opt,name=idempotent,proto3" json:"idempotent,omitempty"`
+	// Calls touch only this machine, not an open world such as the network.
+	Local         bool `protobuf:"varint,5,opt,name=local,proto3" json:"local,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Annotations) Reset() {
+	*x = Annotations{}
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Annotations) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Annotations) ProtoMessage() {}
+
+func (x *Annotations) ProtoReflect() protoreflect.Message {
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Annotations.ProtoReflect.Descriptor instead.
+func (*Annotations) Descriptor() ([]byte, []int) {
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *Annotations) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *Annotations) GetReadOnly() bool {
+	if x != nil {
+		return x.ReadOnly
+	}
+	return false
+}
+
+func (x *Annotations) GetNonDestructive() bool {
+	if x != nil {
+		return x.NonDestructive
+	}
+	return false
+}
+
+func (x *Annotations) GetIdempotent() bool {
+	if x != nil {
+		return x.Idempotent
+	}
+	return false
+}
+
+func (x *Annotations) GetLocal() bool {
+	if x != nil {
+		return x.Local
+	}
+	return false
+}
+
 // Budget is the largest model content, in characters, that a result may carry
 // before the host spills it to a file. A missing budget means the default limit.
 type Budget struct {
@@ -459,7 +553,7 @@ type Budget struct {
 
 func (x *Budget) Reset() {
 	*x = Budget{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[3]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -471,7 +565,7 @@ func (x *Budget) String() string {
 func (*Budget) ProtoMessage() {}
 
 func (x *Budget) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[3]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -484,7 +578,7 @@ func (x *Budget) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Budget.ProtoReflect.Descriptor instead.
 func (*Budget) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{3}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Budget) GetUnlimited() bool {
@@ -522,7 +616,7 @@ type CallContext struct {
 
 func (x *CallContext) Reset() {
 	*x = CallContext{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[4]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -534,7 +628,7 @@ func (x *CallContext) String() string {
 func (*CallContext) ProtoMessage() {}
 
 func (x *CallContext) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[4]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -547,7 +641,7 @@ func (x *CallContext) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallContext.ProtoReflect.Descriptor instead.
 func (*CallContext) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{4}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *CallContext) GetSessionId() string {
@@ -612,7 +706,7 @@ type PrepareRequest struct {
 
 func (x *PrepareRequest) Reset() {
 	*x = PrepareRequest{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[5]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -624,7 +718,7 @@ func (x *PrepareRequest) String() string {
 func (*PrepareRequest) ProtoMessage() {}
 
 func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[5]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -637,7 +731,7 @@ func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareRequest.ProtoReflect.Descriptor instead.
 func (*PrepareRequest) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{5}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *PrepareRequest) GetTool() string {
@@ -681,7 +775,7 @@ type Subject struct {
 
 func (x *Subject) Reset() {
 	*x = Subject{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[6]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -693,7 +787,7 @@ func (x *Subject) String() string {
 func (*Subject) ProtoMessage() {}
 
 func (x *Subject) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[6]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -706,7 +800,7 @@ func (x *Subject) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Subject.ProtoReflect.Descriptor instead.
 func (*Subject) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{6}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Subject) GetKind() SubjectKind {
@@ -748,7 +842,7 @@ type PrepareResponse struct {
 
 func (x *PrepareResponse) Reset() {
 	*x = PrepareResponse{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[7]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -760,7 +854,7 @@ func (x *PrepareResponse) String() string {
 func (*PrepareResponse) ProtoMessage() {}
 
 func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[7]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -773,7 +867,7 @@ func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareResponse.ProtoReflect.Descriptor instead.
 func (*PrepareResponse) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{7}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *PrepareResponse) GetRejected() string {
@@ -844,7 +938,7 @@ type CallRequest struct {
 
 func (x *CallRequest) Reset() {
 	*x = CallRequest{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[8]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -856,7 +950,7 @@ func (x *CallRequest) String() string {
 func (*CallRequest) ProtoMessage() {}
 
 func (x *CallRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[8]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -869,7 +963,7 @@ func (x *CallRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallRequest.ProtoReflect.Descriptor instead.
 func (*CallRequest) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{8}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *CallRequest) GetTool() string {
@@ -914,7 +1008,7 @@ type CallEvent struct {
 
 func (x *CallEvent) Reset() {
 	*x = CallEvent{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[9]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -926,7 +1020,7 @@ func (x *CallEvent) String() string {
 func (*CallEvent) ProtoMessage() {}
 
 func (x *CallEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[9]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -939,7 +1033,7 @@ func (x *CallEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallEvent.ProtoReflect.Descriptor instead.
 func (*CallEvent) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{9}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *CallEvent) GetEvent() isCallEvent_Event {
@@ -1007,7 +1101,7 @@ type Progress struct {
 
 func (x *Progress) Reset() {
 	*x = Progress{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[10]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1019,7 +1113,7 @@ func (x *Progress) String() string {
 func (*Progress) ProtoMessage() {}
 
 func (x *Progress) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[10]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1032,7 +1126,7 @@ func (x *Progress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Progress.ProtoReflect.Descriptor instead.
 func (*Progress) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{10}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Progress) GetMessage() string {
@@ -1058,7 +1152,7 @@ type Chunk struct {
 
 func (x *Chunk) Reset() {
 	*x = Chunk{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[11]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1070,7 +1164,7 @@ func (x *Chunk) String() string {
 func (*Chunk) ProtoMessage() {}
 
 func (x *Chunk) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[11]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1083,7 +1177,7 @@ func (x *Chunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Chunk.ProtoReflect.Descriptor instead.
 func (*Chunk) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{11}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Chunk) GetBlock() uint32 {
@@ -1131,7 +1225,7 @@ type Final struct {
 
 func (x *Final) Reset() {
 	*x = Final{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[12]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1143,7 +1237,7 @@ func (x *Final) String() string {
 func (*Final) ProtoMessage() {}
 
 func (x *Final) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[12]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1156,7 +1250,7 @@ func (x *Final) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Final.ProtoReflect.Descriptor instead.
 func (*Final) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{12}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Final) GetStatus() Status {
@@ -1196,13 +1290,22 @@ const file_riot_tool_v1_tool_proto_rawDesc = "" +
 	"\x10ManifestResponse\x12,\n" +
 	"\x05tools\x18\x01 \x03(\v2\x16.riot.tool.v1.ToolSpecR\x05tools\x12\x1f\n" +
 	"\vsdk_version\x18\x02 \x01(\tR\n" +
-	"sdkVersion\"\xc4\x01\n" +
+	"sdkVersion\"\x81\x02\n" +
 	"\bToolSpec\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
 	"\x06prompt\x18\x02 \x01(\tR\x06prompt\x12!\n" +
 	"\finput_schema\x18\x03 \x01(\fR\vinputSchema\x12.\n" +
 	"\x13cascades_on_failure\x18\x04 \x01(\bR\x11cascadesOnFailure\x129\n" +
-	"\rresult_budget\x18\x05 \x01(\v2\x14.riot.tool.v1.BudgetR\fresultBudget\"G\n" +
+	"\rresult_budget\x18\x05 \x01(\v2\x14.riot.tool.v1.BudgetR\fresultBudget\x12;\n" +
+	"\vannotations\x18\x06 \x01(\v2\x19.riot.tool.v1.AnnotationsR\vannotations\"\x9f\x01\n" +
+	"\vAnnotations\x12\x14\n" +
+	"\x05title\x18\x01 \x01(\tR\x05title\x12\x1b\n" +
+	"\tread_only\x18\x02 \x01(\bR\breadOnly\x12'\n" +
+	"\x0fnon_destructive\x18\x03 \x01(\bR\x0enonDestructive\x12\x1e\n" +
+	"\n" +
+	"idempotent\x18\x04 \x01(\bR\n" +
+	"idempotent\x12\x14\n" +
+	"\x05local\x18\x05 \x01(\bR\x05local\"G\n" +
 	"\x06Budget\x12\x1c\n" +
 	"\tunlimited\x18\x01 \x01(\bR\tunlimited\x12\x1f\n" +
 	"\vlimit_chars\x18\x02 \x01(\x03R\n" +
@@ -1307,7 +1410,7 @@ func file_riot_tool_v1_tool_proto_rawDescGZIP() []byte {
 }
 
 var file_riot_tool_v1_tool_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_riot_tool_v1_tool_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_riot_tool_v1_tool_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_riot_tool_v1_tool_proto_goTypes = []any{
 	(PermissionBehavior)(0),  // 0: riot.tool.v1.PermissionBehavior
 	(SubjectKind)(0),         // 1: riot.tool.v1.SubjectKind
@@ -1317,46 +1420,48 @@ var file_riot_tool_v1_tool_proto_goTypes = []any{
 	(*ManifestRequest)(nil),  // 5: riot.tool.v1.ManifestRequest
 	(*ManifestResponse)(nil), // 6: riot.tool.v1.ManifestResponse
 	(*ToolSpec)(nil),         // 7: riot.tool.v1.ToolSpec
-	(*Budget)(nil),           // 8: riot.tool.v1.Budget
-	(*CallContext)(nil),      // 9: riot.tool.v1.CallContext
-	(*PrepareRequest)(nil),   // 10: riot.tool.v1.PrepareRequest
-	(*Subject)(nil),          // 11: riot.tool.v1.Subject
-	(*PrepareResponse)(nil),  // 12: riot.tool.v1.PrepareResponse
-	(*CallRequest)(nil),      // 13: riot.tool.v1.CallRequest
-	(*CallEvent)(nil),        // 14: riot.tool.v1.CallEvent
-	(*Progress)(nil),         // 15: riot.tool.v1.Progress
-	(*Chunk)(nil),            // 16: riot.tool.v1.Chunk
-	(*Final)(nil),            // 17: riot.tool.v1.Final
-	nil,                      // 18: riot.tool.v1.CallContext.StateEntry
-	nil,                      // 19: riot.tool.v1.Final.StateUpdatesEntry
+	(*Annotations)(nil),      // 8: riot.tool.v1.Annotations
+	(*Budget)(nil),           // 9: riot.tool.v1.Budget
+	(*CallContext)(nil),      // 10: riot.tool.v1.CallContext
+	(*PrepareRequest)(nil),   // 11: riot.tool.v1.PrepareRequest
+	(*Subject)(nil),          // 12: riot.tool.v1.Subject
+	(*PrepareResponse)(nil),  // 13: riot.tool.v1.PrepareResponse
+	(*CallRequest)(nil),      // 14: riot.tool.v1.CallRequest
+	(*CallEvent)(nil),        // 15: riot.tool.v1.CallEvent
+	(*Progress)(nil),         // 16: riot.tool.v1.Progress
+	(*Chunk)(nil),            // 17: riot.tool.v1.Chunk
+	(*Final)(nil),            // 18: riot.tool.v1.Final
+	nil,                      // 19: riot.tool.v1.CallContext.StateEntry
+	nil,                      // 20: riot.tool.v1.Final.StateUpdatesEntry
 }
 var file_riot_tool_v1_tool_proto_depIdxs = []int32{
 	7,  // 0: riot.tool.v1.ManifestResponse.tools:type_name -> riot.tool.v1.ToolSpec
-	8,  // 1: riot.tool.v1.ToolSpec.result_budget:type_name -> riot.tool.v1.Budget
-	18, // 2: riot.tool.v1.CallContext.state:type_name -> riot.tool.v1.CallContext.StateEntry
-	9,  // 3: riot.tool.v1.PrepareRequest.context:type_name -> riot.tool.v1.CallContext
-	1,  // 4: riot.tool.v1.Subject.kind:type_name -> riot.tool.v1.SubjectKind
-	2,  // 5: riot.tool.v1.Subject.access:type_name -> riot.tool.v1.Access
-	0,  // 6: riot.tool.v1.PrepareResponse.permission:type_name -> riot.tool.v1.PermissionBehavior
-	11, // 7: riot.tool.v1.PrepareResponse.subjects:type_name -> riot.tool.v1.Subject
-	9,  // 8: riot.tool.v1.CallRequest.context:type_name -> riot.tool.v1.CallContext
-	15, // 9: riot.tool.v1.CallEvent.progress:type_name -> riot.tool.v1.Progress
-	16, // 10: riot.tool.v1.CallEvent.chunk:type_name -> riot.tool.v1.Chunk
-	17, // 11: riot.tool.v1.CallEvent.final:type_name -> riot.tool.v1.Final
-	3,  // 12: riot.tool.v1.Chunk.kind:type_name -> riot.tool.v1.BlockKind
-	4,  // 13: riot.tool.v1.Final.status:type_name -> riot.tool.v1.Status
-	19, // 14: riot.tool.v1.Final.state_updates:type_name -> riot.tool.v1.Final.StateUpdatesEntry
-	5,  // 15: riot.tool.v1.ToolPlugin.Manifest:input_type -> riot.tool.v1.ManifestRequest
-	10, // 16: riot.tool.v1.ToolPlugin.Prepare:input_type -> riot.tool.v1.PrepareRequest
-	13, // 17: riot.tool.v1.ToolPlugin.Call:input_type -> riot.tool.v1.CallRequest
-	6,  // 18: riot.tool.v1.ToolPlugin.Manifest:output_type -> riot.tool.v1.ManifestResponse
-	12, // 19: riot.tool.v1.ToolPlugin.Prepare:output_type -> riot.tool.v1.PrepareResponse
-	14, // 20: riot.tool.v1.ToolPlugin.Call:output_type -> riot.tool.v1.CallEvent
-	18, // [18:21] is the sub-list for method output_type
-	15, // [15:18] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	9,  // 1: riot.tool.v1.ToolSpec.result_budget:type_name -> riot.tool.v1.Budget
+	8,  // 2: riot.tool.v1.ToolSpec.annotations:type_name -> riot.tool.v1.Annotations
+	19, // 3: riot.tool.v1.CallContext.state:type_name -> riot.tool.v1.CallContext.StateEntry
+	10, // 4: riot.tool.v1.PrepareRequest.context:type_name -> riot.tool.v1.CallContext
+	1,  // 5: riot.tool.v1.Subject.kind:type_name -> riot.tool.v1.SubjectKind
+	2,  // 6: riot.tool.v1.Subject.access:type_name -> riot.tool.v1.Access
+	0,  // 7: riot.tool.v1.PrepareResponse.permission:type_name -> riot.tool.v1.PermissionBehavior
+	12, // 8: riot.tool.v1.PrepareResponse.subjects:type_name -> riot.tool.v1.Subject
+	10, // 9: riot.tool.v1.CallRequest.context:type_name -> riot.tool.v1.CallContext
+	16, // 10: riot.tool.v1.CallEvent.progress:type_name -> riot.tool.v1.Progress
+	17, // 11: riot.tool.v1.CallEvent.chunk:type_name -> riot.tool.v1.Chunk
+	18, // 12: riot.tool.v1.CallEvent.final:type_name -> riot.tool.v1.Final
+	3,  // 13: riot.tool.v1.Chunk.kind:type_name -> riot.tool.v1.BlockKind
+	4,  // 14: riot.tool.v1.Final.status:type_name -> riot.tool.v1.Status
+	20, // 15: riot.tool.v1.Final.state_updates:type_name -> riot.tool.v1.Final.StateUpdatesEntry
+	5,  // 16: riot.tool.v1.ToolPlugin.Manifest:input_type -> riot.tool.v1.ManifestRequest
+	11, // 17: riot.tool.v1.ToolPlugin.Prepare:input_type -> riot.tool.v1.PrepareRequest
+	14, // 18: riot.tool.v1.ToolPlugin.Call:input_type -> riot.tool.v1.CallRequest
+	6,  // 19: riot.tool.v1.ToolPlugin.Manifest:output_type -> riot.tool.v1.ManifestResponse
+	13, // 20: riot.tool.v1.ToolPlugin.Prepare:output_type -> riot.tool.v1.PrepareResponse
+	15, // 21: riot.tool.v1.ToolPlugin.Call:output_type -> riot.tool.v1.CallEvent
+	19, // [19:22] is the sub-list for method output_type
+	16, // [16:19] is the sub-list for method input_type
+	16, // [16:16] is the sub-list for extension type_name
+	16, // [16:16] is the sub-list for extension extendee
+	0,  // [0:16] is the sub-list for field type_name
 }
 
 func init() { file_riot_tool_v1_tool_proto_init() }
@@ -1364,7 +1469,7 @@ func file_riot_tool_v1_tool_proto_init() {
 	if File_riot_tool_v1_tool_proto != nil {
 		return
 	}
-	file_riot_tool_v1_tool_proto_msgTypes[9].OneofWrappers = []any{
+	file_riot_tool_v1_tool_proto_msgTypes[10].OneofWrappers = []any{
 		(*CallEvent_Progress)(nil),
 		(*CallEvent_Chunk)(nil),
 		(*CallEvent_Final)(nil),
@@ -1375,7 +1480,7 @@ func file_riot_tool_v1_tool_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_riot_tool_v1_tool_proto_rawDesc), len(file_riot_tool_v1_tool_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   15,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
