@@ -1,0 +1,96 @@
+package mcpserver
+
+import (
+	"context"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// resultsPrefix begins the URI of every spilled result.
+const resultsPrefix = "riot://results/"
+
+// maxResourceBytes caps what one resources/read returns; a spilled result
+// is cut there, and the cut is said in the text.
+const maxResourceBytes = 64 << 20
+
+func resultURI(session, call string) string {
+	return resultsPrefix + url.PathEscape(session) + "/" + url.PathEscape(call)
+}
+
+// addResults serves spilled results read-only under
+// riot://results/<session>/<call id>, for this host's session only, so a
+// client on another machine can fetch what the preview left out.
+func (s *Server) addResults() {
+	s.mcp.AddResourceTemplate(&mcp.ResourceTemplate{
+		URITemplate: "riot://results/{session}/{call}",
+		Name:        "riot-results",
+		Title:       "Spilled tool results",
+		Description: "The full output of a tool call whose result was over its budget; the call's result links it.",
+		MIMEType:    "text/plain",
+	}, s.readResult)
+}
+
+func (s *Server) readResult(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	uri := req.Params.URI
+	path, ok := s.resultPath(uri)
+	if !ok {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	// O_NOFOLLOW: a link planted in the results directory is not followed.
+	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
+	if err != nil {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxResourceBytes+1))
+	if err != nil {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	text := string(data)
+	if len(data) > maxResourceBytes {
+		text = string(data[:maxResourceBytes]) + "\n[riot: this result is longer than 64 MiB; the rest is cut.]\n"
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "text/plain", Text: text}}}, nil
+}
+
+// resultPath maps a result URI to its file, or reports that it names none
+// of this session's results: another session, a path that leaves the
+// results directory, or anything but one call id.
+func (s *Server) resultPath(uri string) (string, bool) {
+	rest, ok := strings.CutPrefix(uri, resultsPrefix)
+	if !ok {
+		return "", false
+	}
+	sessEsc, callEsc, ok := strings.Cut(rest, "/")
+	if !ok {
+		return "", false
+	}
+	session, err1 := url.PathUnescape(sessEsc)
+	call, err2 := url.PathUnescape(callEsc)
+	if err1 != nil || err2 != nil || session != s.host.SessionID() || !callIDOK(call) {
+		return "", false
+	}
+	return filepath.Join(s.host.ResultsDir(), call+".txt"), true
+}
+
+// callIDOK accepts the file names the host gives spilled results: letters,
+// digits, '-', '_' and '.', not starting with '.'.
+func callIDOK(id string) bool {
+	if id == "" || id[0] == '.' || len(id) > 200 {
+		return false
+	}
+	for _, r := range id {
+		if r != '-' && r != '_' && r != '.' && (r < '0' || r > '9') && (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') {
+			return false
+		}
+	}
+	return true
+}
