@@ -16,8 +16,8 @@ import (
 type cancelFilter struct {
 	mcp.Connection
 
-	mu        sync.Mutex
-	inFlight  map[jsonrpc.ID]bool // request id → cancelled
+	mu       sync.Mutex
+	inFlight map[jsonrpc.ID]bool // request id → cancelled
 }
 
 func newCancelFilter(c mcp.Connection) *cancelFilter {
@@ -36,7 +36,7 @@ func (f *cancelFilter) Read(ctx context.Context) (jsonrpc.Message, error) {
 				RequestID any `json:"requestId"`
 			}
 			if json.Unmarshal(req.Params, &p) == nil {
-				if id, err := jsonrpc.MakeID(normalizeID(p.RequestID)); err == nil {
+				if id, err := jsonrpc.MakeID(p.RequestID); err == nil {
 					if _, ok := f.inFlight[id]; ok {
 						f.inFlight[id] = true
 					}
@@ -46,14 +46,6 @@ func (f *cancelFilter) Read(ctx context.Context) (jsonrpc.Message, error) {
 		f.mu.Unlock()
 	}
 	return msg, err
-}
-
-// normalizeID turns a JSON number into the int64 an id is made of.
-func normalizeID(v any) any {
-	if n, ok := v.(float64); ok && n == float64(int64(n)) {
-		return int64(n)
-	}
-	return v
 }
 
 func (f *cancelFilter) Write(ctx context.Context, msg jsonrpc.Message) error {
