@@ -283,25 +283,36 @@ func TestMCPSignalStopsEverything(t *testing.T) {
 	}
 }
 
-// Closing stdin, or killing the client, leaves no process running.
+// Closing stdin, or a client that dies (the kernel closes both its ends of
+// the pipes), leaves no process running.
 func TestMCPClientGoneLeavesNothing(t *testing.T) {
-	e := newEnv(t)
-	r := e.raw(t, "--mode", "bypassPermissions")
-	r.initialize()
-	fifo, pids := fifoPID(t)
-	args, _ := json.Marshal(map[string]any{"command": fmt.Sprintf(`sleep 300 & echo $! > %s; wait`, fifo)})
-	r.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"Bash","arguments":` + string(args) + `}}`)
-	sleepPID := recvPID(t, pids)
-	left := descendants(r.pid)
-	r.stdin.Close()
-	select {
-	case <-r.done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("riot still runs 5 s after its stdin closed")
-	}
-	for _, pid := range append(left, sleepPID) {
-		if !waitExit(t, pid, 3*time.Second) {
-			t.Errorf("process %d outlived riot", pid)
-		}
+	for _, c := range []struct {
+		name string
+		gone func(r *rawMCP)
+	}{
+		{"stdin closed", func(r *rawMCP) { r.stdin.Close() }},
+		{"client killed", func(r *rawMCP) { r.stdout.Close(); r.stdin.Close() }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t)
+			r := e.raw(t, "--mode", "bypassPermissions")
+			r.initialize()
+			fifo, pids := fifoPID(t)
+			args, _ := json.Marshal(map[string]any{"command": fmt.Sprintf(`sleep 300 & echo $! > %s; wait`, fifo)})
+			r.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"Bash","arguments":` + string(args) + `}}`)
+			sleepPID := recvPID(t, pids)
+			left := descendants(r.pid)
+			c.gone(r)
+			select {
+			case <-r.done:
+			case <-time.After(5 * time.Second):
+				t.Fatalf("riot still runs 5 s after its client went (%s)", c.name)
+			}
+			for _, pid := range append(left, sleepPID) {
+				if !waitExit(t, pid, 3*time.Second) {
+					t.Errorf("process %d outlived riot", pid)
+				}
+			}
+		})
 	}
 }

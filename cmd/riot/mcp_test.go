@@ -62,10 +62,11 @@ func call(t *testing.T, s *mcp.ClientSession, name string, args map[string]any) 
 // rawMCP is riot mcp on raw pipes, for what a client library never sends
 // or hides: malformed lines, and whether a response was written at all.
 type rawMCP struct {
-	t     *testing.T
-	stdin io.WriteCloser
-	out   *bufio.Reader
-	pid   int
+	t      *testing.T
+	stdin  io.WriteCloser
+	stdout io.Closer
+	out    *bufio.Reader
+	pid    int
 	// done is closed when riot has exited.
 	done chan struct{}
 }
@@ -85,7 +86,7 @@ func (e *env) raw(t *testing.T, args ...string) *rawMCP {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	r := &rawMCP{t: t, stdin: stdin, out: bufio.NewReader(stdout), pid: cmd.Process.Pid, done: make(chan struct{})}
+	r := &rawMCP{t: t, stdin: stdin, stdout: stdout, out: bufio.NewReader(stdout), pid: cmd.Process.Pid, done: make(chan struct{})}
 	go func() { _ = cmd.Wait(); close(r.done) }()
 	t.Cleanup(func() {
 		stdin.Close()
