@@ -75,7 +75,11 @@ func (c *stdioConn) readLoop(r io.Reader) {
 func readLine(br *bufio.Reader) (line []byte, tooLong bool, err error) {
 	for {
 		chunk, err := br.ReadSlice('\n')
-		if len(line)+len(chunk) > maxLine {
+		content := chunk
+		if err == nil {
+			content = bytes.TrimRight(chunk, "\r\n")
+		}
+		if len(line)+len(content) > maxLine {
 			tooLong = true
 			line = nil
 		} else if !tooLong {
@@ -137,7 +141,8 @@ func (c *stdioConn) reject(code int64, message string) {
 	if err != nil {
 		return
 	}
-	c.writeLine(line)
+	// A failed write means the client is gone; the read side ends too.
+	_ = c.writeLine(line)
 }
 
 func (c *stdioConn) writeLine(line []byte) error {
