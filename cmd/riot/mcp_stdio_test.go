@@ -320,3 +320,28 @@ func TestMCPClientGoneLeavesNothing(t *testing.T) {
 		})
 	}
 }
+
+// initialize negotiates the protocol version: a version riot speaks is
+// kept, an unknown one gets riot's latest.
+func TestMCPVersionNegotiation(t *testing.T) {
+	for _, c := range []struct{ asked, want string }{
+		{"2024-11-05", "2024-11-05"},
+		{"2025-06-18", "2025-06-18"},
+		{"1999-01-01", ""},
+	} {
+		e := newEnv(t)
+		r := e.raw(t)
+		r.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + c.asked + `","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+		m := r.response(1)
+		res, _ := m["result"].(map[string]any)
+		got, _ := res["protocolVersion"].(string)
+		if c.want != "" && got != c.want || c.want == "" && (got == "" || got == c.asked) {
+			t.Errorf("asked %s, negotiated %q: %v", c.asked, got, m)
+		}
+		caps, _ := res["capabilities"].(map[string]any)
+		tools, _ := caps["tools"].(map[string]any)
+		if tools == nil || tools["listChanged"] == true || caps["resources"] == nil || caps["logging"] != nil || caps["prompts"] != nil {
+			t.Errorf("capabilities = %v", caps)
+		}
+	}
+}

@@ -43,7 +43,7 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, opts HTTPOption
 	}
 	stop := context.AfterFunc(ctx, func() {
 		s.stopCalls()
-		sctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		sctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 		defer cancel()
 		_ = srv.Shutdown(sctx)
 		_ = srv.Close()

@@ -39,8 +39,9 @@ func New(ctx context.Context, version string, build func(context.Context, core.O
 	}
 	s.host = h
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "riot", Version: version}, &mcp.ServerOptions{
-		// No logging capability: riot logs to its log file, not the client.
-		Capabilities: &mcp.ServerCapabilities{},
+		// No logging: riot logs to its log file, not the client. No
+		// listChanged: the tool set is fixed for the host's lifetime.
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Resources: &mcp.ResourceCapabilities{}},
 	})
 	for _, t := range h.Tools() {
 		tool := mcpTool(t)

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -82,7 +83,7 @@ func TestReadLine(t *testing.T) {
 		eof     bool
 	}{{"one", false, false}, {"", true, false}, {"two", false, true}} {
 		line, tooLong, err := readLine(br)
-		if string(line) != want.line || tooLong != want.tooLong || (err == io.EOF) != want.eof {
+		if string(line) != want.line || tooLong != want.tooLong || errors.Is(err, io.EOF) != want.eof {
 			t.Fatalf("readLine = %.20q %v %v, want %q %v eof=%v", line, tooLong, err, want.line, want.tooLong, want.eof)
 		}
 	}
@@ -108,7 +109,7 @@ func TestStdioConnKeepsServing(t *testing.T) {
 	if req, ok := msg.(*jsonrpc.Request); !ok || req.Method != "ping" {
 		t.Fatalf("read %#v", msg)
 	}
-	if _, err := conn.Read(context.Background()); err != io.EOF {
+	if _, err := conn.Read(context.Background()); !errors.Is(err, io.EOF) {
 		t.Fatalf("at the end: %v", err)
 	}
 	if got := out.String(); got != `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the line is not valid JSON. Send one JSON-RPC message per line."}}`+"\n" {
