@@ -128,3 +128,10 @@ func TestLoadOrCreateToken(t *testing.T) {
 		t.Fatalf("a symlinked token file: %v", err)
 	}
 }
+
+// Serving HTTP without a token is refused before anything listens.
+func TestServeHTTPNeedsToken(t *testing.T) {
+	if err := (&Server{}).ServeHTTP(t.Context(), nil, HTTPOptions{}); err == nil || !strings.Contains(err.Error(), "bearer token") {
+		t.Fatalf("ServeHTTP without a token: %v", err)
+	}
+}

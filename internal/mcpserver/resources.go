@@ -37,10 +37,16 @@ func (s *Server) addResults() {
 
 func (s *Server) readResult(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	uri := req.Params.URI
-	path, ok := s.resultPath(uri)
+	path, ok := resultPath(uri, s.host.SessionID(), s.host.ResultsDir())
 	if !ok {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
+	return readResultFile(uri, path)
+}
+
+// readResultFile reads one spilled result: a regular file, never through a
+// symbolic link, cut at maxResourceBytes with the cut said in the text.
+func readResultFile(uri, path string) (*mcp.ReadResourceResult, error) {
 	// O_NOFOLLOW: a link planted in the results directory is not followed.
 	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
 	if err != nil {
@@ -56,15 +62,18 @@ func (s *Server) readResult(_ context.Context, req *mcp.ReadResourceRequest) (*m
 	}
 	text := string(data)
 	if len(data) > maxResourceBytes {
-		text = string(data[:maxResourceBytes]) + "\n[riot: this result is longer than 64 MiB; the rest is cut.]\n"
+		text = string(data[:maxResourceBytes]) + resourceCut
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "text/plain", Text: text}}}, nil
 }
 
-// resultPath maps a result URI to its file, or reports that it names none
-// of this session's results: another session, a path that leaves the
-// results directory, or anything but one call id.
-func (s *Server) resultPath(uri string) (string, bool) {
+// resourceCut ends a result cut at maxResourceBytes.
+const resourceCut = "\n[riot: this result is longer than 64 MiB; the rest is cut.]\n"
+
+// resultPath maps a result URI to its file in dir, or reports that it
+// names none of session's results: another session, a path that leaves
+// the results directory, or anything but one call id.
+func resultPath(uri, session, dir string) (string, bool) {
 	rest, ok := strings.CutPrefix(uri, resultsPrefix)
 	if !ok {
 		return "", false
@@ -73,12 +82,12 @@ func (s *Server) resultPath(uri string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	session, err1 := url.PathUnescape(sessEsc)
+	sess, err1 := url.PathUnescape(sessEsc)
 	call, err2 := url.PathUnescape(callEsc)
-	if err1 != nil || err2 != nil || session != s.host.SessionID() || !callIDOK(call) {
+	if err1 != nil || err2 != nil || sess != session || !callIDOK(call) {
 		return "", false
 	}
-	return filepath.Join(s.host.ResultsDir(), call+".txt"), true
+	return filepath.Join(dir, call+".txt"), true
 }
 
 // callIDOK accepts the file names the host gives spilled results: letters,
