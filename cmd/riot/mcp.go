@@ -33,6 +33,9 @@ its owner only, on first use).`,
 			ctx := cmd.Context()
 			var ln net.Listener
 			var httpOpts mcpserver.HTTPOptions
+			if listen == "" && (token != "" || len(origins) > 0 || remote) {
+				return usageErr("--token, --allow-origin and --allow-remote are for --listen; on stdio the client that starts riot is the only one")
+			}
 			if listen != "" {
 				addr, err := mcpserver.ListenAddr(listen, remote)
 				if err != nil {

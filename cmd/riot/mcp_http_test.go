@@ -224,4 +224,5 @@ func TestMCPHTTPLoopbackOnly(t *testing.T) {
 	for _, addr := range []string{"0.0.0.0:0", "[::]:0", "192.0.2.1:0", "example.com:80"} {
 		e.riot("", "mcp", "--listen", addr, "--token", "t").want(t, 2, "not a loopback address")
 	}
+	e.riot("", "mcp", "--token", "t").want(t, 2, "are for --listen")
 }

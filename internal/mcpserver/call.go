@@ -15,7 +15,7 @@ import (
 )
 
 // heartbeat is how often a running call with a progress token reports
-// progress when its tool says nothing: well within the 10 s a client that
+// progress, whatever its tool says: well within the 10 s a client that
 // resets its timeout on progress needs, and the TypeScript SDK's 60 s
 // default.
 const heartbeat = 5 * time.Second
@@ -98,7 +98,7 @@ func (s *Server) resultLink(r core.ToolResult) *mcp.ResourceLink {
 }
 
 // callProgress sends notifications/progress for one call: each progress
-// message of its tool, and a heartbeat while the tool is silent.
+// message of its tool, and a heartbeat while it runs.
 type callProgress struct {
 	session *mcp.ServerSession
 	token   any

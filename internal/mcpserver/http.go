@@ -70,7 +70,7 @@ func guard(next http.Handler, opts HTTPOptions) http.Handler {
 		got := []byte(r.Header.Get("Authorization"))
 		if subtle.ConstantTimeCompare(got, want) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="riot"`)
-			http.Error(w, "Unauthorized: send the token from riot's mcp-token file as Authorization: Bearer TOKEN.", http.StatusUnauthorized)
+			http.Error(w, "Unauthorized: send Authorization: Bearer TOKEN, with the token riot mcp serves under (--token, $RIOT_MCP_TOKEN, or the state dir's mcp-token file).", http.StatusUnauthorized)
 			return
 		}
 		next.ServeHTTP(w, r)
