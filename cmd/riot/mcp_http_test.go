@@ -3,6 +3,8 @@ package main_test
 import (
 	"bufio"
 	"context"
+	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -225,4 +227,63 @@ func TestMCPHTTPLoopbackOnly(t *testing.T) {
 		e.riot("", "mcp", "--listen", addr, "--token", "t").want(t, 2, "not a loopback address")
 	}
 	e.riot("", "mcp", "--token", "t").want(t, 2, "are for --listen")
+}
+
+// A client that drops a call's POST mid-call (it closed its transport, or
+// died) has the call cancelled and its process killed: without stream
+// resumption, the result could never reach it.
+func TestMCPHTTPDroppedPostCancelsCall(t *testing.T) {
+	e := newEnv(t)
+	h := e.listen(t, nil, "--token", "t", "--mode", "bypassPermissions")
+	do := func(ctx context.Context, session, body string) *http.Response {
+		req, _ := http.NewRequestWithContext(ctx, "POST", h.url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer t")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	resp := do(context.Background(), "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	resp.Body.Close()
+	session := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || session == "" {
+		t.Fatalf("initialize: %d, session %q", resp.StatusCode, session)
+	}
+	do(context.Background(), session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`).Body.Close()
+	fifo, pids := fifoPID(t)
+	ctx, drop := context.WithCancel(context.Background())
+	defer drop()
+	args := fmt.Sprintf(`{"command":"sleep 300 & echo $! > %s; wait"}`, fifo)
+	go func() {
+		req, _ := http.NewRequestWithContext(ctx, "POST", h.url, strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"Bash","arguments":`+args+`}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer t")
+		req.Header.Set("Mcp-Session-Id", session)
+		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		// A client's own X-Riot-Post binds nothing.
+		req.Header.Set("X-Riot-Post", "forged")
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}()
+	sleepPID := recvPID(t, pids)
+	drop()
+	if !waitExit(t, sleepPID, 5*time.Second) {
+		t.Fatalf("sleep %d outlived the POST that started it", sleepPID)
+	}
+	// The session goes on.
+	resp = do(context.Background(), session, `{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("ping after a dropped POST: %d", resp.StatusCode)
+	}
 }

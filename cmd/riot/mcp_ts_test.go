@@ -91,9 +91,17 @@ func TestMCPTypeScriptLongCall(t *testing.T) {
 func TestMCPTypeScriptHTTP(t *testing.T) {
 	e := newEnv(t)
 	e.write("a.txt", "alpha\n")
-	h := e.listen(t, nil, "--token", "ts-token")
-	e.tsClient(t, "http", h.url, "ts-token")
+	h := e.listen(t, nil, "--token", "ts-token", "--allow", "Bash(sleep:*)", "--allow", "Bash(echo:*)")
+	fifo := filepath.Join(t.TempDir(), "pid")
+	if err := mkfifo(fifo); err != nil {
+		t.Fatal(err)
+	}
+	f := e.tsClient(t, "http", h.url, "ts-token", fifo)
 	if _, err := os.Stat(filepath.Join(e.ws, "over-http")); !os.IsNotExist(err) {
 		t.Fatal("a denied call ran over HTTP")
+	}
+	pid, _ := f["cancelledPid"].(float64)
+	if pid == 0 || !waitExit(t, int(pid), 5*time.Second) {
+		t.Fatalf("the call cancelled over HTTP left sleep %v running", pid)
 	}
 }

@@ -28,6 +28,12 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	defer cancel()
 	stop := context.AfterFunc(s.callsCtx, cancel)
 	defer stop()
+	if req.Extra != nil && req.Extra.Header != nil {
+		if post := s.posts.done(req.Extra.Header); post != nil {
+			stopPost := context.AfterFunc(post, cancel)
+			defer stopPost()
+		}
+	}
 
 	args := req.Params.Arguments
 	if len(args) == 0 {

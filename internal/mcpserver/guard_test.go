@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -133,5 +134,42 @@ func TestLoadOrCreateToken(t *testing.T) {
 func TestServeHTTPNeedsToken(t *testing.T) {
 	if err := (&Server{}).ServeHTTP(t.Context(), nil, HTTPOptions{}); err == nil || !strings.Contains(err.Error(), "bearer token") {
 		t.Fatalf("ServeHTTP without a token: %v", err)
+	}
+}
+
+// A call's POST is found by the id riot set; a client's own id is replaced,
+// and an id of a POST that is over reads as ended.
+func TestPostsBind(t *testing.T) {
+	var p posts
+	var during context.Context
+	var header http.Header
+	h := p.bind(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		header = r.Header.Clone()
+		during = p.done(r.Header)
+	}))
+	req := httptest.NewRequest("POST", "http://127.0.0.1/", nil)
+	req.Header.Set(postHeader, "forged")
+	h.ServeHTTP(httptest.NewRecorder(), req)
+	if id := header.Get(postHeader); id == "forged" || len(id) != 32 {
+		t.Fatalf("the POST id is %q", id)
+	}
+	if during == nil || during.Err() != nil {
+		t.Fatalf("during the POST its context is %v", during)
+	}
+	if after := p.done(header); after == nil || after.Err() == nil {
+		t.Fatal("after the POST its id does not read as ended")
+	}
+	if p.done(http.Header{}) != nil {
+		t.Fatal("a call without a POST id is bound to one")
+	}
+	if len(p.ctxs) != 0 {
+		t.Fatalf("POSTs kept after they ended: %v", p.ctxs)
+	}
+	// Other methods get no id, and lose a forged one.
+	get := httptest.NewRequest("GET", "http://127.0.0.1/", nil)
+	get.Header.Set(postHeader, "forged")
+	h.ServeHTTP(httptest.NewRecorder(), get)
+	if header.Get(postHeader) != "" {
+		t.Fatalf("a GET carries %q", header.Get(postHeader))
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -37,7 +38,7 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, opts HTTPOption
 	}
 	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, nil)
 	srv := &http.Server{
-		Handler:           guard(handler, opts),
+		Handler:           guard(s.posts.bind(handler), opts),
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return s.callsCtx },
 	}
@@ -54,6 +55,63 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, opts HTTPOption
 		return nil
 	}
 	return err
+}
+
+// postHeader carries, from the HTTP layer to a call's handler, the id of
+// the POST the call came in. riot sets it; a client's own is replaced.
+const postHeader = "X-Riot-Post"
+
+// posts maps each POST in progress to its context, which ends when the
+// client goes away. Without an event store, a response whose POST is gone
+// can never be delivered, so a call whose POST ends is cancelled: a client
+// that closes its transport mid-call leaves nothing running.
+type posts struct {
+	mu   sync.Mutex
+	ctxs map[string]context.Context
+}
+
+func (p *posts) bind(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Header.Del(postHeader)
+		if r.Method != http.MethodPost {
+			next.ServeHTTP(w, r)
+			return
+		}
+		b := make([]byte, 16)
+		_, _ = rand.Read(b)
+		id := hex.EncodeToString(b)
+		r.Header.Set(postHeader, id)
+		p.mu.Lock()
+		if p.ctxs == nil {
+			p.ctxs = map[string]context.Context{}
+		}
+		p.ctxs[id] = r.Context()
+		p.mu.Unlock()
+		defer func() {
+			p.mu.Lock()
+			delete(p.ctxs, id)
+			p.mu.Unlock()
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// done is the context of the POST a call came in, or nil for a call that
+// did not come over HTTP. A POST that is already over reads as a context
+// that has ended.
+func (p *posts) done(header http.Header) context.Context {
+	id := header.Get(postHeader)
+	if id == "" {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if ctx, ok := p.ctxs[id]; ok {
+		return ctx
+	}
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ended
 }
 
 // guard lets a request through only with the bearer token and from an

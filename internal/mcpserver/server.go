@@ -21,6 +21,7 @@ type Server struct {
 	tools []*mcp.Tool
 
 	progress progressRouter
+	posts    posts
 
 	// stopCalls cancels every call in flight when the server shuts down.
 	callsCtx  context.Context

@@ -6,7 +6,7 @@
 // message on the first failure, and prints one JSON line of facts for the
 // Go test to check (such as pids that must be gone).
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -25,6 +25,23 @@ const [mode, riot, ...args] = process.argv.slice(2);
 const facts = {};
 const textOf = (res) => res.content.filter((c) => c.type === 'text').map((c) => c.text).join('');
 const riotOrder = ['Bash', 'BashOutput', 'KillShell', 'Grep', 'Read', 'Diagnostics'];
+
+// startBlocking starts a call of a command that writes its pid to fifo and
+// waits; it returns the pending call and the pid. If the call ends before
+// the command starts, it unblocks its own FIFO reader (node cannot exit
+// while a thread is blocked opening a FIFO) and fails.
+async function startBlocking(client, fifo, signal) {
+  const pending = client.callTool({ name: 'Bash', arguments: { command: `sleep 300 & echo $! > ${fifo}; wait` } }, undefined, { signal });
+  const started = await Promise.race([
+    readFile(fifo, 'utf8').then((pid) => ({ pid })),
+    pending.then((r) => ({ early: textOf(r) }), (e) => ({ early: String(e) })),
+  ]);
+  if (!started.pid) {
+    await writeFile(fifo, '\n');
+    assert.fail(`the call ended before it started its command: ${started.early}`);
+  }
+  return { pending, pid: Number(started.pid.trim()) };
+}
 
 function stdioClient(extraArgs = [], capabilities = {}) {
   const transport = new StdioClientTransport({ command: riot, args: ['mcp', ...extraArgs], env: process.env, cwd: process.cwd(), stderr: 'inherit' });
@@ -100,13 +117,8 @@ async function stdio() {
   const fifo = args[0];
   const ac = new AbortController();
   answers.push({ action: 'accept', content: { decision: 'allow once' } });
-  const pending = client.callTool({ name: 'Bash', arguments: { command: `sleep 300 & echo $! > ${fifo}; wait` } }, undefined, { signal: ac.signal });
-  const started = await Promise.race([
-    readFile(fifo, 'utf8').then((pid) => ({ pid })),
-    pending.then((r) => ({ early: textOf(r) }), (e) => ({ early: String(e) })),
-  ]);
-  assert.ok(started.pid, `the call ended before it started its command: ${started.early}`);
-  facts.cancelledPid = Number(started.pid.trim());
+  const { pending, pid } = await startBlocking(client, fifo, ac.signal);
+  facts.cancelledPid = pid;
   ac.abort('test');
   await assert.rejects(pending);
   res = await client.callTool({ name: 'Bash', arguments: { command: 'echo still serving' } });
@@ -136,7 +148,9 @@ async function http() {
   const [url, token] = args;
   const bad = new Client({ name: 'riot-ts-test', version: '1' });
   await assert.rejects(bad.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: 'Bearer wrong' } } })));
-  const client = new Client({ name: 'riot-ts-test', version: '1' });
+  const client = new Client({ name: 'riot-ts-test', version: '1' }, { capabilities: { elicitation: {} } });
+  const answers = [{ action: 'decline' }];
+  const asked = answering(client, answers);
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
   const { tools } = await client.listTools();
   assert.deepEqual(tools.map((t) => t.name), riotOrder);
@@ -144,10 +158,21 @@ async function http() {
   assert.match(textOf(res), /1\talpha/);
   res = await client.callTool({ name: 'Bash', arguments: { command: 'touch over-http' } });
   assert.equal(res.isError, true, 'the permission chain holds over HTTP');
-  assert.match(textOf(res), /Bash\(touch:\*\)/);
+  assert.match(textOf(res), /The user denied permission for this call/);
+  assert.match(asked[0], /touch over-http/, 'asked through elicitation over HTTP');
+  // Progress reaches the client over HTTP too.
   let notes = 0;
-  res = await client.callTool({ name: 'Bash', arguments: { command: 'echo hi' } }, undefined, { onprogress: () => { notes++; } });
-  assert.match(textOf(res), /hi/);
+  res = await client.callTool({ name: 'Bash', arguments: { command: 'sleep 6; echo slept' } }, undefined, { onprogress: () => { notes++; } });
+  assert.match(textOf(res), /slept/);
+  assert.ok(notes >= 1, `${notes} progress notifications in a 6 s call`);
+  // Cancelling a request over HTTP kills its process.
+  const fifo = args[2];
+  answers.push({ action: 'accept', content: { decision: 'allow once' } });
+  const ac = new AbortController();
+  const { pending, pid } = await startBlocking(client, fifo, ac.signal);
+  facts.cancelledPid = pid;
+  ac.abort('test');
+  await assert.rejects(pending);
   await client.close();
 }
 
