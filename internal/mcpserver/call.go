@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -88,14 +87,14 @@ func (s *Server) result(r core.ToolResult) *mcp.CallToolResult {
 // resultLink links a spilled output's full text, which resources/read
 // serves to this session's clients.
 func (s *Server) resultLink(r core.ToolResult) *mcp.ResourceLink {
-	dir, name := filepath.Split(r.Spill.Path)
-	if filepath.Clean(dir) != filepath.Clean(s.host.ResultsDir()) || !strings.HasSuffix(name, ".txt") {
+	uri := s.keepSpill(r.ToolUseID, r.Spill.Path)
+	if uri == "" {
 		return nil
 	}
 	size := r.Spill.Bytes
 	return &mcp.ResourceLink{
-		URI:         resultURI(s.host.SessionID(), strings.TrimSuffix(name, ".txt")),
-		Name:        name,
+		URI:         uri,
+		Name:        filepath.Base(r.Spill.Path),
 		Title:       "Full output of " + r.Name,
 		Description: fmt.Sprintf("The whole output of this %s call (%d characters, %d lines), of which the text above is a preview.", r.Name, r.Spill.Chars, r.Spill.Lines),
 		MIMEType:    "text/plain",

@@ -23,8 +23,9 @@ func resultURI(session, call string) string {
 }
 
 // addResults serves spilled results read-only under
-// riot://results/<session>/<call id>, for this host's session only, so a
-// client on another machine can fetch what the preview left out.
+// riot://results/<session>/<call id>, for the calls this server ran in its
+// host's session only, so a client on another machine can fetch what the
+// preview left out.
 func (s *Server) addResults() {
 	s.mcp.AddResourceTemplate(&mcp.ResourceTemplate{
 		URITemplate: "riot://results/{session}/{call}",
@@ -37,11 +38,30 @@ func (s *Server) addResults() {
 
 func (s *Server) readResult(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	uri := req.Params.URI
-	path, ok := resultPath(uri, s.host.SessionID(), s.host.ResultsDir())
+	call, ok := resultCall(uri, s.host.SessionID())
+	if !ok {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	s.spillMu.Lock()
+	path, ok := s.spills[call]
+	s.spillMu.Unlock()
 	if !ok {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
 	return readResultFile(uri, path)
+}
+
+// keepSpill records where a call's spilled output went, if the host put
+// it in this session's results directory, and returns the call's result
+// URI; "" when there is nothing to link.
+func (s *Server) keepSpill(callID, path string) string {
+	if filepath.Dir(path) != filepath.Clean(s.host.ResultsDir()) || !callIDOK(callID) {
+		return ""
+	}
+	s.spillMu.Lock()
+	s.spills[callID] = path
+	s.spillMu.Unlock()
+	return resultURI(s.host.SessionID(), callID)
 }
 
 // readResultFile reads one spilled result: a regular file, never through a
@@ -70,10 +90,9 @@ func readResultFile(uri, path string) (*mcp.ReadResourceResult, error) {
 // resourceCut ends a result cut at maxResourceBytes.
 const resourceCut = "\n[riot: this result is longer than 64 MiB; the rest is cut.]\n"
 
-// resultPath maps a result URI to its file in dir, or reports that it
-// names none of session's results: another session, a path that leaves
-// the results directory, or anything but one call id.
-func resultPath(uri, session, dir string) (string, bool) {
+// resultCall is the call id a result URI names, or reports that it names
+// none of session's results: another session, or anything but one call id.
+func resultCall(uri, session string) (string, bool) {
 	rest, ok := strings.CutPrefix(uri, resultsPrefix)
 	if !ok {
 		return "", false
@@ -87,7 +106,7 @@ func resultPath(uri, session, dir string) (string, bool) {
 	if err1 != nil || err2 != nil || sess != session || !callIDOK(call) {
 		return "", false
 	}
-	return filepath.Join(dir, call+".txt"), true
+	return call, true
 }
 
 // callIDOK accepts the file names the host gives spilled results: letters,

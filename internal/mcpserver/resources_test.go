@@ -27,12 +27,12 @@ func TestResultURI(t *testing.T) {
 	if got := resultURI("s 1", "mcp_1"); got != "riot://results/s%201/mcp_1" {
 		t.Fatalf("resultURI = %q", got)
 	}
-	if p, ok := resultPath(resultURI("s 1", "mcp_1"), "s 1", "/r"); !ok || p != "/r/mcp_1.txt" {
-		t.Fatalf("the URI of a result maps to %q %v", p, ok)
+	if c, ok := resultCall(resultURI("s 1", "mcp_1"), "s 1"); !ok || c != "mcp_1" {
+		t.Fatalf("the URI of a result names %q %v", c, ok)
 	}
 }
 
-func TestResultPath(t *testing.T) {
+func TestResultCall(t *testing.T) {
 	for _, uri := range []string{
 		"riot://results/other/mcp_1",
 		"riot://results/sess/..%2Fx",
@@ -46,8 +46,8 @@ func TestResultPath(t *testing.T) {
 		"riot://result/sess/mcp_1",
 		"file:///etc/passwd",
 	} {
-		if p, ok := resultPath(uri, "sess", "/r"); ok {
-			t.Errorf("%s maps to %s", uri, p)
+		if c, ok := resultCall(uri, "sess"); ok {
+			t.Errorf("%s names call %s", uri, c)
 		}
 	}
 }

@@ -23,6 +23,10 @@ type Server struct {
 	progress progressRouter
 	posts    posts
 
+	// spills maps the id of each call whose output was spilled to its file.
+	spillMu sync.Mutex
+	spills  map[string]string
+
 	// stopCalls cancels every call in flight when the server shuts down.
 	callsCtx  context.Context
 	stopCalls context.CancelFunc
@@ -31,7 +35,7 @@ type Server struct {
 // New builds the host through build, with riot's MCP prompter and progress
 // hook in its options, and an MCP server for its tools. Close closes both.
 func New(ctx context.Context, version string, build func(context.Context, core.Options) (*core.Host, error)) (*Server, error) {
-	s := &Server{progress: progressRouter{sinks: map[string]*callProgress{}}}
+	s := &Server{progress: progressRouter{sinks: map[string]*callProgress{}}, spills: map[string]string{}}
 	s.callsCtx, s.stopCalls = context.WithCancel(context.Background())
 	h, err := build(ctx, core.Options{Prompter: prompter{}, OnProgress: s.progress.event})
 	if err != nil {
