@@ -347,6 +347,7 @@ func (h *Host) Tools() []ToolInfo {
 		out = append(out, ToolInfo{
 			Name: t.spec.GetName(), Description: t.spec.GetPrompt(),
 			InputSchema: t.spec.GetInputSchema(), Plugin: t.plugin.spec.Name,
+			Annotations: annotationsOf(t.spec.GetAnnotations()),
 		})
 	}
 	return out

@@ -60,7 +60,12 @@ func (h *typed[In]) spec() *toolv1.ToolSpec {
 	}
 	_, readOnly := h.tool.(ReadOnlyChecker[In])
 	_, subjects := h.tool.(SubjectLister[In])
+	var ann Annotations
+	if a, ok := h.tool.(Annotated); ok {
+		ann = a.Annotations()
+	}
 	return &toolv1.ToolSpec{
+		Annotations:             annotationsToWire(ann),
 		Name:                    h.name,
 		Prompt:                  h.tool.Prompt(),
 		InputSchema:             h.schema,

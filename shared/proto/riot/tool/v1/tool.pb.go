@@ -381,10 +381,12 @@ type ToolSpec struct {
 	// The tool can call itself read-only but declares no permission subjects:
 	// its read-only calls are allowed in every mode with nothing for the
 	// workspace fence or a deny rule to check. `riot plugins` warns about it.
-	// (15: outside the numbers allocated to parallel branches.)
-	ReadOnlyWithoutSubjects bool `protobuf:"varint,15,opt,name=read_only_without_subjects,json=readOnlyWithoutSubjects,proto3" json:"read_only_without_subjects,omitempty"`
-	unknownFields           protoimpl.UnknownFields
-	sizeCache               protoimpl.SizeCache
+	ReadOnlyWithoutSubjects bool `protobuf:"varint,7,opt,name=read_only_without_subjects,json=readOnlyWithoutSubjects,proto3" json:"read_only_without_subjects,omitempty"`
+	// What every call of the tool does, for clients that show or gate tools
+	// (MCP's tool annotations). A missing message is the conservative reading.
+	Annotations   *Annotations `protobuf:"bytes,6,opt,name=annotations,proto3" json:"annotations,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ToolSpec) Reset() {
@@ -459,6 +461,97 @@ func (x *ToolSpec) GetReadOnlyWithoutSubjects() bool {
 	return false
 }
 
+func (x *ToolSpec) GetAnnotations() *Annotations {
+	if x != nil {
+		return x.Annotations
+	}
+	return nil
+}
+
+// Annotations are static properties of every call of a tool, declared by
+// the tool. Each zero value is the conservative reading: a call may change
+// state, destroy data, differ when repeated, and reach beyond this machine.
+type Annotations struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A short human-readable name for a UI.
+	Title string `protobuf:"bytes,1,opt,name=title,proto3" json:"title,omitempty"`
+	// No call changes any state or executes arbitrary code.
+	ReadOnly bool `protobuf:"varint,2,opt,name=read_only,json=readOnly,proto3" json:"read_only,omitempty"`
+	// No call deletes or overwrites data; meaningful when not read-only.
+	NonDestructive bool `protobuf:"varint,3,opt,name=non_destructive,json=nonDestructive,proto3" json:"non_destructive,omitempty"`
+	// Repeating a call with the same input has no further effect.
+	Idempotent bool `protobuf:"varint,4,opt,name=idempotent,proto3" json:"idempotent,omitempty"`
+	// Calls touch only this machine, not an open world such as the network.
+	Local         bool `protobuf:"varint,5,opt,name=local,proto3" json:"local,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Annotations) Reset() {
+	*x = Annotations{}
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Annotations) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Annotations) ProtoMessage() {}
+
+func (x *Annotations) ProtoReflect() protoreflect.Message {
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Annotations.ProtoReflect.Descriptor instead.
+func (*Annotations) Descriptor() ([]byte, []int) {
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *Annotations) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *Annotations) GetReadOnly() bool {
+	if x != nil {
+		return x.ReadOnly
+	}
+	return false
+}
+
+func (x *Annotations) GetNonDestructive() bool {
+	if x != nil {
+		return x.NonDestructive
+	}
+	return false
+}
+
+func (x *Annotations) GetIdempotent() bool {
+	if x != nil {
+		return x.Idempotent
+	}
+	return false
+}
+
+func (x *Annotations) GetLocal() bool {
+	if x != nil {
+		return x.Local
+	}
+	return false
+}
+
 // Budget is the largest model content, in characters, that a result may carry
 // before the host spills it to a file. A missing budget means the default limit.
 type Budget struct {
@@ -471,7 +564,7 @@ type Budget struct {
 
 func (x *Budget) Reset() {
 	*x = Budget{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[3]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -483,7 +576,7 @@ func (x *Budget) String() string {
 func (*Budget) ProtoMessage() {}
 
 func (x *Budget) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[3]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -496,7 +589,7 @@ func (x *Budget) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Budget.ProtoReflect.Descriptor instead.
 func (*Budget) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{3}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Budget) GetUnlimited() bool {
@@ -543,7 +636,7 @@ type CallContext struct {
 
 func (x *CallContext) Reset() {
 	*x = CallContext{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[4]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -555,7 +648,7 @@ func (x *CallContext) String() string {
 func (*CallContext) ProtoMessage() {}
 
 func (x *CallContext) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[4]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -568,7 +661,7 @@ func (x *CallContext) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallContext.ProtoReflect.Descriptor instead.
 func (*CallContext) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{4}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *CallContext) GetSessionId() string {
@@ -644,7 +737,7 @@ type PluginState struct {
 
 func (x *PluginState) Reset() {
 	*x = PluginState{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[5]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -656,7 +749,7 @@ func (x *PluginState) String() string {
 func (*PluginState) ProtoMessage() {}
 
 func (x *PluginState) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[5]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -669,7 +762,7 @@ func (x *PluginState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PluginState.ProtoReflect.Descriptor instead.
 func (*PluginState) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{5}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *PluginState) GetValues() map[string]string {
@@ -692,7 +785,7 @@ type PrepareRequest struct {
 
 func (x *PrepareRequest) Reset() {
 	*x = PrepareRequest{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[6]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -704,7 +797,7 @@ func (x *PrepareRequest) String() string {
 func (*PrepareRequest) ProtoMessage() {}
 
 func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[6]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -717,7 +810,7 @@ func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareRequest.ProtoReflect.Descriptor instead.
 func (*PrepareRequest) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{6}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *PrepareRequest) GetTool() string {
@@ -761,7 +854,7 @@ type Subject struct {
 
 func (x *Subject) Reset() {
 	*x = Subject{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[7]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -773,7 +866,7 @@ func (x *Subject) String() string {
 func (*Subject) ProtoMessage() {}
 
 func (x *Subject) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[7]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -786,7 +879,7 @@ func (x *Subject) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Subject.ProtoReflect.Descriptor instead.
 func (*Subject) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{7}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Subject) GetKind() SubjectKind {
@@ -828,7 +921,7 @@ type PrepareResponse struct {
 
 func (x *PrepareResponse) Reset() {
 	*x = PrepareResponse{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[8]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -840,7 +933,7 @@ func (x *PrepareResponse) String() string {
 func (*PrepareResponse) ProtoMessage() {}
 
 func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[8]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -853,7 +946,7 @@ func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareResponse.ProtoReflect.Descriptor instead.
 func (*PrepareResponse) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{8}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *PrepareResponse) GetRejected() string {
@@ -924,7 +1017,7 @@ type CallRequest struct {
 
 func (x *CallRequest) Reset() {
 	*x = CallRequest{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[9]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -936,7 +1029,7 @@ func (x *CallRequest) String() string {
 func (*CallRequest) ProtoMessage() {}
 
 func (x *CallRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[9]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -949,7 +1042,7 @@ func (x *CallRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallRequest.ProtoReflect.Descriptor instead.
 func (*CallRequest) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{9}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *CallRequest) GetTool() string {
@@ -994,7 +1087,7 @@ type CallEvent struct {
 
 func (x *CallEvent) Reset() {
 	*x = CallEvent{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[10]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1006,7 +1099,7 @@ func (x *CallEvent) String() string {
 func (*CallEvent) ProtoMessage() {}
 
 func (x *CallEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[10]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1019,7 +1112,7 @@ func (x *CallEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallEvent.ProtoReflect.Descriptor instead.
 func (*CallEvent) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{10}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *CallEvent) GetEvent() isCallEvent_Event {
@@ -1087,7 +1180,7 @@ type Progress struct {
 
 func (x *Progress) Reset() {
 	*x = Progress{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[11]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1099,7 +1192,7 @@ func (x *Progress) String() string {
 func (*Progress) ProtoMessage() {}
 
 func (x *Progress) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[11]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1112,7 +1205,7 @@ func (x *Progress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Progress.ProtoReflect.Descriptor instead.
 func (*Progress) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{11}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Progress) GetMessage() string {
@@ -1138,7 +1231,7 @@ type Chunk struct {
 
 func (x *Chunk) Reset() {
 	*x = Chunk{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[12]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1150,7 +1243,7 @@ func (x *Chunk) String() string {
 func (*Chunk) ProtoMessage() {}
 
 func (x *Chunk) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[12]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1163,7 +1256,7 @@ func (x *Chunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Chunk.ProtoReflect.Descriptor instead.
 func (*Chunk) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{12}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Chunk) GetBlock() uint32 {
@@ -1211,7 +1304,7 @@ type Final struct {
 
 func (x *Final) Reset() {
 	*x = Final{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[13]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1223,7 +1316,7 @@ func (x *Final) String() string {
 func (*Final) ProtoMessage() {}
 
 func (x *Final) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[13]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1236,7 +1329,7 @@ func (x *Final) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Final.ProtoReflect.Descriptor instead.
 func (*Final) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{13}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Final) GetStatus() Status {
@@ -1276,14 +1369,23 @@ const file_riot_tool_v1_tool_proto_rawDesc = "" +
 	"\x10ManifestResponse\x12,\n" +
 	"\x05tools\x18\x01 \x03(\v2\x16.riot.tool.v1.ToolSpecR\x05tools\x12\x1f\n" +
 	"\vsdk_version\x18\x02 \x01(\tR\n" +
-	"sdkVersion\"\x81\x02\n" +
+	"sdkVersion\"\xbe\x02\n" +
 	"\bToolSpec\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
 	"\x06prompt\x18\x02 \x01(\tR\x06prompt\x12!\n" +
 	"\finput_schema\x18\x03 \x01(\fR\vinputSchema\x12.\n" +
 	"\x13cascades_on_failure\x18\x04 \x01(\bR\x11cascadesOnFailure\x129\n" +
 	"\rresult_budget\x18\x05 \x01(\v2\x14.riot.tool.v1.BudgetR\fresultBudget\x12;\n" +
-	"\x1aread_only_without_subjects\x18\x0f \x01(\bR\x17readOnlyWithoutSubjects\"G\n" +
+	"\x1aread_only_without_subjects\x18\a \x01(\bR\x17readOnlyWithoutSubjects\x12;\n" +
+	"\vannotations\x18\x06 \x01(\v2\x19.riot.tool.v1.AnnotationsR\vannotations\"\x9f\x01\n" +
+	"\vAnnotations\x12\x14\n" +
+	"\x05title\x18\x01 \x01(\tR\x05title\x12\x1b\n" +
+	"\tread_only\x18\x02 \x01(\bR\breadOnly\x12'\n" +
+	"\x0fnon_destructive\x18\x03 \x01(\bR\x0enonDestructive\x12\x1e\n" +
+	"\n" +
+	"idempotent\x18\x04 \x01(\bR\n" +
+	"idempotent\x12\x14\n" +
+	"\x05local\x18\x05 \x01(\bR\x05local\"G\n" +
 	"\x06Budget\x12\x1c\n" +
 	"\tunlimited\x18\x01 \x01(\bR\tunlimited\x12\x1f\n" +
 	"\vlimit_chars\x18\x02 \x01(\x03R\n" +
@@ -1399,7 +1501,7 @@ func file_riot_tool_v1_tool_proto_rawDescGZIP() []byte {
 }
 
 var file_riot_tool_v1_tool_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_riot_tool_v1_tool_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
+var file_riot_tool_v1_tool_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
 var file_riot_tool_v1_tool_proto_goTypes = []any{
 	(PermissionBehavior)(0),  // 0: riot.tool.v1.PermissionBehavior
 	(SubjectKind)(0),         // 1: riot.tool.v1.SubjectKind
@@ -1409,52 +1511,54 @@ var file_riot_tool_v1_tool_proto_goTypes = []any{
 	(*ManifestRequest)(nil),  // 5: riot.tool.v1.ManifestRequest
 	(*ManifestResponse)(nil), // 6: riot.tool.v1.ManifestResponse
 	(*ToolSpec)(nil),         // 7: riot.tool.v1.ToolSpec
-	(*Budget)(nil),           // 8: riot.tool.v1.Budget
-	(*CallContext)(nil),      // 9: riot.tool.v1.CallContext
-	(*PluginState)(nil),      // 10: riot.tool.v1.PluginState
-	(*PrepareRequest)(nil),   // 11: riot.tool.v1.PrepareRequest
-	(*Subject)(nil),          // 12: riot.tool.v1.Subject
-	(*PrepareResponse)(nil),  // 13: riot.tool.v1.PrepareResponse
-	(*CallRequest)(nil),      // 14: riot.tool.v1.CallRequest
-	(*CallEvent)(nil),        // 15: riot.tool.v1.CallEvent
-	(*Progress)(nil),         // 16: riot.tool.v1.Progress
-	(*Chunk)(nil),            // 17: riot.tool.v1.Chunk
-	(*Final)(nil),            // 18: riot.tool.v1.Final
-	nil,                      // 19: riot.tool.v1.CallContext.StateEntry
-	nil,                      // 20: riot.tool.v1.CallContext.SharedStateEntry
-	nil,                      // 21: riot.tool.v1.PluginState.ValuesEntry
-	nil,                      // 22: riot.tool.v1.Final.StateUpdatesEntry
+	(*Annotations)(nil),      // 8: riot.tool.v1.Annotations
+	(*Budget)(nil),           // 9: riot.tool.v1.Budget
+	(*CallContext)(nil),      // 10: riot.tool.v1.CallContext
+	(*PluginState)(nil),      // 11: riot.tool.v1.PluginState
+	(*PrepareRequest)(nil),   // 12: riot.tool.v1.PrepareRequest
+	(*Subject)(nil),          // 13: riot.tool.v1.Subject
+	(*PrepareResponse)(nil),  // 14: riot.tool.v1.PrepareResponse
+	(*CallRequest)(nil),      // 15: riot.tool.v1.CallRequest
+	(*CallEvent)(nil),        // 16: riot.tool.v1.CallEvent
+	(*Progress)(nil),         // 17: riot.tool.v1.Progress
+	(*Chunk)(nil),            // 18: riot.tool.v1.Chunk
+	(*Final)(nil),            // 19: riot.tool.v1.Final
+	nil,                      // 20: riot.tool.v1.CallContext.StateEntry
+	nil,                      // 21: riot.tool.v1.CallContext.SharedStateEntry
+	nil,                      // 22: riot.tool.v1.PluginState.ValuesEntry
+	nil,                      // 23: riot.tool.v1.Final.StateUpdatesEntry
 }
 var file_riot_tool_v1_tool_proto_depIdxs = []int32{
 	7,  // 0: riot.tool.v1.ManifestResponse.tools:type_name -> riot.tool.v1.ToolSpec
-	8,  // 1: riot.tool.v1.ToolSpec.result_budget:type_name -> riot.tool.v1.Budget
-	19, // 2: riot.tool.v1.CallContext.state:type_name -> riot.tool.v1.CallContext.StateEntry
-	20, // 3: riot.tool.v1.CallContext.shared_state:type_name -> riot.tool.v1.CallContext.SharedStateEntry
-	21, // 4: riot.tool.v1.PluginState.values:type_name -> riot.tool.v1.PluginState.ValuesEntry
-	9,  // 5: riot.tool.v1.PrepareRequest.context:type_name -> riot.tool.v1.CallContext
-	1,  // 6: riot.tool.v1.Subject.kind:type_name -> riot.tool.v1.SubjectKind
-	2,  // 7: riot.tool.v1.Subject.access:type_name -> riot.tool.v1.Access
-	0,  // 8: riot.tool.v1.PrepareResponse.permission:type_name -> riot.tool.v1.PermissionBehavior
-	12, // 9: riot.tool.v1.PrepareResponse.subjects:type_name -> riot.tool.v1.Subject
-	9,  // 10: riot.tool.v1.CallRequest.context:type_name -> riot.tool.v1.CallContext
-	16, // 11: riot.tool.v1.CallEvent.progress:type_name -> riot.tool.v1.Progress
-	17, // 12: riot.tool.v1.CallEvent.chunk:type_name -> riot.tool.v1.Chunk
-	18, // 13: riot.tool.v1.CallEvent.final:type_name -> riot.tool.v1.Final
-	3,  // 14: riot.tool.v1.Chunk.kind:type_name -> riot.tool.v1.BlockKind
-	4,  // 15: riot.tool.v1.Final.status:type_name -> riot.tool.v1.Status
-	22, // 16: riot.tool.v1.Final.state_updates:type_name -> riot.tool.v1.Final.StateUpdatesEntry
-	10, // 17: riot.tool.v1.CallContext.SharedStateEntry.value:type_name -> riot.tool.v1.PluginState
-	5,  // 18: riot.tool.v1.ToolPlugin.Manifest:input_type -> riot.tool.v1.ManifestRequest
-	11, // 19: riot.tool.v1.ToolPlugin.Prepare:input_type -> riot.tool.v1.PrepareRequest
-	14, // 20: riot.tool.v1.ToolPlugin.Call:input_type -> riot.tool.v1.CallRequest
-	6,  // 21: riot.tool.v1.ToolPlugin.Manifest:output_type -> riot.tool.v1.ManifestResponse
-	13, // 22: riot.tool.v1.ToolPlugin.Prepare:output_type -> riot.tool.v1.PrepareResponse
-	15, // 23: riot.tool.v1.ToolPlugin.Call:output_type -> riot.tool.v1.CallEvent
-	21, // [21:24] is the sub-list for method output_type
-	18, // [18:21] is the sub-list for method input_type
-	18, // [18:18] is the sub-list for extension type_name
-	18, // [18:18] is the sub-list for extension extendee
-	0,  // [0:18] is the sub-list for field type_name
+	9,  // 1: riot.tool.v1.ToolSpec.result_budget:type_name -> riot.tool.v1.Budget
+	8,  // 2: riot.tool.v1.ToolSpec.annotations:type_name -> riot.tool.v1.Annotations
+	20, // 3: riot.tool.v1.CallContext.state:type_name -> riot.tool.v1.CallContext.StateEntry
+	21, // 4: riot.tool.v1.CallContext.shared_state:type_name -> riot.tool.v1.CallContext.SharedStateEntry
+	22, // 5: riot.tool.v1.PluginState.values:type_name -> riot.tool.v1.PluginState.ValuesEntry
+	10, // 6: riot.tool.v1.PrepareRequest.context:type_name -> riot.tool.v1.CallContext
+	1,  // 7: riot.tool.v1.Subject.kind:type_name -> riot.tool.v1.SubjectKind
+	2,  // 8: riot.tool.v1.Subject.access:type_name -> riot.tool.v1.Access
+	0,  // 9: riot.tool.v1.PrepareResponse.permission:type_name -> riot.tool.v1.PermissionBehavior
+	13, // 10: riot.tool.v1.PrepareResponse.subjects:type_name -> riot.tool.v1.Subject
+	10, // 11: riot.tool.v1.CallRequest.context:type_name -> riot.tool.v1.CallContext
+	17, // 12: riot.tool.v1.CallEvent.progress:type_name -> riot.tool.v1.Progress
+	18, // 13: riot.tool.v1.CallEvent.chunk:type_name -> riot.tool.v1.Chunk
+	19, // 14: riot.tool.v1.CallEvent.final:type_name -> riot.tool.v1.Final
+	3,  // 15: riot.tool.v1.Chunk.kind:type_name -> riot.tool.v1.BlockKind
+	4,  // 16: riot.tool.v1.Final.status:type_name -> riot.tool.v1.Status
+	23, // 17: riot.tool.v1.Final.state_updates:type_name -> riot.tool.v1.Final.StateUpdatesEntry
+	11, // 18: riot.tool.v1.CallContext.SharedStateEntry.value:type_name -> riot.tool.v1.PluginState
+	5,  // 19: riot.tool.v1.ToolPlugin.Manifest:input_type -> riot.tool.v1.ManifestRequest
+	12, // 20: riot.tool.v1.ToolPlugin.Prepare:input_type -> riot.tool.v1.PrepareRequest
+	15, // 21: riot.tool.v1.ToolPlugin.Call:input_type -> riot.tool.v1.CallRequest
+	6,  // 22: riot.tool.v1.ToolPlugin.Manifest:output_type -> riot.tool.v1.ManifestResponse
+	14, // 23: riot.tool.v1.ToolPlugin.Prepare:output_type -> riot.tool.v1.PrepareResponse
+	16, // 24: riot.tool.v1.ToolPlugin.Call:output_type -> riot.tool.v1.CallEvent
+	22, // [22:25] is the sub-list for method output_type
+	19, // [19:22] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_riot_tool_v1_tool_proto_init() }
@@ -1462,7 +1566,7 @@ func file_riot_tool_v1_tool_proto_init() {
 	if File_riot_tool_v1_tool_proto != nil {
 		return
 	}
-	file_riot_tool_v1_tool_proto_msgTypes[10].OneofWrappers = []any{
+	file_riot_tool_v1_tool_proto_msgTypes[11].OneofWrappers = []any{
 		(*CallEvent_Progress)(nil),
 		(*CallEvent_Chunk)(nil),
 		(*CallEvent_Final)(nil),
@@ -1473,7 +1577,7 @@ func file_riot_tool_v1_tool_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_riot_tool_v1_tool_proto_rawDesc), len(file_riot_tool_v1_tool_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   18,
+			NumMessages:   19,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
