@@ -12,6 +12,7 @@ import (
 func TestConfigPrintsEveryValue(t *testing.T) {
 	e := newEnv(t)
 	p := e.write(".riot/config.toml", "plugin_dirs = [\"plugins\"]\n\n[permissions]\nadditional_dirs = [\"../other\"]\n\n[permissions.classifier]\ntimeout = \"90s\"\n\n[plugins.bash]\ntimeout = \"1h\"\n")
+	e.trust() // the workspace file sets what only a trusted workspace may
 	r := e.riot("", "config")
 	r.want(t, 0)
 	for _, want := range []string{

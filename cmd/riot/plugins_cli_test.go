@@ -13,6 +13,7 @@ func TestPluginThatCannotStartWarnsOnce(t *testing.T) {
 	e := newEnv(t)
 	e.write(".riot/config.toml", fmt.Sprintf("plugin_dirs = [%q]\n\n[plugins.testkit]\nenabled = true\nsha256 = %q\n\n[plugins.ghost]\nenabled = true\n",
 		filepath.Dir(bin.testkit), strings.Repeat("0", 64)))
+	e.trust() // the workspace file sets what only a trusted workspace may
 	r := e.riot("", "tools")
 	r.want(t, 0, "Read")
 	want := "riot: warning: the plugin testkit is enabled but cannot start, so its tools are left out; `riot plugins` says why.\n" +
@@ -35,6 +36,7 @@ func TestPluginThatCannotStartWarnsOnce(t *testing.T) {
 func TestCallToolOfPluginNotEnabled(t *testing.T) {
 	e := newEnv(t)
 	e.write(".riot/config.toml", fmt.Sprintf("plugin_dirs = [%q]\n", filepath.Dir(bin.testkit)))
+	e.trust() // the workspace file sets what only a trusted workspace may
 	e.riot("", "call", "Testkit").want(t, 2, `"Testkit" is likely a tool of the plugin testkit, which is discovered (`+bin.testkit+", in plugin_dirs) but not enabled", "[plugins.testkit]\n  enabled = true")
 	e.riot("", "call", "Noop").want(t, 2, `there is no enabled tool named "Noop"`, `Discovered but not enabled, so their tools cannot be called: testkit. If "Noop" is one of theirs, enable its plugin: `+"`riot plugins` shows how.")
 }
@@ -45,6 +47,7 @@ func TestPluginsShowsOneLocation(t *testing.T) {
 	e := newEnv(t)
 	missing := filepath.Join(e.ws, "opt", "riot-tool-testkit")
 	e.write(".riot/config.toml", fmt.Sprintf("plugin_dirs = [%q]\n\n[plugins.testkit]\nenabled = true\npath = %q\n", filepath.Dir(bin.testkit), missing))
+	e.trust() // the workspace file sets what only a trusted workspace may
 	r := e.riot("", "plugins")
 	r.want(t, 0, "testkit (plugin, enabled)\n  path:     "+missing, "does not exist")
 	if strings.Contains(r.stdout, "found in:") {
@@ -72,6 +75,7 @@ func TestPluginsWarnsAboutToolsWithoutSubjects(t *testing.T) {
 func TestRunUnknownToolNamesPluginsNotEnabled(t *testing.T) {
 	e := newEnv(t)
 	e.write(".riot/config.toml", fmt.Sprintf("plugin_dirs = [%q]\n", filepath.Dir(bin.testkit)))
+	e.trust() // the workspace file sets what only a trusted workspace may
 	e.riot(`[{"type":"tool_use","id":"a","name":"Noop","input":{}}]`, "run").want(t, 0,
 		`There is no tool named \"Noop\"`, "Installed but not enabled, so their tools cannot be called in this session: testkit.", "tell the user that its plugin must be enabled")
 }
