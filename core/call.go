@@ -200,7 +200,7 @@ func (h *Host) callContext(p *pluginProc, deadline time.Time) *toolv1.CallContex
 		WorkspaceRoots: h.roots(),
 		PermissionMode: h.cfg.Permissions.Mode,
 		State:          h.session.state(p.spec.Name),
-		ResultsDirs:    []string{h.resultsRoot()},
+		ResultsDirs:    []string{h.resultDir},
 	}
 	if !deadline.IsZero() {
 		cc.DeadlineUnixMs = deadline.UnixMilli()

@@ -185,7 +185,9 @@ func (h *Host) buildPolicy() error {
 	}
 	p, err := permission.New(permission.Config{
 		Mode: perms.Mode, Allow: perms.Allow, Ask: perms.Ask, Deny: perms.Deny,
-		Roots: roots, ReadOnlyRoots: []string{h.resultsRoot()}, Classifier: classifier,
+		// Only this session's results: another session's, or another
+		// workspace's, spilled output is not this call's to read.
+		Roots: roots, ReadOnlyRoots: []string{h.resultDir}, Classifier: classifier,
 		// riot's own config and state decide what tools may do, so a tool
 		// must not change them without asking.
 		Protect: []string{config.UserConfigDir(os.Getenv), h.stateDir},
@@ -201,10 +203,6 @@ func (h *Host) buildPolicy() error {
 	h.policy = p
 	return nil
 }
-
-// resultsRoot is the directory of every session's spilled results, which
-// Read may read without asking.
-func (h *Host) resultsRoot() string { return filepath.Join(h.stateDir, "results") }
 
 // register loads every plugin's manifest and builds the ordered registry:
 // plugins in order, each plugin's tools in its manifest's order; a name

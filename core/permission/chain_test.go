@@ -217,6 +217,11 @@ func TestStepSafety(t *testing.T) {
 		{"write .git", editReq(e.ws + "/.git/config"), "protected path: " + e.ws + "/.git/config"},
 		{"write .git through a link", editReq(e.ws + "/gitlink/config"), "protected path: " + e.ws + "/.git/config"},
 		{"write .env", editReq(e.ws + "/.env"), "protected path: " + e.ws + "/.env"},
+		// Protected names in any case: a case-insensitive filesystem has them.
+		{"write .GIT", editReq(e.ws + "/.GIT/config"), "protected path: " + e.ws + "/.GIT/config"},
+		{"write .Env", editReq(e.ws + "/.Env"), "protected path: " + e.ws + "/.Env"},
+		{"write .RIOT", editReq(e.ws + "/.RIOT/config.local.toml"), "protected path: " + e.ws + "/.RIOT/config.local.toml"},
+		{"command names .GIT", bash(false, []string{"cp x .GIT/hooks/pre-commit"}), "protected path in command: " + e.ws + "/.GIT"},
 		{"read-only call reads .git", readReq(e.ws + "/.git/config"), ""},
 		{"non-read-only call reads .env", Request{Tool: "X", Subjects: []Subject{{Kind: PathSubject, Value: e.ws + "/.env", Access: Read}, {Kind: PathSubject, Value: e.ws + "/out"}}}, "protected path: " + e.ws + "/.env"},
 		{"command names a protected path", bash(false, []string{"echo x >> .git/hooks/pre-commit"}), "protected path in command: " + e.ws + "/.git"},

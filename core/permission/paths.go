@@ -159,14 +159,18 @@ var (
 )
 
 // protectedBy returns the protected path that p is or lies in, or "".
+// Names match without regard to case: on a case-insensitive filesystem
+// (macOS, Windows, a mounted FAT or CIFS volume) `.GIT/config` is the
+// repository's config, and `~/.BashRC` the shell's startup file, and a
+// case-sensitive one loses nothing by asking about them too.
 func (p *Policy) protectedBy(path string) string {
 	for _, h := range p.protect {
-		if within(path, h) {
+		if within(strings.ToLower(path), strings.ToLower(h)) {
 			return h
 		}
 	}
 	for dir := path; ; dir = filepath.Dir(dir) {
-		base := filepath.Base(dir)
+		base := strings.ToLower(filepath.Base(dir))
 		if protectedDirs[base] {
 			return dir
 		}

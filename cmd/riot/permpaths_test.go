@@ -1,0 +1,41 @@
+package main_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The path classes of the permission chain (issue 11), through the real
+// CLI and the real Read and Grep plugins, without a terminal.
+
+// TestResultsDirIsThisSessions: Read may read this session's spilled
+// results without asking, and not another session's.
+func TestResultsDirIsThisSessions(t *testing.T) {
+	e := newEnv(t)
+	results := filepath.Join(e.state, "riot", "results")
+	for _, f := range []struct{ session, body string }{{"mine", "my result\n"}, {"other", "their result\n"}} {
+		p := filepath.Join(results, f.session, "toolu_1.txt")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(f.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func(session string) string {
+		return `{"file_path":"` + filepath.Join(results, session, "toolu_1.txt") + `"}`
+	}
+	e.riot("", "call", "Read", read("mine"), "--session", "mine").want(t, 0, "my result")
+	r := e.riot("", "call", "Read", read("other"), "--session", "mine")
+	r.want(t, 1, "outside the workspace roots")
+	if strings.Contains(r.stdout, "their result") {
+		t.Fatal("Read showed another session's result")
+	}
+	r = e.riot("", "call", "Grep", `{"pattern":"result","path":"`+results+`","output_mode":"content"}`, "--session", "mine")
+	r.want(t, 1, "outside the workspace roots")
+	if strings.Contains(r.stdout, "their result") {
+		t.Fatal("Grep showed another session's result")
+	}
+}
