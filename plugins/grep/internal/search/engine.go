@@ -275,7 +275,7 @@ func (c *collector) add(f File) {
 // files before a file in path order only grow in number as the search
 // goes on, so once they hold enough lines the file is past the window.
 func (c *collector) trim() {
-	slices.SortFunc(c.stored, func(a, b int) int { return strings.Compare(c.all[a].Path, c.all[b].Path) })
+	slices.SortFunc(c.stored, func(a, b int) int { return ComparePaths(c.all[a].Path, c.all[b].Path) })
 	lines, bytes := 0, 0
 	kept := c.stored[:0]
 	for _, i := range c.stored {
@@ -307,12 +307,37 @@ func (c *collector) files() []File {
 				}
 				return 1
 			}
-			return strings.Compare(a.Path, b.Path)
+			return ComparePaths(a.Path, b.Path)
 		})
 	} else {
-		slices.SortFunc(out, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+		slices.SortFunc(out, func(a, b File) int { return ComparePaths(a.Path, b.Path) })
 	}
 	return out
+}
+
+// ComparePaths orders paths component by component, as `rg --sort path`
+// does (and a directory listing read depth first): a directory's files
+// come before a sibling whose name merely starts with the directory's,
+// so sub/deep/d.go < sub-x/a.txt < sub.txt, where a plain string
+// comparison puts '-' and '.' before '/'.
+func ComparePaths(a, b string) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		x, y := a[i], b[i]
+		if x == y {
+			continue
+		}
+		switch {
+		case x == '/':
+			return -1
+		case y == '/':
+			return 1
+		case x < y:
+			return -1
+		}
+		return 1
+	}
+	return len(a) - len(b)
 }
 
 // globPath is the form of path that Glob matches: relative to Cwd, or
