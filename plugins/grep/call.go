@@ -59,7 +59,7 @@ func (g *Grep) Call(ctx context.Context, in Input, env *plugin.Env) plugin.Outco
 	if res.Incomplete && !timedOut {
 		return plugin.Failed("Cancelled.\nThe search was stopped before it finished; re-issue it if you still need it.")
 	}
-	r := report{in: in, env: env, res: res, root: root, limit: limit, timedOut: timedOut, outputCap: g.outputCap()}
+	r := report{in: in, env: env, res: res, root: root, limit: limit, timedOut: timedOut, outputCap: g.outputCap(), returnCap: g.returnCap()}
 	text, truncated := r.format()
 	ui := UI{
 		Mode:          in.mode(),
@@ -120,6 +120,14 @@ func (g *Grep) options(in Input, env *plugin.Env, root string) (search.Options, 
 		o.GlobalExcludes = ignore.ReadRules(ignore.GlobalExcludesPath(g.getenv))
 	}
 	return o, nil
+}
+
+// returnCap is the most text one call returns, in bytes.
+func (g *Grep) returnCap() int {
+	if g.maxReturnBytes > 0 {
+		return g.maxReturnBytes
+	}
+	return defaultReturnBytes
 }
 
 // outputCap is the most content a search keeps, in bytes.

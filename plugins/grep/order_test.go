@@ -1,7 +1,11 @@
 package grep
 
 import (
+	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -42,5 +46,111 @@ func TestOrderMatchesRipgrep(t *testing.T) {
 	}
 	if strings.Join(paths, "\n") != want {
 		t.Errorf("content order:\n got %s\nwant %s", strings.Join(paths, "\n"), want)
+	}
+}
+
+// TestReturnCap: even with head_limit 0, one call returns at most the
+// return cap, says so, and names the offset of the next page; paging with
+// that offset yields the rest, exactly once, in every mode.
+func TestReturnCap(t *testing.T) {
+	repo := fixtureRepo(t)
+	for _, mode := range []string{"files_with_matches", "count", "content"} {
+		for _, context := range []int{0, 1} {
+			if context > 0 && mode != "content" {
+				continue
+			}
+			full := serve(t, nil)
+			full.Cwd = repo
+			in := map[string]any{"pattern": "hello", "output_mode": mode, "head_limit": 0}
+			if context > 0 {
+				in["-C"] = context
+			}
+			want := full.Call("Grep", in)
+			if !want.Ok {
+				t.Fatal(want.Message)
+			}
+			g := testGrep(nil)
+			g.maxReturnBytes = 100
+			c := serve(t, g)
+			c.Cwd = repo
+			var pages []string
+			for offset, n := 0, 0; ; n++ {
+				in["offset"] = offset
+				res := c.Call("Grep", in)
+				if !res.Ok {
+					t.Fatal(res.Message)
+				}
+				body, note, capped := strings.Cut(res.Text, "\n\nOutput stopped after ")
+				if !capped {
+					pages = append(pages, res.Text)
+					break
+				}
+				if len(body) > 100 && strings.Contains(body, "\n") {
+					t.Errorf("%s: a page of %d bytes and several entries under a 100-byte cap", mode, len(body))
+				}
+				if !strings.Contains(note, "at 100 bytes, the most Grep returns at once. Pass offset: ") || !uiOf(t, res.UI).Truncated {
+					t.Fatalf("%s: the cap note is %q", mode, note)
+				}
+				_, next, _ := strings.Cut(note, "Pass offset: ")
+				var off int
+				if _, err := fmt.Sscanf(next, "%d", &off); err != nil || off <= offset {
+					t.Fatalf("%s: the next offset in %q does not move on from %d", mode, note, offset)
+				}
+				pages = append(pages, body)
+				offset = off
+				if n > 1000 {
+					t.Fatalf("%s: paging does not end", mode)
+				}
+			}
+			if len(pages) < 2 {
+				t.Fatalf("%s: the 100-byte cap never applied", mode)
+			}
+			// The last page's footer differs ("Showing 40–45 of 45"); compare
+			// the entries.
+			got := strings.Join(pages, "\n")
+			if entries(got) != entries(want.Text) {
+				t.Errorf("%s -C%d: the pages together differ from the whole:\n got %s\nwant %s", mode, context, entries(got), entries(want.Text))
+			}
+		}
+	}
+}
+
+// entries are the lines of a Grep result that are entries, without the
+// footers.
+func entries(text string) string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if l == "" || strings.HasPrefix(l, "Showing ") || strings.Contains(l, " matching lines in ") {
+			continue
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestDocsShowTheCutLineMarker: docs/tools/grep.md shows the marker of a
+// cut line as the output spells it.
+func TestDocsShowTheCutLineMarker(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "tools", "grep.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := strings.Index(string(doc), "`[…line truncated: ")
+	if i < 0 {
+		t.Fatal("docs/tools/grep.md does not show the cut-line marker")
+	}
+	shown := string(doc[i+1:])
+	shown = shown[:strings.IndexByte(shown, '`')]
+	marker := regexp.MustCompile(`^\[…line truncated: [0-9,]+ chars\]$`)
+	if !marker.MatchString(shown) {
+		t.Fatalf("the docs show the marker as %q", shown)
+	}
+	c := serve(t, nil)
+	c.Cwd = fixtureRepo(t)
+	res := c.Call("Grep", map[string]any{"pattern": "hello", "path": "long.txt", "output_mode": "content"})
+	line := strings.Split(res.Text, "\n")[0]
+	cut := strings.LastIndex(line, " [")
+	if cut < 0 || !marker.MatchString(line[cut+1:]) || strings.Contains(line, "…[") || strings.Contains(line, "… [") {
+		t.Fatalf("the output's cut line is %q; the docs show %q", line, shown)
 	}
 }
