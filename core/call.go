@@ -201,6 +201,7 @@ func (h *Host) callContext(p *pluginProc, deadline time.Time) *toolv1.CallContex
 		PermissionMode: h.cfg.Permissions.Mode,
 		State:          h.session.state(p.spec.Name),
 		ResultsDirs:    []string{h.resultDir},
+		DenyRead:       h.policy.DenyReadGlobs(),
 	}
 	if !deadline.IsZero() {
 		cc.DeadlineUnixMs = deadline.UnixMilli()
