@@ -40,7 +40,7 @@ func (e *Env) DeniedPhysical(path string) bool {
 // after each symlink.
 func (e *Env) unclean(path string) string {
 	path = expandHome(path)
-	if !filepath.IsAbs(path) {
+	if !filepath.IsAbs(path) && e.Cwd != "" {
 		path = e.Cwd + string(filepath.Separator) + path
 	}
 	return path

@@ -36,7 +36,19 @@ func (p *Policy) resolveSubject(v string) (resolved, error) {
 	if err != nil {
 		return resolved{}, err
 	}
-	return resolved{lexical: filepath.Clean(raw), physical: phys}, nil
+	return resolved{lexical: lexicalForm(p.fs, raw), physical: phys}, nil
+}
+
+// lexicalForm is the path as written, made clean the way the kernel reads
+// it: `src/up/../x` is outside/x when src/up links there, not src/x, which
+// would be a different file for the rules and the protected names to
+// judge. Where that cannot be worked out, the plain cleaned form is kept:
+// the physical form, or the error, decides then.
+func lexicalForm(fsys fileSystem, raw string) string {
+	if c, err := paths.Clean(fsys, raw); err == nil {
+		return c
+	}
+	return filepath.Clean(raw)
 }
 
 // absolute expands `~` and joins a relative v to the working directory,
@@ -135,8 +147,13 @@ func (p *Policy) commandMentionsProtected(cmd string) string {
 		if w == "" || strings.Contains(w, "://") {
 			continue
 		}
-		if by := p.protectedBy(filepath.Clean(p.absolute(w))); by != "" {
-			return by
+		// Both the kernel's reading of the word's `..` and the textual one:
+		// `lnk/../.bashrc` is ~/.bashrc when lnk points into the home.
+		raw := p.absolute(w)
+		for _, form := range []string{lexicalForm(p.fs, raw), filepath.Clean(raw)} {
+			if by := p.protectedBy(form); by != "" {
+				return by
+			}
 		}
 	}
 	return ""
