@@ -39,3 +39,19 @@ func TestResultsDirIsThisSessions(t *testing.T) {
 		t.Fatal("Grep showed another session's result")
 	}
 }
+
+// TestGrepSkipsDeniedFiles: the host hands the Read deny rules to Grep,
+// which skips what they cover while it walks and says so.
+func TestGrepSkipsDeniedFiles(t *testing.T) {
+	e := newEnv(t)
+	e.write("secret.txt", "SECRET=hunter2\n")
+	e.write("sub/secret.txt", "SECRET=deeper\n")
+	e.write("notes.txt", "SECRET is a word\n")
+	for _, mode := range []string{"default", "bypassPermissions"} {
+		r := e.riot("", "call", "Grep", `{"pattern":"SECRET","output_mode":"content"}`, "--mode", mode, "--deny", "Read(**/secret.txt)")
+		r.want(t, 0, "notes.txt:1:SECRET is a word", "Skipped 2 files that the user's Read deny rules cover")
+		if strings.Contains(r.stdout, "hunter2") || strings.Contains(r.stdout, "deeper") {
+			t.Fatalf("%s: Grep showed a denied file:\n%s", mode, r.stdout)
+		}
+	}
+}

@@ -41,6 +41,11 @@ type Client struct {
 	Cwd string
 	// Roots are the workspace roots; they default to [Cwd].
 	Roots []string
+	// ResultsDirs are the session's results directories; none by default.
+	ResultsDirs []string
+	// DenyRead are the Read(...) deny rules as absolute doublestar globs,
+	// as the host sends them; none by default.
+	DenyRead []string
 	// State is the session state; Call applies each outcome's updates to it,
 	// as the host does.
 	State map[string]string
@@ -242,6 +247,7 @@ func (c *Client) context(deadline time.Time) *toolv1.CallContext {
 	cc := &toolv1.CallContext{
 		SessionId: c.SessionID, Cwd: c.Cwd, WorkspaceRoots: roots,
 		PermissionMode: mode, State: c.State,
+		ResultsDirs: c.ResultsDirs, DenyRead: c.DenyRead,
 	}
 	if !deadline.IsZero() {
 		cc.DeadlineUnixMs = deadline.UnixMilli()

@@ -95,6 +95,15 @@ func (g *Grep) options(in Input, env *plugin.Env, root string) (search.Options, 
 		return search.Options{}, err
 	}
 	o := search.Options{Root: root, Cwd: env.Cwd, Pattern: pat, MaxOutputBytes: g.outputCap()}
+	if len(env.DenyRead) > 0 {
+		// The walk follows no symlink below the root, so one resolution
+		// of the root gives every walked path's physical form; a root that
+		// cannot be resolved costs a resolution per file instead.
+		o.Denied = env.Denied
+		if phys, err := env.Physical(root); err == nil {
+			o.Denied, o.PhysicalRoot = env.DeniedPhysical, phys
+		}
+	}
 	switch in.mode() {
 	case modeContent:
 		o.Mode = search.Content

@@ -30,6 +30,33 @@ type report struct {
 // entries out. Every incomplete result says so in the text: truncated by
 // head_limit, stopped by the time limit, or capped in size.
 func (r *report) format() (string, bool) {
+	text, truncated := r.body()
+	if note := r.deniedNote(); note != "" {
+		text += "\n\n" + note
+	}
+	return text, truncated
+}
+
+// deniedNote says how many files and directories the deny rules kept
+// the search out of, or "".
+func (r *report) deniedNote() string {
+	files, dirs := r.res.Stats.DeniedFiles, r.res.Stats.DeniedDirs
+	var what []string
+	if files > 0 {
+		what = append(what, commas(files)+" "+plural(files, "file", "files"))
+	}
+	if dirs > 0 {
+		what = append(what, commas(dirs)+" "+plural(dirs, "directory", "directories"))
+	}
+	if len(what) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Skipped %s that the user's Read deny rules cover: they were not opened, and nothing in them is searched or shown. Do not try to read them another way.",
+		strings.Join(what, " and "))
+}
+
+// body is the result without the note on denied files.
+func (r *report) body() (string, bool) {
 	var b strings.Builder
 	if r.timedOut {
 		b.WriteString(r.timeoutNote())

@@ -61,6 +61,16 @@ type Options struct {
 	// Keep says. 0 means DefaultMaxOutputBytes.
 	MaxOutputBytes int
 
+	// Denied reports whether the user's deny rules cover a path, given in
+	// its physical form (PhysicalRoot and the rest of the walked path);
+	// nil for no rules. A denied file is never opened, and a denied
+	// directory never entered.
+	Denied func(physical string) bool
+	// PhysicalRoot is Root with its symlinks resolved: the walk follows
+	// none below Root, so PhysicalRoot and a walked path's tail past Root
+	// are that path's physical form.
+	PhysicalRoot string
+
 	// Workers is the number of goroutines that walk and search; 0 means
 	// GOMAXPROCS clamped to 4–32, fastwalk's default.
 	Workers int
@@ -114,6 +124,9 @@ type Stats struct {
 	// with a dot; Filtered entries failed Glob or Type; Special entries
 	// are sockets, devices and pipes.
 	Ignored, Hidden, Filtered, Special int
+	// DeniedFiles and DeniedDirs were skipped, unread, because the user's
+	// deny rules cover them.
+	DeniedFiles, DeniedDirs int
 }
 
 // Result is the outcome of a search.
@@ -152,6 +165,9 @@ func Search(ctx context.Context, o Options) Result {
 		e.stats.unreadable.Add(1)
 	case fi.IsDir():
 		e.walk()
+	case e.denied(o.Root):
+		res.Explicit = true
+		e.stats.deniedFiles.Add(1)
 	default:
 		res.Explicit = true
 		func() {
@@ -204,6 +220,21 @@ func (e *engine) done() bool {
 	default:
 		return false
 	}
+}
+
+// denied reports whether the deny rules cover path, a path of the walk.
+func (e *engine) denied(path string) bool {
+	if e.o.Denied == nil {
+		return false
+	}
+	phys := path
+	if e.o.PhysicalRoot != "" {
+		root := filepath.Clean(e.o.Root)
+		if rest, ok := strings.CutPrefix(path, root); ok && (rest == "" || rest[0] == '/' || root == "/") {
+			phys = filepath.Join(e.o.PhysicalRoot, rest)
+		}
+	}
+	return e.o.Denied(phys)
 }
 
 // display is how a path is reported: relative to Cwd when under it.
