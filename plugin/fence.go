@@ -1,6 +1,7 @@
 package plugin
 
 import (
+	"errors"
 	"path/filepath"
 	"strings"
 
@@ -10,9 +11,11 @@ import (
 // InFence reports whether abs, an absolute path, lies inside a workspace
 // root or a results directory once symlinks are resolved (a symlink inside
 // a root that points out of it is outside), each `..` applied after the
-// symlink before it, as the kernel does. A path that cannot be resolved (a
-// broken or looping link, a permission error) and a path through
-// /proc/self, /proc/thread-self or /proc/<pid> are outside. The host's
+// symlink before it, as the kernel does. A path that cannot be resolved to
+// the end (a broken link, a file used as a directory) is judged by its
+// longest prefix that can, so that a tool can say what is wrong with it;
+// a path through /proc/self, /proc/thread-self or /proc/<pid> is outside.
+// The host's
 // permission chain is the fence that counts; this is for what a tool does
 // before the chain has run, in Prepare: a tool may say whether a path
 // exists, or list its neighbours, only inside the fence, or a denied path
@@ -21,8 +24,17 @@ func (e *Env) InFence(abs string) bool {
 	if !filepath.IsAbs(abs) {
 		return false
 	}
-	real, err := paths.Resolve(paths.OS{}, abs)
-	return err == nil && e.inFencePhysical(real)
+	for p := abs; ; p = filepath.Dir(p) {
+		real, err := paths.Resolve(paths.OS{}, p)
+		switch {
+		case errors.Is(err, paths.ErrProcess):
+			return false
+		case err == nil:
+			return e.inFencePhysical(real)
+		case p == "/":
+			return false
+		}
+	}
 }
 
 // inFencePhysical is InFence for a path already resolved.

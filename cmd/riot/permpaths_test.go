@@ -55,3 +55,16 @@ func TestGrepSkipsDeniedFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestReadNeverSuggestsADeniedFile: Read's "Did you mean" names no file a
+// deny rule covers.
+func TestReadNeverSuggestsADeniedFile(t *testing.T) {
+	e := newEnv(t)
+	e.write("secret.txt", "SECRET=hunter2\n")
+	e.riot("", "call", "Read", `{"file_path":"secret.txx"}`).want(t, 1, "Did you mean secret.txt?")
+	r := e.riot("", "call", "Read", `{"file_path":"secret.txx"}`, "--deny", "Read(**/secret.txt)")
+	r.want(t, 1, "File does not exist: secret.txx.")
+	if strings.Contains(r.stdout+r.stderr, "secret.txt") {
+		t.Fatalf("Read suggested a denied file:\n%s%s", r.stdout, r.stderr)
+	}
+}
