@@ -30,8 +30,8 @@ func TestSimilarity(t *testing.T) {
 		{"confg.yaml", "config.yaml", true},
 		{"abcdefghijkl", "abcxyzghijkl", true}, // 12 characters: three edits
 		{"abcdefghijkl", "abwxyzghijkl", false},
-		{"a-long-file-name-here.txt", "a-lng-fil-nme-hre.txt", true}, // four edits in 25
-		{".bashrc", ".zshrc", false}, // dotfiles have no stem to share
+		{"a-long-file-name-here.txt", "a-lng-fil-nme-hre.txt", true},      // four edits in 25
+		{".bashrc", ".zshrc", false},                                      // dotfiles have no stem to share
 		{strings.Repeat("a", 70), strings.Repeat("a", 70) + ".txt", true}, // long: prefix only
 		{strings.Repeat("a", 70), strings.Repeat("b", 70), false},
 		// 64 characters is still compared by distance; one name over it is not.
