@@ -27,6 +27,8 @@ type call struct {
 	limited  bool // the tool's budget is a limit, not Unlimited
 	message  string
 	cascades bool
+	// reads are the read paths the permission chain allowed, resolved.
+	reads []string
 }
 
 // resolve checks what needs no RPC: the name and the input's structure.
@@ -95,12 +97,14 @@ func (h *Host) prepare(ctx context.Context, use ToolUse) *call {
 	d := h.policy.Decide(ctx, req)
 	switch d.Behavior {
 	case permission.Allow:
+		c.reads = d.Reads
 		return c
 	case permission.Deny:
 		c.finish(StatusDenied, d.DeniedMessage())
 		return c
 	}
 	if d = h.ask(ctx, req, d); d.Behavior == permission.Allow {
+		c.reads = d.Reads
 		return c
 	}
 	c.finish(StatusDenied, d.DeniedMessage())
@@ -257,8 +261,10 @@ func (h *Host) execute(ctx context.Context, c *call) {
 		c.finish(StatusFailed, h.connError(ctx, c.use, err))
 		return
 	}
+	cc := h.callContext(p, deadline)
+	cc.AllowedReads = c.reads
 	err = stub.Call(cctx, &toolv1.CallRequest{
-		Tool: c.use.Name, CallId: c.use.ID, Input: c.use.Input, Context: h.callContext(p, deadline),
+		Tool: c.use.Name, CallId: c.use.ID, Input: c.use.Input, Context: cc,
 	}, func(ev *toolv1.CallEvent) error {
 		if pr := ev.GetProgress(); pr != nil {
 			h.progress(c, "progress", pr.GetMessage(), h.now().Sub(start))

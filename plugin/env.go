@@ -31,6 +31,9 @@ type Env struct {
 	// DenyRead are the user's Read(...) deny rules as absolute doublestar
 	// globs; see Denied.
 	DenyRead []string
+	// AllowedReads are the call's read paths as the host's permission
+	// chain resolved and allowed them; see OpenRead. Empty in Prepare.
+	AllowedReads []string
 	// Mode is the permission mode, for tools whose behaviour depends on it.
 	Mode string
 	// Deadline is when the host gives up on the call; zero means none.

@@ -25,6 +25,11 @@ func (p *Policy) Decide(ctx context.Context, req Request) Decision {
 	c := &chain{p: p, req: req, subjects: p.prepare(req.Subjects)}
 	c.d.Mode = p.mode
 	_ = c.denyStep() || c.askStep() || c.toolStep() || c.safetyStep() || c.allowStep() || c.modeStep(ctx)
+	for _, s := range c.subjects {
+		if s.Kind == PathSubject && s.Access == Read && s.physical != "" {
+			c.d.Reads = append(c.d.Reads, s.physical)
+		}
+	}
 	return c.d
 }
 
