@@ -2,6 +2,8 @@ package grep
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"path/filepath"
 	"time"
 
@@ -45,6 +47,24 @@ func (g *Grep) Call(ctx context.Context, in Input, env *plugin.Env) plugin.Outco
 	if err != nil {
 		return plugin.Failed(patternHint(in.Pattern, err))
 	}
+	// The root is opened once and the file opened is checked, not the
+	// name: a symlink swapped since the permission chain checked the path
+	// cannot lead the search elsewhere, and the walk opens every file
+	// beneath this descriptor.
+	opened, err := env.OpenRead(root)
+	var refused *plugin.RefusedError
+	if errors.As(err, &refused) {
+		return plugin.Failed(refused.Message)
+	}
+	if err != nil {
+		// It was there a moment ago, for checkPath: say what is wrong now.
+		if msg := checkPath(in.path(), root); msg != "" {
+			return plugin.Failed(msg)
+		}
+		return plugin.Failed(fmt.Sprintf("`path` %s could not be opened (resolved to %s).\nSearch a path you can read.", in.path(), root))
+	}
+	defer func() { _ = opened.Close() }()
+	opts.Opened = opened
 	limit := g.limit(env)
 	sctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()

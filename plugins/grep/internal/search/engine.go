@@ -71,6 +71,14 @@ type Options struct {
 	// are that path's physical form.
 	PhysicalRoot string
 
+	// Opened is Root, opened by the caller after checking that the file it
+	// opened is one the call may read; nil to open by path. The files of a
+	// walk are then opened beneath it, through no symlink (a component
+	// swapped for one since the walk listed it fails to open), and a file
+	// Root is searched through it: what is read is what was checked, not
+	// what a path names by the time it is opened.
+	Opened *os.File
+
 	// Workers is the number of goroutines that walk and search; 0 means
 	// GOMAXPROCS clamped to 4–32, fastwalk's default.
 	Workers int
@@ -157,8 +165,15 @@ func Search(ctx context.Context, o Options) Result {
 	}
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-	e := &engine{o: o, ctx: ctx, stop: stop, col: newCollector(o), cwdPrefix: cwdPrefix(o.Cwd)}
-	fi, err := os.Stat(o.Root)
+	e := &engine{o: o, ctx: ctx, stop: stop, col: newCollector(o), cwdPrefix: cwdPrefix(o.Cwd), rootFD: -1}
+	var fi os.FileInfo
+	var err error
+	if o.Opened != nil {
+		fi, err = o.Opened.Stat()
+		e.rootFD = int(o.Opened.Fd())
+	} else {
+		fi, err = os.Stat(o.Root)
+	}
 	var res Result
 	switch {
 	case err != nil:
@@ -172,7 +187,12 @@ func Search(ctx context.Context, o Options) Result {
 		res.Explicit = true
 		func() {
 			defer e.recoverPanic()
-			e.newWorker().searchFile(o.Root, e.display(o.Root), true)
+			w := e.newWorker()
+			if e.rootFD >= 0 {
+				w.searchFD(e.rootFD, e.display(o.Root), true)
+			} else {
+				w.searchFile(o.Root, e.display(o.Root), true)
+			}
 		}()
 	}
 	res.Files = e.col.files()
@@ -210,6 +230,8 @@ type engine struct {
 	// dirs maps a directory's path to its *lazyDir during a walk.
 	dirs   sync.Map
 	spares spares
+	// rootFD is Options.Opened's descriptor, or -1.
+	rootFD int
 }
 
 // done reports whether ctx has ended, without taking a lock.

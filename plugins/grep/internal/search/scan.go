@@ -3,8 +3,13 @@ package search
 import (
 	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -105,13 +110,58 @@ func (w *worker) searchFile(path, display string, explicit bool) {
 	if hook := w.e.o.afterFile; hook != nil {
 		defer hook()
 	}
-	// O_NONBLOCK: a pipe put where a file was must not hang the search.
-	fd, err := fsys.Open(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOCTTY|unix.O_NONBLOCK)
+	fd, err := w.e.open(path)
 	if err != nil {
 		w.e.stats.unreadable.Add(1)
 		return
 	}
 	defer func() { _ = unix.Close(fd) }()
+	w.searchFD(fd, display, explicit)
+}
+
+// openFlags open a file to search. O_NONBLOCK: a pipe put where a file
+// was must not hang the search.
+const openFlags = unix.O_RDONLY | unix.O_CLOEXEC | unix.O_NOCTTY | unix.O_NONBLOCK
+
+// open opens a file of the walk: beneath the opened root when there is
+// one, else by path.
+func (e *engine) open(path string) (int, error) {
+	if e.rootFD < 0 {
+		return fsys.Open(path, openFlags)
+	}
+	root := filepath.Clean(e.o.Root)
+	rel := strings.TrimPrefix(strings.TrimPrefix(path, root), "/")
+	fd, err := fsys.OpenBeneath(e.rootFD, rel, openFlags)
+	if !errors.Is(err, unix.ENOSYS) {
+		return fd, err
+	}
+	// No openat2: open by path, and check where the descriptor leads.
+	if fd, err = fsys.Open(path, openFlags); err != nil {
+		return fd, err
+	}
+	if !e.beneathRoot(fd) {
+		_ = unix.Close(fd)
+		return -1, unix.EXDEV
+	}
+	return fd, nil
+}
+
+// beneathRoot reports whether fd's file lies below PhysicalRoot. On Linux
+// a descriptor that cannot be named is refused; elsewhere there is no
+// /proc to ask, and the walk's own answer stands.
+func (e *engine) beneathRoot(fd int) bool {
+	if e.o.PhysicalRoot == "" {
+		return true
+	}
+	real, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd))
+	if err != nil {
+		return runtime.GOOS != "linux"
+	}
+	return strings.HasPrefix(real, strings.TrimSuffix(e.o.PhysicalRoot, "/")+"/")
+}
+
+// searchFD searches the open file fd, which the caller closes.
+func (w *worker) searchFD(fd int, display string, explicit bool) {
 	fs := &fileState{display: display, explicit: explicit, lineNo: 1}
 	w.em.reset(display)
 	var ok bool
