@@ -274,6 +274,9 @@ func (r *report) noMatch() string {
 		fmt.Fprintf(&b, " (%s ignored, %s hidden here; pass a file's path to search it anyway)", commas(s.Ignored), commas(s.Hidden))
 	}
 	b.WriteString(".")
+	if r.in.Multiline && (strings.Contains(r.in.Pattern, `\b`) || strings.Contains(r.in.Pattern, `\B`)) {
+		b.WriteString(" With multiline, \\b and \\B count only ASCII letters, digits and _ as word characters (ü is not one); without multiline they are Unicode-aware.")
+	}
 	return b.String()
 }
 

@@ -17,7 +17,7 @@ func Tools() []plugin.Handler { return []plugin.Handler{plugin.New[Input](New())
 // ones models are trained on; keep them. Optional numbers are pointers
 // where leaving one out differs from sending 0.
 type Input struct {
-	Pattern    string `json:"pattern" jsonschema_description:"The regular expression to search for, in Go RE2 syntax (no lookaround, no backreferences). Escape literal braces and parentheses: interface\\{\\}, \\(."`
+	Pattern    string `json:"pattern" jsonschema_description:"The regular expression to search for, in Go RE2 syntax (no lookaround, no backreferences). \\w, \\d, \\s and \\b are Unicode-aware, as in rg (with multiline, \\b counts only ASCII letters, digits and _ as word characters). Escape literal braces and parentheses: interface\\{\\}, \\(."`
 	Path       string `json:"path,omitempty" jsonschema_description:"The file or directory to search. Defaults to the working directory. A file is searched even if it is ignored."`
 	Glob       string `json:"glob,omitempty" jsonschema_description:"Search only files matching this glob, such as *.go or **/*.{ts,tsx}; !*_test.go excludes instead. Matched against the path relative to the working directory (or the base name, for a glob without a slash)."`
 	Type       string `json:"type,omitempty" jsonschema_description:"Search only files of this type, as rg knows them: go, js, ts, py, rust, java, c, cpp, md, json, yaml and so on. More efficient than glob for standard file types."`

@@ -20,6 +20,10 @@ type Pattern struct {
 	// perLine runs the regexp on each line on its own, the plain way:
 	// the reference NoPrefilter asks for.
 	perLine bool
+	// boundary, when the pattern has \b or \B (and is not Multiline),
+	// decides each line re finds: re then has them relaxed, since Go's
+	// are ASCII and rg's Unicode.
+	boundary *boundaryVM
 }
 
 // PatternOptions change how a pattern is compiled.
@@ -54,7 +58,16 @@ func Compile(pattern string, o PatternOptions) (*Pattern, error) {
 	if o.Multiline {
 		flags |= syntax.DotNL
 	}
-	tree, err := syntax.Parse(pattern, flags)
+	// Parsed as written first, so that a syntax error names what the
+	// model wrote, not the Unicode classes put in its place.
+	if _, err := syntax.Parse(pattern, flags); err != nil {
+		return nil, err
+	}
+	unicodePattern, err := unicodeClasses(pattern)
+	if err != nil {
+		return nil, err
+	}
+	tree, err := syntax.Parse(unicodePattern, flags)
 	if err != nil {
 		return nil, err
 	}
@@ -63,17 +76,25 @@ func Compile(pattern string, o PatternOptions) (*Pattern, error) {
 			return nil, err
 		}
 	}
+	var boundary *boundaryVM
+	run := tree
+	if !o.Multiline && hasBoundary(tree) {
+		if boundary, err = newBoundaryVM(tree); err != nil {
+			return nil, err
+		}
+		run = relaxBoundaries(tree)
+	}
 	// The tree prints itself with explicit flags, so the printed form
 	// means exactly what the tree does.
-	re, err := regexp.Compile(tree.String())
+	re, err := regexp.Compile(run.String())
 	if err != nil {
 		return nil, err
 	}
-	p := &Pattern{re: re, multiline: o.Multiline, perLine: o.NoPrefilter}
+	p := &Pattern{re: re, multiline: o.Multiline, perLine: o.NoPrefilter, boundary: boundary}
 	if !o.NoPrefilter {
 		if lits, exact := requiredLiterals(tree); len(lits) > 0 {
 			if f := newFinder(lits); f != nil {
-				p.find, p.exact = f, exact
+				p.find, p.exact = f, exact && boundary == nil
 			}
 		}
 	}

@@ -444,7 +444,7 @@ func (w *worker) nextLine(h []byte, from int) (int, int) {
 			if i := bytes.IndexByte(h[e:], '\n'); i >= 0 {
 				le = e + i
 			}
-			if p.exact || p.re.Match(h[ls:le]) {
+			if p.exact || p.re.Match(h[ls:le]) && p.boundaryHolds(h[ls:le]) {
 				return ls, le
 			}
 			from = le + 1
@@ -457,7 +457,7 @@ func (w *worker) nextLine(h []byte, from int) (int, int) {
 			if i := bytes.IndexByte(h[from:], '\n'); i >= 0 {
 				le = from + i
 			}
-			if p.re.Match(h[from:le]) {
+			if p.re.Match(h[from:le]) && p.boundaryHolds(h[from:le]) {
 				return from, le
 			}
 			from = le + 1
@@ -468,23 +468,32 @@ func (w *worker) nextLine(h []byte, from int) (int, int) {
 	// It cannot match a newline, so its leftmost match lies in the first
 	// matching line; from is a line start, so ^ and \b see what they would
 	// on the line alone. This is up to twice as fast as a call per line.
-	if from >= len(h) {
-		return -1, -1
+	for from < len(h) {
+		loc := p.re.FindIndex(h[from:])
+		if loc == nil {
+			return -1, -1
+		}
+		s := from + loc[0]
+		if s == len(h) && h[s-1] == '\n' {
+			return -1, -1 // an empty match after the last newline: no line
+		}
+		ls := from + bytes.LastIndexByte(h[from:s], '\n') + 1
+		le := len(h)
+		if i := bytes.IndexByte(h[s:], '\n'); i >= 0 {
+			le = s + i
+		}
+		if p.boundaryHolds(h[ls:le]) {
+			return ls, le
+		}
+		from = le + 1
 	}
-	loc := p.re.FindIndex(h[from:])
-	if loc == nil {
-		return -1, -1
-	}
-	s := from + loc[0]
-	if s == len(h) && h[s-1] == '\n' {
-		return -1, -1 // an empty match after the last newline: no line
-	}
-	ls := from + bytes.LastIndexByte(h[from:s], '\n') + 1
-	le := len(h)
-	if i := bytes.IndexByte(h[s:], '\n'); i >= 0 {
-		le = s + i
-	}
-	return ls, le
+	return -1, -1
+}
+
+// boundaryHolds reports whether a line the regexp matched matches with
+// \b and \B in Unicode's sense; true for a pattern without them.
+func (p *Pattern) boundaryHolds(line []byte) bool {
+	return p.boundary == nil || p.boundary.match(line)
 }
 
 // nextBlock is nextLine for Multiline: it returns the lines a match
