@@ -57,7 +57,9 @@ type threads struct {
 	sparse []uint32
 }
 
-func newThreads(n int) *threads { return &threads{dense: make([]uint32, 0, n), sparse: make([]uint32, n)} }
+func newThreads(n int) *threads {
+	return &threads{dense: make([]uint32, 0, n), sparse: make([]uint32, n)}
+}
 
 func (t *threads) has(pc uint32) bool {
 	i := t.sparse[pc]
