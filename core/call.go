@@ -213,14 +213,17 @@ func (h *Host) callContext(p *pluginProc, deadline time.Time) *toolv1.CallContex
 	return cc
 }
 
+// roots are the workspace and the additional directories, absolute but
+// not cleaned: a `..` after a symlink is the parent of the link's target,
+// and the policy and the SDK resolve them as the kernel does.
 func (h *Host) roots() []string {
 	roots := []string{h.opts.Workspace}
 	for _, d := range h.cfg.Permissions.AdditionalDirs {
 		d = config.ExpandHome(d)
 		if !filepath.IsAbs(d) {
-			d = filepath.Join(h.opts.Workspace, d)
+			d = h.opts.Workspace + string(filepath.Separator) + d
 		}
-		roots = append(roots, filepath.Clean(d))
+		roots = append(roots, d)
 	}
 	return roots
 }

@@ -171,14 +171,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 
 func (h *Host) buildPolicy() error {
 	perms := h.cfg.Permissions
-	roots := []string{h.opts.Workspace}
-	for _, d := range perms.AdditionalDirs {
-		d = config.ExpandHome(d)
-		if !filepath.IsAbs(d) {
-			d = filepath.Join(h.opts.Workspace, d)
-		}
-		roots = append(roots, filepath.Clean(d))
-	}
+	roots := h.roots()
 	classifier := h.opts.Classifier
 	if classifier == nil && perms.Classifier.URL != "" {
 		classifier = permission.NewHTTPClassifier(perms.Classifier.URL, perms.Classifier.Model, perms.Classifier.Timeout, nil)

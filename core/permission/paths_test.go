@@ -263,3 +263,27 @@ func TestCommandMentionsProtected(t *testing.T) {
 		}
 	}
 }
+
+// TestRootsAreNotCleanedBeforeResolution: a root, the home or a protected
+// directory written with `..` after a symlink is the directory the kernel
+// reaches, not the one cleaning the text gives.
+func TestRootsAreNotCleanedBeforeResolution(t *testing.T) {
+	e := newEnv(t)
+	symlink(t, e.out+"/sub", e.ws+"/lnk")
+	if err := os.MkdirAll(e.out+"/sub", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := e.cfg("default")
+	c.Roots = append(c.Roots, e.ws+"/lnk/..") // the outside directory
+	c.Protect = []string{e.ws + "/lnk/../guarded"}
+	p := mustPolicy(t, c)
+	if d := decide(p, readReq(e.out+"/x")); d.Step == StepSafety {
+		t.Errorf("the root lnk/.. does not cover %s/x: %s", e.out, d.Check)
+	}
+	if d := decide(p, editReq(e.out+"/guarded/x")); d.Check != "protected path: "+e.out+"/guarded/x" {
+		t.Errorf("the protected lnk/../guarded does not cover %s/guarded: %q", e.out, d.Check)
+	}
+	if d := decide(p, editReq(e.ws+"/guarded")); d.Step == StepSafety {
+		t.Errorf("cleaning lnk/../guarded as text protected %s/guarded: %q", e.ws, d.Check)
+	}
+}
