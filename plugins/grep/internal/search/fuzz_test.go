@@ -2,6 +2,7 @@ package search
 
 import (
 	"bytes"
+	"errors"
 	"regexp"
 	"regexp/syntax"
 	"testing"
@@ -132,4 +133,34 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
+}
+
+// FuzzUnicodeClasses: rewriting the classes never breaks a pattern Go
+// accepts (it compiles after, or is the one refusal the tool explains),
+// and leaves a pattern with no class escape as it was.
+func FuzzUnicodeClasses(f *testing.F) {
+	for _, s := range []string{`\w+`, `[\w-]`, `[^\W_]`, `\Qa\w\E\d`, `[[:alpha:]\s]`, `[\p{Greek}\d]`, `\\w`, `[]\w]`, `[^]\S]`, `\pL\w`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, pattern string) {
+		if len(pattern) > 64 {
+			return
+		}
+		if _, err := syntax.Parse(pattern, syntax.Perl); err != nil {
+			return
+		}
+		out, err := unicodeClasses(pattern)
+		if errors.Is(err, ErrNegatedUnicodeClass) {
+			return
+		}
+		if err != nil {
+			t.Fatalf("unicodeClasses(%q): %v", pattern, err)
+		}
+		if _, err := syntax.Parse(out, syntax.Perl); err != nil {
+			t.Fatalf("unicodeClasses(%q) = %q, which does not parse: %v", pattern, out, err)
+		}
+		if !regexp.MustCompile(`\\[wWdDsS]`).MatchString(pattern) && out != pattern {
+			t.Fatalf("unicodeClasses(%q) = %q: changed a pattern without class escapes", pattern, out)
+		}
+	})
 }
