@@ -87,3 +87,19 @@ func TestOpenRead(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckOpenedRefusesWhatIsNoFile: a descriptor whose file was removed
+// meanwhile, or that names no path at all, is refused as changed.
+func TestCheckOpenedRefusesWhatIsNoFile(t *testing.T) {
+	env := &Env{Cwd: "/ws", Roots: []string{"/"}, Mode: "bypassPermissions"}
+	for _, real := range []string{"/ws/a.txt (deleted)", "pipe:[1234]", "anon_inode:[eventfd]", ""} {
+		err := env.checkOpened("/ws/a.txt", real)
+		var refused *RefusedError
+		if !errors.As(err, &refused) || refused.Message != "a.txt changed while it was being opened (it was removed or replaced), so it was not read.\nRead it again once it has stopped changing." {
+			t.Errorf("checkOpened(%q) = %v", real, err)
+		}
+	}
+	if err := env.checkOpened("/ws/a.txt", "/ws/a.txt"); err != nil {
+		t.Errorf("a plain file: %v", err)
+	}
+}
