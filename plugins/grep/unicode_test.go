@@ -35,7 +35,7 @@ func TestUnicodeClassesMatchRipgrep(t *testing.T) {
 	for _, p := range []string{
 		`Gr\w+e TOKEN`, `\bna\b`, `\bna`, `na\b`, `\Bna`, `na\B`, `\d{2}`, `\D\d`, `x\sy`, `x\Sy`, `\S+ü`, `\W{2}`,
 		`[\w]+é`, `[^\s]+y`, `[\w-]+ TOKEN`, `[\W\d]{3}`, `^\w+$`, `\w\b\W`, `\b\w{5}\b`, `\bΚΑΛΗΜΕΡΑ\b`,
-		`(?i)grüsse|\bпривет\b`, `[[:alpha:]]+ü`, `\p{Greek}+\s`, `a\wb`, `\s\S\s`, `\b..\b`,
+		`(?i)grüsse|\bпривет\b`, `[[:alpha:]]+ü`, `\p{Greek}+\s`, `\w\z`, `\A\w{2} `, `a\wb`, `\s\S\s`, `\b..\b`,
 	} {
 		cases = append(cases, rgCase{pattern: p})
 	}

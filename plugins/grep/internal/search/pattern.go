@@ -104,9 +104,9 @@ func Compile(pattern string, o PatternOptions) (*Pattern, error) {
 // String is the regexp the engine runs.
 func (p *Pattern) String() string { return p.re.String() }
 
-// withoutNewlines removes '\n' from every class of the tree and turns any
-// character into any character but newline. A literal newline, or a class
-// of nothing but newline, is ErrNewline.
+// withoutNewlines removes '\n' from every class of the tree, turns any
+// character into any character but newline, and \A and \z into ^ and $.
+// A literal newline, or a class of nothing but newline, is ErrNewline.
 func withoutNewlines(re *syntax.Regexp) (*syntax.Regexp, error) {
 	switch re.Op {
 	case syntax.OpLiteral:
@@ -117,6 +117,12 @@ func withoutNewlines(re *syntax.Regexp) (*syntax.Regexp, error) {
 		}
 	case syntax.OpAnyChar:
 		re.Op = syntax.OpAnyCharNotNL
+	case syntax.OpBeginText:
+		// Each line is the text, as for rg: \A and \z are at its edges,
+		// whether the regexp runs on the line alone or over a chunk.
+		re.Op = syntax.OpBeginLine
+	case syntax.OpEndText:
+		re.Op = syntax.OpEndLine
 	case syntax.OpCharClass:
 		out := make([]rune, 0, len(re.Rune))
 		for i := 0; i+1 < len(re.Rune); i += 2 {
