@@ -51,7 +51,7 @@ func (c *Config) SearchDirs(workspace, exeDir string, getenv func(string) string
 	}
 	data := getenv("XDG_DATA_HOME")
 	if data == "" {
-		if home, err := os.UserHomeDir(); err == nil {
+		if home, err := HomeDir(); err == nil {
 			data = filepath.Join(home, ".local", "share")
 		}
 	}

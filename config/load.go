@@ -73,9 +73,14 @@ func Load(opts Options) (*Config, error) {
 	}
 	userFile := opts.UserFile
 	if userFile == "" {
-		userFile = filepath.Join(UserConfigDir(getenv), "config.toml")
+		if dir := UserConfigDir(getenv); dir != "" {
+			userFile = filepath.Join(dir, "config.toml")
+		}
 	}
-	files := []struct{ path, layer string }{{userFile, "user"}}
+	var files []struct{ path, layer string }
+	if userFile != "" {
+		files = append(files, struct{ path, layer string }{userFile, "user"})
+	}
 	if opts.Workspace != "" {
 		files = append(files,
 			struct{ path, layer string }{filepath.Join(opts.Workspace, ".riot", "config.toml"), "workspace"},
@@ -110,6 +115,9 @@ func Load(opts Options) (*Config, error) {
 		return nil, err
 	}
 	c.applyFlags(opts.Flags)
+	if c.ResolvedStateDir(getenv) == "" {
+		return nil, &Error{Msg: "riot needs a directory for its state, and without a home directory it has none: set RIOT_STATE_DIR (or state_dir, XDG_STATE_HOME or HOME)"}
+	}
 	return c, c.validateFlags()
 }
 
@@ -119,12 +127,16 @@ func LocalFile(workspace string) string {
 	return filepath.Join(workspace, ".riot", "config.local.toml")
 }
 
-// UserConfigDir is $XDG_CONFIG_HOME/riot, or ~/.config/riot.
+// UserConfigDir is $XDG_CONFIG_HOME/riot, or ~/.config/riot; "" without
+// either, and then there is no user layer.
 func UserConfigDir(getenv func(string) string) string {
 	if d := getenv("XDG_CONFIG_HOME"); d != "" {
 		return filepath.Join(d, "riot")
 	}
-	home, _ := os.UserHomeDir()
+	home, err := HomeDir()
+	if err != nil {
+		return "" // no user layer
+	}
 	return filepath.Join(home, ".config", "riot")
 }
 
@@ -159,6 +171,9 @@ func (c *Config) apply(l *parsedLayer) error {
 			}
 		}
 		c.Permissions.AdditionalDirs = append(c.Permissions.AdditionalDirs, p.AdditionalDirs...)
+		if len(p.AdditionalDirs) > 0 {
+			set("permissions.additional_dirs", l.at("permissions", "additional_dirs"))
+		}
 		if cl := p.Classifier; cl != nil {
 			if cl.URL != nil {
 				if err := checkURL(*cl.URL); err != "" {
@@ -199,6 +214,29 @@ func (c *Config) apply(l *parsedLayer) error {
 			c.Limits.CallTimeout = lim.CallTimeout.Duration
 			set("limits.call_timeout", l.at("limits", "call_timeout"))
 		}
+		if lim.StartTimeout != nil {
+			if lim.StartTimeout.Duration == 0 {
+				return &Error{Source: l.at("limits", "start_timeout"), Msg: "start_timeout must be more than zero"}
+			}
+			c.Limits.StartTimeout = lim.StartTimeout.Duration
+			set("limits.start_timeout", l.at("limits", "start_timeout"))
+		}
+	}
+	if r := l.Results; r != nil {
+		if r.MaxAge != nil {
+			if r.MaxAge.Duration == 0 {
+				return &Error{Source: l.at("results", "max_age"), Msg: "max_age must be more than zero"}
+			}
+			c.Results.MaxAge = r.MaxAge.Duration
+			set("results.max_age", l.at("results", "max_age"))
+		}
+		if r.MaxTotalMB != nil {
+			if *r.MaxTotalMB < 1 {
+				return &Error{Source: l.at("results", "max_total_mb"), Msg: fmt.Sprintf("max_total_mb must be at least 1, not %d", *r.MaxTotalMB)}
+			}
+			c.Results.MaxTotalMB = *r.MaxTotalMB
+			set("results.max_total_mb", l.at("results", "max_total_mb"))
+		}
 	}
 	if lg := l.Log; lg != nil {
 		if lg.Level != nil {
@@ -212,13 +250,20 @@ func (c *Config) apply(l *parsedLayer) error {
 			c.Log.File = *lg.File
 			set("log.file", l.at("log", "file"))
 		}
+		if lg.MaxSizeMB != nil {
+			if *lg.MaxSizeMB < 1 {
+				return &Error{Source: l.at("log", "max_size_mb"), Msg: fmt.Sprintf("max_size_mb must be at least 1, not %d", *lg.MaxSizeMB)}
+			}
+			c.Log.MaxSizeMB = *lg.MaxSizeMB
+			set("log.max_size_mb", l.at("log", "max_size_mb"))
+		}
 	}
 	for _, name := range l.order {
 		if err := c.applyPlugin(l, name, l.Plugins[name]); err != nil {
 			return err
 		}
 	}
-	return nil
+	return c.applyHooks(l)
 }
 
 var pluginName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
@@ -338,6 +383,9 @@ func (c *Config) applyFlags(f Flags) {
 		}
 	}
 	c.Permissions.AdditionalDirs = append(c.Permissions.AdditionalDirs, f.AddDirs...)
+	if len(f.AddDirs) > 0 {
+		c.Sources["permissions.additional_dirs"] = Source{Layer: "flag", Name: "--add-dir"}
+	}
 }
 
 // validateFlags checks what a flag can set wrongly; file values were

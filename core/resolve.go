@@ -51,7 +51,10 @@ func (r Resolver) ResolvePlugins(cfg *config.Config) ([]PluginSpec, []PluginStat
 		spec := PluginSpec{Name: p.Name, Path: p.Path, Args: p.Args, Env: p.Env, SHA256: p.SHA256, Timeout: p.Timeout}
 		builtin := slices.Contains(r.Builtins, p.Name)
 		i := slices.IndexFunc(found, func(d config.Discovered) bool { return d.Name == p.Name })
-		if i >= 0 {
+		if i >= 0 && p.Path == "" && !builtin {
+			// Only a binary that is used is shown as found: a path or a
+			// builtin is served from elsewhere, and one entry names one
+			// location.
 			st.Discovered = found[i].Via
 		}
 		switch {

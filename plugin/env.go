@@ -2,7 +2,6 @@ package plugin
 
 import (
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -112,7 +111,7 @@ func (e *Env) Rel(path string) string {
 // when there is no home directory, stay as they are.
 func expandHome(path string) string {
 	if path == "~" || strings.HasPrefix(path, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
+		if home, err := paths.Home(); err == nil {
 			return home + path[1:]
 		}
 	}

@@ -58,12 +58,15 @@ func (h *typed[In]) spec() *toolv1.ToolSpec {
 	if c, ok := h.tool.(Cascader); ok {
 		cascades = c.CascadesOnFailure()
 	}
+	_, readOnly := h.tool.(ReadOnlyChecker[In])
+	_, subjects := h.tool.(SubjectLister[In])
 	return &toolv1.ToolSpec{
-		Name:              h.name,
-		Prompt:            h.tool.Prompt(),
-		InputSchema:       h.schema,
-		CascadesOnFailure: cascades,
-		ResultBudget:      &toolv1.Budget{Unlimited: budget.IsUnlimited(), LimitChars: int64(budget.Chars())},
+		Name:                    h.name,
+		Prompt:                  h.tool.Prompt(),
+		InputSchema:             h.schema,
+		CascadesOnFailure:       cascades,
+		ResultBudget:            &toolv1.Budget{Unlimited: budget.IsUnlimited(), LimitChars: int64(budget.Chars())},
+		ReadOnlyWithoutSubjects: readOnly && !subjects,
 	}
 }
 

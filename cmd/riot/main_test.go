@@ -3,6 +3,7 @@ package main_test
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,6 +17,11 @@ import (
 var bin struct{ riot, testkit, dir string }
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if f := flag.Lookup("test.fuzzworker"); f != nil && f.Value.String() == "true" {
+		// A fuzz worker runs only the parser fuzz targets: no binaries.
+		os.Exit(m.Run())
+	}
 	dir, err := os.MkdirTemp("", "riot-cli-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

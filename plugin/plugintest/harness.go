@@ -6,11 +6,11 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	goplugin "github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -73,7 +73,7 @@ func Serve(t testing.TB, handlers []plugin.Handler, opts ...Option) *Client {
 		Clock: plugin.SystemClock{},
 		Proc:  NullProc{},
 		Net:   NullNet{},
-		Log:   hclog.New(&hclog.LoggerOptions{Name: "plugintest", Output: testWriter{t}, Level: hclog.Debug}),
+		Log:   hclog.New(&hclog.LoggerOptions{Name: "plugintest", Output: newTestWriter(t), Level: hclog.Debug}),
 	}
 	for _, o := range opts {
 		o(&rt)
@@ -82,19 +82,9 @@ func Serve(t testing.TB, handlers []plugin.Handler, opts ...Option) *Client {
 	if err != nil {
 		t.Fatalf("plugintest: %v", err)
 	}
-	conn, server := goplugin.TestPluginGRPCConn(t, false, shared.VersionedPlugins(srv)[shared.ProtocolVersion])
-	t.Cleanup(func() {
-		// Server first: conn.Close sends a Shutdown RPC whose handler stops
-		// the server too, and two concurrent Stops race inside go-plugin.
-		server.Stop()
-		_ = conn.Close()
-	})
-	raw, err := conn.Dispense(shared.PluginName)
-	if err != nil {
-		t.Fatalf("plugintest: dispense: %v", err)
-	}
+	stub := serveInProcess(t, srv)
 	cwd := t.TempDir()
-	return &Client{t: t, stub: raw.(shared.ToolPlugin), Cwd: cwd, State: map[string]string{}, SessionID: "plugintest"}
+	return &Client{t: t, stub: stub, Cwd: cwd, State: map[string]string{}, SessionID: "plugintest"}
 }
 
 // Manifest returns the tools served, in order.
@@ -279,9 +269,30 @@ func (c *Client) raw(input any) []byte {
 }
 
 // testWriter sends the tools' log to the test log.
-type testWriter struct{ t testing.TB }
+// testWriter logs to the test while it runs; a line written after the
+// test ended (a server goroutine stopping) is dropped, since t.Log would
+// panic.
+type testWriter struct {
+	t    testing.TB
+	mu   *sync.Mutex
+	done *bool
+}
+
+func newTestWriter(t testing.TB) testWriter {
+	w := testWriter{t: t, mu: new(sync.Mutex), done: new(bool)}
+	t.Cleanup(func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		*w.done = true
+	})
+	return w
+}
 
 func (w testWriter) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimRight(string(p), "\n"))
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !*w.done {
+		w.t.Log(strings.TrimRight(string(p), "\n"))
+	}
 	return len(p), nil
 }

@@ -378,8 +378,13 @@ type ToolSpec struct {
 	InputSchema       []byte  `protobuf:"bytes,3,opt,name=input_schema,json=inputSchema,proto3" json:"input_schema,omitempty"`
 	CascadesOnFailure bool    `protobuf:"varint,4,opt,name=cascades_on_failure,json=cascadesOnFailure,proto3" json:"cascades_on_failure,omitempty"`
 	ResultBudget      *Budget `protobuf:"bytes,5,opt,name=result_budget,json=resultBudget,proto3" json:"result_budget,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// The tool can call itself read-only but declares no permission subjects:
+	// its read-only calls are allowed in every mode with nothing for the
+	// workspace fence or a deny rule to check. `riot plugins` warns about it.
+	// (15: outside the numbers allocated to parallel branches.)
+	ReadOnlyWithoutSubjects bool `protobuf:"varint,15,opt,name=read_only_without_subjects,json=readOnlyWithoutSubjects,proto3" json:"read_only_without_subjects,omitempty"`
+	unknownFields           protoimpl.UnknownFields
+	sizeCache               protoimpl.SizeCache
 }
 
 func (x *ToolSpec) Reset() {
@@ -445,6 +450,13 @@ func (x *ToolSpec) GetResultBudget() *Budget {
 		return x.ResultBudget
 	}
 	return nil
+}
+
+func (x *ToolSpec) GetReadOnlyWithoutSubjects() bool {
+	if x != nil {
+		return x.ReadOnlyWithoutSubjects
+	}
+	return false
 }
 
 // Budget is the largest model content, in characters, that a result may carry
@@ -1220,13 +1232,14 @@ const file_riot_tool_v1_tool_proto_rawDesc = "" +
 	"\x10ManifestResponse\x12,\n" +
 	"\x05tools\x18\x01 \x03(\v2\x16.riot.tool.v1.ToolSpecR\x05tools\x12\x1f\n" +
 	"\vsdk_version\x18\x02 \x01(\tR\n" +
-	"sdkVersion\"\xc4\x01\n" +
+	"sdkVersion\"\x81\x02\n" +
 	"\bToolSpec\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
 	"\x06prompt\x18\x02 \x01(\tR\x06prompt\x12!\n" +
 	"\finput_schema\x18\x03 \x01(\fR\vinputSchema\x12.\n" +
 	"\x13cascades_on_failure\x18\x04 \x01(\bR\x11cascadesOnFailure\x129\n" +
-	"\rresult_budget\x18\x05 \x01(\v2\x14.riot.tool.v1.BudgetR\fresultBudget\"G\n" +
+	"\rresult_budget\x18\x05 \x01(\v2\x14.riot.tool.v1.BudgetR\fresultBudget\x12;\n" +
+	"\x1aread_only_without_subjects\x18\x0f \x01(\bR\x17readOnlyWithoutSubjects\"G\n" +
 	"\x06Budget\x12\x1c\n" +
 	"\tunlimited\x18\x01 \x01(\bR\tunlimited\x12\x1f\n" +
 	"\vlimit_chars\x18\x02 \x01(\x03R\n" +
