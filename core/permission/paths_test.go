@@ -287,3 +287,27 @@ func TestRootsAreNotCleanedBeforeResolution(t *testing.T) {
 		t.Errorf("cleaning lnk/../guarded as text protected %s/guarded: %q", e.ws, d.Check)
 	}
 }
+
+// TestDecisionReads: a decision carries the call's read paths as it
+// resolved them, for the tool to check what it opens against; writes,
+// commands and paths that could not be resolved are not among them.
+func TestDecisionReads(t *testing.T) {
+	e := newEnv(t)
+	write(t, e.out+"/secret")
+	symlink(t, e.out+"/secret", e.ws+"/link")
+	p := e.policy(t, "bypassPermissions")
+	req := Request{Tool: "X", Subjects: []Subject{
+		{Kind: PathSubject, Value: e.ws + "/link", Access: Read},
+		{Kind: PathSubject, Value: "src/a.go", Access: Read},
+		{Kind: PathSubject, Value: e.ws + "/w", Access: Write},
+		{Kind: PathSubject, Value: "", Access: Read},
+		{Kind: CommandSubject, Value: "cat x"},
+	}}
+	d := decide(p, req)
+	if want := []string{e.out + "/secret", e.ws + "/src/a.go"}; strings.Join(d.Reads, " ") != strings.Join(want, " ") {
+		t.Errorf("Reads = %q, want %q", d.Reads, want)
+	}
+	if d := decide(p, editReq(e.ws+"/x")); len(d.Reads) != 0 {
+		t.Errorf("an edit's Reads = %q", d.Reads)
+	}
+}
