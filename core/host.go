@@ -202,21 +202,16 @@ func New(ctx context.Context, opts Options) (_ *Host, err error) {
 
 func (h *Host) buildPolicy() error {
 	perms := h.cfg.Permissions
-	roots := []string{h.opts.Workspace}
-	for _, d := range perms.AdditionalDirs {
-		d = config.ExpandHome(d)
-		if !filepath.IsAbs(d) {
-			d = filepath.Join(h.opts.Workspace, d)
-		}
-		roots = append(roots, filepath.Clean(d))
-	}
+	roots := h.roots()
 	classifier := h.opts.Classifier
 	if classifier == nil && perms.Classifier.URL != "" {
 		classifier = permission.NewHTTPClassifier(perms.Classifier.URL, perms.Classifier.Model, perms.Classifier.Timeout, nil)
 	}
 	p, err := permission.New(permission.Config{
 		Mode: perms.Mode, Allow: perms.Allow, Ask: perms.Ask, Deny: perms.Deny,
-		Roots: roots, ReadOnlyRoots: []string{h.resultsRoot()}, Classifier: classifier,
+		// Only this session's results: another session's, or another
+		// workspace's, spilled output is not this call's to read.
+		Roots: roots, ReadOnlyRoots: []string{h.resultDir}, Classifier: classifier,
 		// riot's own config and state decide what tools may do, so a tool
 		// must not change them without asking.
 		Protect: []string{config.UserConfigDir(os.Getenv), h.stateDir},
@@ -234,7 +229,8 @@ func (h *Host) buildPolicy() error {
 }
 
 // resultsRoot is the directory of every session's spilled results, which
-// Read may read without asking.
+// the result store prunes. Tools may read only this session's, resultDir,
+// without asking.
 func (h *Host) resultsRoot() string { return filepath.Join(h.stateDir, "results") }
 
 // register loads every plugin's manifest and builds the ordered registry:

@@ -32,6 +32,9 @@ type Env struct {
 	// DenyRead are the user's Read(...) deny rules as absolute doublestar
 	// globs; see Denied.
 	DenyRead []string
+	// AllowedReads are the call's read paths as the host's permission
+	// chain resolved and allowed them; see OpenRead. Empty in Prepare.
+	AllowedReads []string
 	// Mode is the permission mode, for tools whose behaviour depends on it.
 	Mode string
 	// Deadline is when the host gives up on the call; zero means none.
@@ -85,14 +88,22 @@ func (e *Env) Progress(message string) {
 }
 
 // Abs resolves a path from the input: ~ and ~/x are under the home
-// directory, a relative path is under Cwd, and the result is cleaned.
-// Symlinks are not resolved; the host's fence does that.
+// directory, a relative path is under Cwd, and `.` and `..` are applied
+// as the kernel applies them: a `..` after a symlink is the parent of the
+// link's target, so `lnk/../x`, where lnk points to /outside/sub, is
+// /outside/x (filepath.Clean would say x beside lnk, and the host would
+// check a file the tool does not open). Other symlinks stay as written;
+// the host's fence resolves them. A path whose `..` cannot be applied (a
+// broken link before it) is returned unclean, for the host to refuse.
 func (e *Env) Abs(path string) string {
-	path = expandHome(path)
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(e.Cwd, path)
+	abs := e.unclean(path)
+	if !filepath.IsAbs(abs) {
+		return filepath.Clean(abs) // no Cwd to put it under
 	}
-	return filepath.Clean(path)
+	if c, err := paths.Clean(paths.OS{}, abs); err == nil {
+		return c
+	}
+	return abs
 }
 
 // Rel shows path relative to Cwd when it lies under it, and absolute

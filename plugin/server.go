@@ -163,6 +163,7 @@ func (s *Server) env(callID string, c *toolv1.CallContext) *Env {
 	if ms := c.GetDeadlineUnixMs(); ms > 0 {
 		env.Deadline = time.UnixMilli(ms)
 	}
+	env.AllowedReads = c.GetAllowedReads()
 	return env
 }
 

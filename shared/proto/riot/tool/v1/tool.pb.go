@@ -626,6 +626,11 @@ type CallContext struct {
 	// that walks a tree skips every path they match: the permission chain
 	// sees only the paths a call names, not the files a walk finds.
 	DenyRead []string `protobuf:"bytes,8,rep,name=deny_read,json=denyRead,proto3" json:"deny_read,omitempty"`
+	// Only in a CallRequest: the read paths of this call as the permission
+	// chain resolved and allowed them (symlinks followed). A tool that
+	// checks the file it opened (Env.OpenRead) accepts one of these, or what
+	// lies below one, outside the workspace roots: the user allowed it.
+	AllowedReads []string `protobuf:"bytes,13,rep,name=allowed_reads,json=allowedReads,proto3" json:"allowed_reads,omitempty"`
 	// Every other plugin's session state, by the name of the plugin that owns
 	// it, for reading only: Edit reads what Read recorded. A plugin writes only
 	// its own state, through Final.state_updates.
@@ -716,6 +721,13 @@ func (x *CallContext) GetResultsDirs() []string {
 func (x *CallContext) GetDenyRead() []string {
 	if x != nil {
 		return x.DenyRead
+	}
+	return nil
+}
+
+func (x *CallContext) GetAllowedReads() []string {
+	if x != nil {
+		return x.AllowedReads
 	}
 	return nil
 }
@@ -1389,7 +1401,7 @@ const file_riot_tool_v1_tool_proto_rawDesc = "" +
 	"\x06Budget\x12\x1c\n" +
 	"\tunlimited\x18\x01 \x01(\bR\tunlimited\x12\x1f\n" +
 	"\vlimit_chars\x18\x02 \x01(\x03R\n" +
-	"limitChars\"\x9a\x04\n" +
+	"limitChars\"\xbf\x04\n" +
 	"\vCallContext\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x10\n" +
@@ -1399,7 +1411,8 @@ const file_riot_tool_v1_tool_proto_rawDesc = "" +
 	"\x0fpermission_mode\x18\x05 \x01(\tR\x0epermissionMode\x12:\n" +
 	"\x05state\x18\x06 \x03(\v2$.riot.tool.v1.CallContext.StateEntryR\x05state\x12!\n" +
 	"\fresults_dirs\x18\a \x03(\tR\vresultsDirs\x12\x1b\n" +
-	"\tdeny_read\x18\b \x03(\tR\bdenyRead\x12M\n" +
+	"\tdeny_read\x18\b \x03(\tR\bdenyRead\x12#\n" +
+	"\rallowed_reads\x18\r \x03(\tR\fallowedReads\x12M\n" +
 	"\fshared_state\x18\n" +
 	" \x03(\v2*.riot.tool.v1.CallContext.SharedStateEntryR\vsharedState\x1a8\n" +
 	"\n" +
