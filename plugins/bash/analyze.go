@@ -421,7 +421,7 @@ func (w *walker) path(list *[]string, t word) {
 	switch {
 	case t.tracked:
 		for _, d := range w.dirs {
-			w.walkTree(d, true) // the names are below the directory; the reading command follows a link
+			w.trackedFiles(d)
 		}
 		if len(w.dirs) == 0 {
 			w.a.Opaque = true

@@ -181,6 +181,7 @@ func (w *walker) simple(name string, args []word) {
 	s, ok := allowList[name]
 	if !ok {
 		w.deny()
+		w.unlistedLists(name, args)
 		return
 	}
 	for _, a := range args {
@@ -228,7 +229,7 @@ func (w *walker) simple(name string, args []word) {
 	if s.paths == noPaths {
 		paths = nil
 	}
-	if len(paths) == 0 && (s.dot || hasOpt(opts, s.dotWith...)) {
+	if len(paths) == 0 && (s.dot || hasOpt(opts, s.dotWith...)) && !hasOpt(opts, s.lists...) {
 		paths = []word{{text: ".", lit: true}}
 	}
 	recursive := s.recurse != nil && (s.recurse[0] == "" || hasOpt(opts, s.recurse...))
@@ -417,7 +418,7 @@ func findCmd(w *walker, _ string, args []word) bool {
 		starts = append(starts, args[i])
 		i++
 	}
-	if len(starts) == 0 {
+	if len(starts) == 0 && !slices.ContainsFunc(args, func(a word) bool { return a.text == "-files0-from" }) {
 		starts = []word{{text: ".", lit: true}}
 	}
 	for _, p := range starts {
@@ -509,4 +510,37 @@ func testOperands(args []word, exps []int) bool {
 var testBinary = map[string]bool{
 	"=": true, "==": true, "!=": true, "<": true, ">": true, "-eq": true, "-ne": true, "-lt": true, "-le": true,
 	"-gt": true, "-ge": true, "-nt": true, "-ot": true, "-ef": true, "-a": true, "-o": true,
+}
+
+// unlistedLists are options of commands off the allow-list that make them read a list of files (or arguments)
+// from a file: with an allow rule for the command, the files it reads are still unseen, so the call asks.
+var unlistedLists = map[string][]string{
+	"tar":    {"-T", "--files-from"},
+	"xargs":  {"-a", "--arg-file"},
+	"rsync":  {"--files-from", "--include-from", "--exclude-from"},
+	"cpio":   {"-E", "--pattern-file"},
+	"zip":    {"-@", "--names-stdin"},
+	"du":     {"--files0-from"},
+	"wc":     {"--files0-from"},
+	"sort":   {"--files0-from"},
+	"md5sum": {"-c", "--check"},
+}
+
+// unlistedLists asks for a list option of a command off the allow-list, attached (-Tlist, --files-from=x),
+// clustered (-cT) or alone.
+func (w *walker) unlistedLists(name string, args []word) {
+	for _, a := range args {
+		if a.text == "--" {
+			return
+		}
+		for _, o := range unlistedLists[name] {
+			n, _, _ := strings.Cut(a.text, "=")
+			short := len(o) == 2 && strings.HasPrefix(a.text, "-") && !strings.HasPrefix(a.text, "--") &&
+				strings.IndexByte(a.text[1:], o[1]) >= 0
+			if is(n, o) || short {
+				w.ask(fmt.Sprintf("`%s %s` reads the names of the files it works on from a list riot cannot check before it runs, so running it needs the user's approval.", name, o))
+				return
+			}
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -26,6 +27,9 @@ type Env struct {
 	// Denied reports whether an absolute path is denied to read; nil denies nothing. A recursive read reports
 	// each denied file it would reach as a read path, so that the deny rule names it.
 	Denied func(abs string) bool
+	// DeniedName is Denied on the name alone, without resolving symlinks: for names in git's index, which may
+	// not exist in the work tree. nil denies nothing.
+	DeniedName func(abs string) bool
 	// Limit bounds the names one glob expands to, the brace alternatives of one word, and the entries one
 	// recursive walk looks at; past it the call asks. 0 means defaultLimit.
 	Limit int
@@ -132,6 +136,11 @@ func (w *walker) glob(wd *syntax.Word, t word) []word {
 	pattern := t.text
 	base := ""
 	switch {
+	case slices.Contains(strings.Split(pattern, "/"), ".."):
+		// mvdan.cc/sh's glob cleans `lnk/..` to `.`, where bash lists the parent of the link's target.
+		w.ask("A glob in this command has `..` in it, which riot cannot expand as bash does after a symlink, so running it needs the user's approval. Name the files, or glob from a directory without `..`.")
+		w.a.Opaque = true
+		return []word{t}
 	case filepath.IsAbs(pattern):
 	case t.tilde:
 		if w.env.Home == "" {
@@ -150,6 +159,8 @@ func (w *walker) glob(wd *syntax.Word, t word) []word {
 	cfg := &expand.Config{
 		Env: expand.ListEnviron("PWD="+base, "HOME="+w.env.Home),
 		ReadDir2: func(dir string) ([]fs.DirEntry, error) {
+			// The listing itself is a read: `echo /outside/*` shows what an outside directory holds.
+			addPath(&w.a.ReadPaths, dir)
 			ents, err := os.ReadDir(dir)
 			if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
 				failed = err // bash skips what does not exist, but an unreadable directory may hold a match
@@ -206,9 +217,27 @@ func (w *walker) absPaths(p string, tilde bool) ([]string, bool) {
 	}
 	out := make([]string, len(w.dirs))
 	for i, d := range w.dirs {
-		out[i] = strings.TrimSuffix(d, "/") + "/" + p
+		out[i] = joinDir(d, p)
 	}
 	return out, true
+}
+
+// joinDir joins a relative path to a directory, dropping `.` components and empty ones, which name nothing,
+// but keeping every `..`: what it climbs out of depends on the symlinks before it.
+func joinDir(dir, rel string) string {
+	var b strings.Builder
+	b.WriteString(strings.TrimSuffix(dir, "/"))
+	for _, c := range strings.Split(rel, "/") {
+		if c == "" || c == "." {
+			continue
+		}
+		b.WriteByte('/')
+		b.WriteString(c)
+	}
+	if b.Len() == 0 {
+		return "/"
+	}
+	return b.String()
 }
 
 // userHome is the home directory of user name from /etc/passwd, or "". (os/user would do the same with cgo.)

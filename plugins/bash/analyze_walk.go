@@ -90,6 +90,14 @@ func (w *walker) denied(path string) bool {
 	return true
 }
 
+// inRootsPhysical reports whether path, once its symlinks are resolved, lies in a workspace root.
+func (w *walker) inRootsPhysical(path string) bool {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	return w.inRoots(path)
+}
+
 // inRoots reports whether a physical path lies in a workspace root (itself resolved).
 func (w *walker) inRoots(path string) bool {
 	for _, r := range w.env.Roots {
@@ -101,4 +109,40 @@ func (w *walker) inRoots(path string) bool {
 		}
 	}
 	return false
+}
+
+// trackedFiles checks the files `git ls-files` prints in dir, which the command reading them opens, following a
+// final symlink: each denied one is recorded, and a symlink out of the roots asks. Without a readable index, the
+// whole tree below dir is walked instead.
+func (w *walker) trackedFiles(dir string) {
+	repo := findRepo(dir)
+	if repo == nil || repo.top == "" || repo.problem != "" {
+		w.walkTree(dir, true)
+		return
+	}
+	names, ok := repo.tracked(w.env.Limit * 64)
+	if !ok {
+		w.walkTree(dir, true)
+		return
+	}
+	top := strings.TrimSuffix(repo.top, "/") + "/"
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		realDir = dir
+	}
+	realTop, err := filepath.EvalSymlinks(repo.top)
+	if err != nil {
+		realTop = repo.top
+	}
+	for _, n := range names {
+		abs := top + n
+		if !within(strings.TrimSuffix(realTop, "/")+"/"+n, realDir) || w.denied(abs) {
+			continue
+		}
+		if fi, err := os.Lstat(abs); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			if target, err := filepath.EvalSymlinks(abs); err == nil && !w.inRoots(target) {
+				w.ask(fmt.Sprintf("This command reads the files git tracks, and %s is a symlink out of the workspace (to %s), so running it needs the user's approval.", abs, target))
+			}
+		}
+	}
 }

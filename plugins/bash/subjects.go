@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/riot-tools/riot/plugin"
@@ -44,6 +45,9 @@ func analyzeEnv(command string, env *plugin.Env) Analysis {
 		CDPath: os.Getenv("CDPATH"),
 		Roots:  env.Roots,
 		Denied: env.Denied,
+		DeniedName: func(abs string) bool {
+			return env.DeniedPhysical(filepath.Clean(abs))
+		},
 	})
 }
 
