@@ -1,8 +1,10 @@
 package bash
 
 import (
+	"errors"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -70,14 +72,33 @@ func analyze(command string) Analysis {
 	return w.a
 }
 
-// parse parses a command as Bash.
+// parse parses a command as Bash. A command holding a byte on which mvdan.cc/sh and bash disagree is refused
+// rather than parsed: mvdan.cc/sh takes a carriage return, form feed or vertical tab for a blank (or, printed,
+// for a newline) where bash reads it as part of a word, and bash stops at a NUL.
 func parse(command string) (*syntax.File, error) {
+	if i := strings.IndexFunc(command, riskyRune); i >= 0 {
+		return nil, errRisky
+	}
 	return syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
 }
 
+var errRisky = errors.New("a control character")
+
+// riskyRune reports a control character other than tab and newline, and a byte that is not UTF-8.
+func riskyRune(r rune) bool {
+	return r < 0x20 && r != '\t' && r != '\n' || r == 0x7f || r == utf8.RuneError
+}
+
+// askRisky is the Ask reason of a command refused by parse.
+const askRisky = "This command holds a control character (a carriage return, form feed, vertical tab or the like) or a byte that is not UTF-8, which riot's parser and bash read differently, so riot cannot check what would run and running it needs the user's approval. Remove the character: use plain \\n line endings, and printf '\\r' where one is needed."
+
 // unparsed is the fail-closed analysis of a command that did not parse.
 func unparsed(command string) Analysis {
-	return Analysis{Commands: []string{strings.TrimSpace(command)}, Opaque: true}
+	a := Analysis{Commands: []string{strings.TrimSpace(command)}, Opaque: true}
+	if strings.IndexFunc(command, riskyRune) >= 0 {
+		a.Asks = []string{askRisky}
+	}
+	return a
 }
 
 // walker collects an Analysis over one syntax tree. ro starts true and any construct that could run code or change
