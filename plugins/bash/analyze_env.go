@@ -159,8 +159,6 @@ func (w *walker) glob(wd *syntax.Word, t word) []word {
 	cfg := &expand.Config{
 		Env: expand.ListEnviron("PWD="+base, "HOME="+w.env.Home),
 		ReadDir2: func(dir string) ([]fs.DirEntry, error) {
-			// The listing itself is a read: `echo /outside/*` shows what an outside directory holds.
-			addPath(&w.a.ReadPaths, dir)
 			ents, err := os.ReadDir(dir)
 			if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
 				failed = err // bash skips what does not exist, but an unreadable directory may hold a match
@@ -183,6 +181,7 @@ func (w *walker) glob(wd *syntax.Word, t word) []word {
 		for i, f := range fields {
 			out[i] = word{text: f, lit: true}
 		}
+		w.globListings(pattern, fields)
 		return out
 	}
 	w.a.Opaque = true
@@ -253,4 +252,33 @@ func userHome(name string) string {
 		}
 	}
 	return ""
+}
+
+// globListings records as read paths the directories a glob lists: the listing is a read (`echo /outside/*`
+// shows what an outside directory holds). They are the prefixes of each match before a component with a glob
+// character, or of the pattern itself when nothing matched.
+func (w *walker) globListings(pattern string, fields []string) {
+	pc := strings.Split(pattern, "/")
+	for _, f := range fields {
+		fc := strings.Split(f, "/")
+		if len(fc) != len(pc) { // no match: the word as written
+			fc = pc
+		}
+		for i, c := range pc {
+			if !strings.ContainsAny(c, "*?[") {
+				continue
+			}
+			dir := strings.Join(fc[:i], "/")
+			switch {
+			case dir == "" && i > 0:
+				dir = "/"
+			case dir == "":
+				dir = "."
+			}
+			w.readPath(word{text: dir, lit: true, tilde: strings.HasPrefix(dir, "~")})
+			if len(fc) != len(pc) || f == pattern {
+				break
+			}
+		}
+	}
 }
