@@ -325,6 +325,13 @@ func (w *walker) call(c *syntax.CallExpr) {
 	var words []word
 	for _, arg := range c.Args {
 		words = append(words, w.expandArg(arg)...)
+		if w.env != nil && len(words) > w.env.Limit {
+			// Each word is bounded, but not their product across words: stop before it grows.
+			w.ask("This command's braces and globs expand to more words than riot checks, so running it needs the user's approval. Name fewer files at once.")
+			w.a.Opaque = true
+			words = words[:w.env.Limit]
+			break
+		}
 	}
 	for _, t := range words {
 		parts = append(parts, t.text)

@@ -15,7 +15,7 @@ type envTree struct {
 	root, repo, ws, out string
 }
 
-func newEnvTree(t *testing.T) envTree {
+func newEnvTree(t testing.TB) envTree {
 	t.Helper()
 	root := t.TempDir()
 	if r, err := filepath.EvalSymlinks(root); err == nil {

@@ -144,3 +144,28 @@ func fuzzConstArithm(x syntax.ArithmExpr) bool {
 	})
 	return ok
 }
+
+// FuzzAnalyzeIn checks the analysis in a real tree: it never panics, every path comes back absolute, and every
+// denied file it found is a read path too. (Whether the call is read-only comes from Analyze, on the text alone:
+// a glob that matches nothing now may match `-delete` when the command runs.)
+func FuzzAnalyzeIn(f *testing.F) {
+	for _, c := range envTable {
+		f.Add(c.cmd)
+	}
+	tr := newEnvTree(f)
+	env := tr.env()
+	env.Limit = 64
+	f.Fuzz(func(t *testing.T, cmd string) {
+		a := analyzeIn(cmd, &env) // not AnalyzeIn: a panic must fail the test
+		for _, p := range append(append([]string(nil), a.ReadPaths...), a.WritePaths...) {
+			if !strings.HasPrefix(p, "/") {
+				t.Fatalf("%q: the path %q is not absolute", cmd, p)
+			}
+		}
+		for _, d := range a.Denied {
+			if !slices.Contains(a.ReadPaths, d) {
+				t.Fatalf("%q: the denied %q is not a read path", cmd, d)
+			}
+		}
+	})
+}

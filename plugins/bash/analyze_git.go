@@ -70,7 +70,7 @@ func gitCmd(w *walker, _ string, args []word) bool {
 			afterDD = t == "--"
 			continue
 		}
-		if gitNoPaths[sub] && !(sub == "cat-file" || sub == "stash") {
+		if gitNoPaths[sub] && sub != "cat-file" && sub != "stash" {
 			continue
 		}
 		w.gitOperand(a, repo, sub)
@@ -155,7 +155,7 @@ func (w *walker) gitCheckRepo(sub string, rest []word) *gitRepo {
 			return repo
 		}
 	}
-	history := gitHistory[sub] && !(sub == "stash" && (len(rest) == 0 || rest[0].text != "show"))
+	history := gitHistory[sub] && (sub != "stash" || len(rest) > 0 && rest[0].text == "show")
 	if sub == "log" && !gitLogPatch(rest) {
 		history = false
 	}

@@ -59,7 +59,7 @@ func findRepo(dir string) *gitRepo {
 
 // readGitFile reads a `gitdir: PATH` file.
 func readGitFile(path string) (string, string) {
-	b, err := os.ReadFile(path)
+	b, err := readRegular(path, 1<<16)
 	v, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
 	if err != nil || !ok {
 		return "", fmt.Sprintf("riot cannot read the .git file %s to find the repository, so it cannot tell what git would read or run.", path)
@@ -86,7 +86,7 @@ func (r *gitRepo) load() {
 		return
 	}
 	r.commonDir = r.gitDir
-	if b, err := os.ReadFile(filepath.Join(r.gitDir, "commondir")); err == nil {
+	if b, err := readRegular(filepath.Join(r.gitDir, "commondir"), 1<<16); err == nil {
 		c := strings.TrimSpace(string(b))
 		if !filepath.IsAbs(c) {
 			c = filepath.Join(r.gitDir, c)
@@ -140,7 +140,7 @@ func includePath(p, from string) string {
 // parse is lenient on values (only keys and whether a value names a program matter) and strict on structure:
 // a line it cannot place is an error, not a line to skip.
 func readGitConfig(path string) ([]gitSetting, error) {
-	b, err := os.ReadFile(path)
+	b, err := readRegular(path, 1<<20)
 	if os.IsNotExist(err) {
 		return nil, nil
 	}
@@ -271,7 +271,7 @@ func gitProgramKey(key, value string) bool {
 // tracked returns the paths in the repository's index, relative to the top level. ok is false when the index
 // cannot be read (no index is an empty one).
 func (r *gitRepo) tracked(limit int) (names []string, ok bool) {
-	b, err := os.ReadFile(filepath.Join(r.gitDir, "index"))
+	b, err := readRegular(filepath.Join(r.gitDir, "index"), 256<<20)
 	if os.IsNotExist(err) {
 		return nil, true
 	}
@@ -346,4 +346,17 @@ func indexVarint(b []byte, i int) (int, int, bool) {
 		v = (v+1)<<7 | int(c&127)
 	}
 	return v, i, true
+}
+
+// readRegular reads a regular file of at most max bytes. A repository is the model's to shape: a FIFO or a
+// device in place of its config must not hang the analysis, nor a huge file fill memory.
+func readRegular(path string, max int64) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > max {
+		return nil, fmt.Errorf("%s is not a regular file of at most %d bytes", path, max)
+	}
+	return os.ReadFile(path)
 }

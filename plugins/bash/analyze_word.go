@@ -206,8 +206,7 @@ func isArithmNumber(s string) bool {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '#' || c == '@' || c == '_') {
+		if c := s[i]; strings.IndexByte("#@_", c) < 0 && (c < '0' || c > '9') && (c|0x20 < 'a' || c|0x20 > 'z') {
 			return false
 		}
 	}
