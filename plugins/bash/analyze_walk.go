@@ -26,8 +26,14 @@ func (w *walker) walkPath(p word, follow bool) {
 }
 
 // walkTree walks root breadth-first. A command given a symlink on its command line reads its target, so root is
-// resolved; below it, symlinks are followed only when follow is set, as the command would.
+// resolved, and the walk goes on in physical paths: a name below a resolved directory is physical as long as no
+// symlink is followed, and a followed symlink is resolved. So the deny rules are matched on names alone
+// (DeniedName), without a system call per file. Below root, symlinks are followed only when follow is set, as the
+// command would. Without deny rules and without following symlinks there is nothing to find.
 func (w *walker) walkTree(root string, follow bool) {
+	if w.env.DeniedName == nil && !follow {
+		return
+	}
 	real, err := filepath.EvalSymlinks(root)
 	if err != nil {
 		return // missing: nothing to read; a broken link is the chain's to judge
@@ -36,8 +42,8 @@ func (w *walker) walkTree(root string, follow bool) {
 		return
 	}
 	seen := map[string]bool{real: true}
-	queue := []string{root}
-	n := 0
+	queue := []string{real}
+	n, limit := 0, w.env.Limit*walkFactor
 	for len(queue) > 0 {
 		dir := queue[0]
 		queue = queue[1:]
@@ -47,12 +53,12 @@ func (w *walker) walkTree(root string, follow bool) {
 			continue
 		}
 		for _, e := range ents {
-			if n++; n > w.env.Limit {
-				w.ask(fmt.Sprintf("This command reads %s recursively, and the tree is larger than riot checks (%d entries), so running it needs the user's approval. Use the Grep tool to search, which skips denied files, or name a smaller directory.", root, w.env.Limit))
+			if n++; n > limit {
+				w.ask(fmt.Sprintf("This command reads %s recursively, and the tree is larger than riot checks (%d entries), so running it needs the user's approval. Use the Grep tool to search, which skips denied files, or name a smaller directory.", root, limit))
 				return
 			}
 			path := strings.TrimSuffix(dir, "/") + "/" + e.Name()
-			if w.denied(path) {
+			if w.deniedName(path) {
 				continue // a denied directory is not walked: the deny covers all it holds
 			}
 			if e.Type()&os.ModeSymlink == 0 {
@@ -71,13 +77,29 @@ func (w *walker) walkTree(root string, follow bool) {
 			case !w.inRoots(target):
 				w.ask(fmt.Sprintf("This command follows symlinks while it reads recursively, and %s leads out of the workspace (to %s), so running it needs the user's approval. Search without following symlinks, or use the Grep tool.", path, target))
 				continue
+			case w.deniedName(target):
+				continue
 			}
 			if fi, err := os.Stat(target); err == nil && fi.IsDir() && !seen[target] {
 				seen[target] = true
-				queue = append(queue, path)
+				queue = append(queue, target)
 			}
 		}
 	}
+}
+
+// walkFactor is how many more entries a recursive walk looks at than a glob matches: walking is cheaper, and a
+// repository's tree is larger than one directory.
+const walkFactor = 16
+
+// deniedName reports, and records as a read path and in Denied, a physical path a deny rule covers.
+func (w *walker) deniedName(path string) bool {
+	if w.env.DeniedName == nil || !w.env.DeniedName(path) {
+		return false
+	}
+	addPath(&w.a.ReadPaths, path)
+	addPath(&w.a.Denied, path)
+	return true
 }
 
 // denied reports, and records as a read path and in Denied, a path a deny rule covers.

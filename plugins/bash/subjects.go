@@ -39,16 +39,12 @@ func (b *Bash) CheckPermissions(_ context.Context, in Input, env *plugin.Env) pl
 func analyzeEnv(command string, env *plugin.Env) Analysis {
 	dir, _ := sessionDir(env)
 	home, _ := os.UserHomeDir()
-	return AnalyzeIn(command, Env{
-		Dir:    dir,
-		Home:   home,
-		CDPath: os.Getenv("CDPATH"),
-		Roots:  env.Roots,
-		Denied: env.Denied,
-		DeniedName: func(abs string) bool {
-			return env.DeniedPhysical(filepath.Clean(abs))
-		},
-	})
+	e := Env{Dir: dir, Home: home, CDPath: os.Getenv("CDPATH"), Roots: env.Roots}
+	if len(env.DenyRead) > 0 { // nil: no deny rule, nothing to walk for
+		e.Denied = env.Denied
+		e.DeniedName = func(abs string) bool { return env.DeniedPhysical(filepath.Clean(abs)) }
+	}
+	return AnalyzeIn(command, e)
 }
 
 func subjects(a Analysis) []plugin.Subject {
