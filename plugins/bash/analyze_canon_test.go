@@ -26,12 +26,12 @@ func TestCanonical(t *testing.T) {
 			t.Errorf("Canonical(%q) = %q is analysed as %+v, the input as %+v", c.in, got, g, w)
 		}
 	}
-	for _, in := range []string{"echo x\r#; touch x", "ls\f", "ls\v", "ls\x00x", "ls \xff", "ls (", "echo \x7f"} {
+	for _, in := range []string{"echo x\r#; touch x", "ls\f", "ls\v", "ls\x00x", "ls \xff", "ls (", "echo \x7f", "\rls"} {
 		if got, ok := Canonical(in); ok || got != in {
 			t.Errorf("Canonical(%q) = %q, %v; want it refused and unchanged", in, got, ok)
 		}
 	}
-	for _, in := range []string{"echo x\r#; touch x", "ls\f"} {
+	for _, in := range []string{"echo x\r#; touch x", "ls\f", "\rls"} {
 		a := Analyze(in)
 		if a.ReadOnly || !a.Opaque || len(a.Asks) != 1 || !strings.Contains(a.Asks[0], "control character") {
 			t.Errorf("Analyze(%q) = %+v; want opaque, asking about the control character", in, a)

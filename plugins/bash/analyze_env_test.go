@@ -1,6 +1,7 @@
 package bash
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -346,5 +347,53 @@ func TestAnalyzeInGit(t *testing.T) {
 			c.ask = tr.expand(c.ask)
 			checkEnvCase(t, tr, c, AnalyzeIn(tr.expand(c.cmd), tr.env()))
 		})
+	}
+}
+
+// TestAnalyzeInBounds: each bound holds at its value and asks (or forgets) just past it.
+func TestAnalyzeInBounds(t *testing.T) {
+	tr := newEnvTree(t)
+	env := tr.env()
+	env.Limit = 3
+	if a := AnalyzeIn("cat a b", env); len(a.Asks) > 0 || a.Opaque {
+		t.Errorf("three words are within a limit of 3: %+v", a)
+	}
+	if a := AnalyzeIn("cat a b c", env); len(a.Asks) == 0 || !strings.Contains(a.Asks[0], "more words than riot checks") || !a.Opaque {
+		t.Errorf("four words are past a limit of 3: %+v", a)
+	}
+	if a := AnalyzeIn("{a,b,c}", env); len(a.Asks) > 0 {
+		t.Errorf("three alternatives are within the limit: %+v", a)
+	}
+	if a := AnalyzeIn("echo {a,b,c,d}", env); len(a.Asks) == 0 || !strings.Contains(a.Asks[0], "too many words") {
+		t.Errorf("four alternatives are past the limit: %+v", a)
+	}
+	env = tr.env()
+	values := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, " v%d", i)
+		}
+		return b.String()
+	}
+	a := AnalyzeIn("for f in"+values(maxLoopValues)+"; do cat \"$f\"; done", env)
+	if a.Opaque || !slices.Contains(a.ReadPaths, tr.ws+fmt.Sprintf("/v%d", maxLoopValues-1)) {
+		t.Errorf("a loop of %d values is walked per value: %+v", maxLoopValues, a.ReadPaths)
+	}
+	if a := AnalyzeIn("for f in"+values(maxLoopValues+1)+"; do cat \"$f\"; done", env); !a.Opaque {
+		t.Errorf("a loop past %d values is walked once, its variable unknown", maxLoopValues)
+	}
+	// Each `true || cd dN` adds a directory the command may be in.
+	cds := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "true || cd %s/d%d; ", tr.ws, i)
+		}
+		return b.String() + "cat x"
+	}
+	if a := AnalyzeIn(cds(maxDirs-1), env); a.Opaque || !slices.Contains(a.ReadPaths, tr.ws+"/d0/x") || !slices.Contains(a.ReadPaths, tr.ws+"/x") {
+		t.Errorf("%d possible directories are tracked: %+v", maxDirs, a)
+	}
+	if a := AnalyzeIn(cds(maxDirs), env); !a.Opaque {
+		t.Errorf("past %d possible directories, none is known: %+v", maxDirs, a)
 	}
 }
