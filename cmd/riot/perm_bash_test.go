@@ -87,7 +87,10 @@ func (e *env) explainBash(command string, flags ...string) explained {
 func TestPermBashClasses(t *testing.T) {
 	e := newEnv(t)
 	tr := newBashTree(t, e, true)
-	r := strings.NewReplacer("$OUT", tr.out, "$WS", tr.ws)
+	if err := os.WriteFile(filepath.Join(e.home, ".bashrc"), []byte("# rc\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := strings.NewReplacer("$OUT", tr.out, "$WS", tr.ws, "$HOME", e.home)
 	for _, c := range []struct {
 		class, cmd, decision, reason string
 		flags                        []string
@@ -107,6 +110,7 @@ func TestPermBashClasses(t *testing.T) {
 		{"5 globs", "head -100 *", "deny", "on $WS/secret.txt has been denied", nil},
 		{"5 globs", "echo $OUT/*", "ask", "$OUT is outside the workspace roots", nil},
 		{"5 globs", "cp d/x .gi?/hooks/", "ask", "names the protected path $WS/.git", []string{"--allow", "Bash(cp:*)"}},
+		{"5 globs", "cp d/x ~/.bash?c", "ask", "names the protected path $HOME/.bashrc", []string{"--allow", "Bash(cp:*)"}},
 		{"5 globs", "cat d/*", "deny", "on $WS/d/secret.txt has been denied", nil},
 		{"6 recursive", "grep -r SECRET .", "deny", "would read secret.txt, which a Read deny rule forbids. Use the Grep tool", nil},
 		{"6 recursive", "rg SECRET", "deny", "Use the Grep tool", nil},
