@@ -182,6 +182,7 @@ func (w *walker) simple(name string, args []word) {
 	if !ok {
 		w.deny()
 		w.unlistedLists(name, args)
+		w.unlistedRecursive(name, args)
 		return
 	}
 	for _, a := range args {
@@ -540,6 +541,82 @@ func (w *walker) unlistedLists(name string, args []word) {
 			if is(n, o) || short {
 				w.ask(fmt.Sprintf("`%s %s` reads the names of the files it works on from a list riot cannot check before it runs, so running it needs the user's approval.", name, o))
 				return
+			}
+		}
+	}
+}
+
+// unlistedRecursion are commands off the allow-list that read trees: with an allow rule for the command, the
+// denied files in a tree they copy or archive are still read. The short flags (letters of a cluster) and long
+// options that make them recurse, follow symlinks or stop following them; whether they follow by default; and
+// whether the last operand is the destination.
+var unlistedRecursion = map[string]struct {
+	recurse, follow, nofollow    string
+	longRecurse, longFollow      []string
+	longNoFollow                 []string
+	followByDefault, destination bool
+}{
+	"cp":    {recurse: "rRa", follow: "L", longRecurse: []string{"--recursive", "--archive"}, longFollow: []string{"--dereference"}, destination: true},
+	"rsync": {recurse: "ra", follow: "L", longRecurse: []string{"--recursive", "--archive"}, longFollow: []string{"--copy-links"}, destination: true},
+	"scp":   {recurse: "r", destination: true},
+	"tar":   {recurse: "c", follow: "h", longRecurse: []string{"--create"}, longFollow: []string{"--dereference"}},
+	"zip":   {recurse: "r", nofollow: "y", longRecurse: []string{"--recurse-paths"}, longNoFollow: []string{"--symlinks"}, followByDefault: true},
+}
+
+// unlistedRecursive walks the trees a copying or archiving command reads (see unlistedRecursion), so that a
+// denied file in them is denied and a followed symlink out of the roots asks. Its operands are not made subjects:
+// only what the walk finds is. Option values count as operands (walking one more path only finds more).
+func (w *walker) unlistedRecursive(name string, args []word) {
+	r, ok := unlistedRecursion[name]
+	if !ok || w.env == nil {
+		return
+	}
+	recursive, follow := false, r.followByDefault
+	var ops []word
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		if t == "--" {
+			ops = append(ops, args[i+1:]...)
+			break
+		}
+		cluster, isOpt := strings.CutPrefix(t, "-")
+		if i == 0 && name == "tar" && !isOpt {
+			cluster, isOpt = t, true // `tar czf x.tgz dir`: the first word is a cluster
+		}
+		switch {
+		case !isOpt || t == "-":
+			ops = append(ops, args[i])
+		case strings.HasPrefix(cluster, "-"):
+			n, _, _ := strings.Cut(t, "=")
+			recursive = recursive || slices.Contains(r.longRecurse, n)
+			follow = follow && !slices.Contains(r.longNoFollow, n) || slices.Contains(r.longFollow, n)
+			if name == "tar" && is(n, "--directory") {
+				w.ask("`tar --directory` reads its operands from another directory, which riot cannot check before it runs, so running it needs the user's approval.")
+			}
+		default:
+			recursive = recursive || strings.ContainsAny(cluster, r.recurse)
+			follow = follow && (r.nofollow == "" || !strings.ContainsAny(cluster, r.nofollow)) ||
+				r.follow != "" && strings.ContainsAny(cluster, r.follow)
+			if name == "tar" && strings.Contains(cluster, "C") {
+				w.ask("`tar -C` reads its operands from another directory, which riot cannot check before it runs, so running it needs the user's approval.")
+			}
+		}
+	}
+	if !recursive {
+		return
+	}
+	if r.destination && len(ops) > 0 {
+		ops = ops[:len(ops)-1]
+	}
+	for _, o := range ops {
+		w.walkPath(o, follow)
+		if !follow || !o.lit {
+			continue
+		}
+		abs, _ := w.absPaths(o.text, o.tilde)
+		for _, a := range abs {
+			if real, err := filepath.EvalSymlinks(a); err == nil && !w.inRoots(real) {
+				w.ask(fmt.Sprintf("`%s` follows symlinks, and %s leads out of the workspace (to %s), so running it needs the user's approval.", name, a, real))
 			}
 		}
 	}

@@ -157,6 +157,18 @@ var envTable = []envCase{
 	{cmd: "du -sh d", ro: true, why: "du in a subtree"},
 	{cmd: "wc -l $(git ls-files)", ro: true, why: "the tracked names below here are checked (false alarm)", denied: []string{"$WS/secret.txt"}, ask: "is a symlink out of the workspace"},
 	{cmd: "cat $(git ls-files --format=/etc/passwd)", ro: true, why: "--format prints any text", opaque: true},
+	// Copies and archives off the allow-list read trees too.
+	{cmd: "cp -r . ../backup", why: "cp -r reads the tree", denied: []string{"$WS/secret.txt"}},
+	{cmd: "cp -r d/e backup", why: "a subtree without the denied file"},
+	{cmd: "cp d/x backup", why: "not recursive"},
+	{cmd: "tar czf x.tgz .", why: "tar c", denied: []string{"$WS/secret.txt"}},
+	{cmd: "tar xzf x.tgz", why: "tar x reads no tree"},
+	{cmd: "tar -ch -f /tmp/x.tar d/e olnk", why: "tar -h follows olnk's contents", ask: "leads out of the workspace"},
+	{cmd: "tar -C d -cf x.tar e", why: "tar -C moves the operands", ask: "`tar -C` reads its operands from another directory"},
+	{cmd: "cp -rL olnk ../b", why: "cp -L follows a symlink operand out", ask: "leads out of the workspace"},
+	{cmd: "cp -r olnk ../b", why: "cp -r copies a symlink operand as a link"},
+	{cmd: "zip -r x.zip d/e", why: "zip -r without the denied file"},
+	{cmd: "rsync -a . ../b", why: "rsync -a", denied: []string{"$WS/secret.txt"}},
 	// cd.
 	{cmd: "cd d && cat x", ro: true, why: "paths after cd resolve there (false alarm)", reads: []string{"$WS/d", "$WS/d/x"}},
 	{cmd: "cd d; cd e; cat deep.go", ro: true, why: "cd after cd", reads: []string{"$WS/d/e/deep.go"}},
