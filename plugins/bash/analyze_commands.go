@@ -15,11 +15,11 @@ var allowList = map[string]*spec{
 	"pwd": {}, "echo": {}, "whoami": {}, "true": {}, "false": {}, "sleep": {}, "basename": {}, "dirname": {},
 	"which": {}, "type": {}, "tr": {}, "printenv": {}, "uname": {}, "seq": {values: "fst", long: []string{"format", "separator"}},
 	"readlink":  {paths: allOperands},
-	"sha256sum": {paths: allOperands, lists: []string{"-c", "--check"}},
-	"sha1sum":   {paths: allOperands, lists: []string{"-c", "--check"}},
-	"sha512sum": {paths: allOperands, lists: []string{"-c", "--check"}},
-	"md5sum":    {paths: allOperands, lists: []string{"-c", "--check"}},
-	"cksum":     {paths: allOperands, lists: []string{"-c", "--check"}},
+	"sha256sum": {paths: allOperands, listFlags: []string{"-c", "--check"}},
+	"sha1sum":   {paths: allOperands, listFlags: []string{"-c", "--check"}},
+	"sha512sum": {paths: allOperands, listFlags: []string{"-c", "--check"}},
+	"md5sum":    {paths: allOperands, listFlags: []string{"-c", "--check"}},
+	"cksum":     {paths: allOperands, listFlags: []string{"-c", "--check"}},
 	"cd":        {custom: cdCmd},
 	"printf":    {custom: printfCmd},
 	"cat":       {paths: allOperands},
@@ -134,20 +134,22 @@ var allowList = map[string]*spec{
 // word, which could be a path or a forbidden option. One missing only costs precision (its value is taken for a
 // path, or for an option and refused).
 type spec struct {
-	values  string   // short options that take a value, attached (-n5) or as the next word
-	long    []string // long options that take a value, as --name=v or as the next word
-	files   []string // options whose value is a file the command reads
-	lists   []string // options whose value is a file naming the files the command reads: the call asks
-	writes  []string // options whose value is a file or directory the command writes
-	pattern []string // options that give the pattern, so that the first operand is a path again
-	paths   operands
-	dot     bool     // without a path operand it reads the working directory
-	dotWith []string // ... only when given one of these options
-	recurse []string // options that make it read directories recursively; always: it does anyway
-	follow  []string // options that make that recursion follow symlinks; always: it does anyway
-	strict  strictness
-	check   func(opts []option, operands []word) bool      // the flag checks
-	custom  func(w *walker, name string, args []word) bool // parses by itself; reports whether read-only
+	values string   // short options that take a value, attached (-n5) or as the next word
+	long   []string // long options that take a value, as --name=v or as the next word
+	files  []string // options whose value is a file the command reads
+	lists  []string // options whose value is a file naming the files the command reads: the call asks
+	// listFlags are flags that make the operands such lists (sha256sum -c).
+	listFlags []string
+	writes    []string // options whose value is a file or directory the command writes
+	pattern   []string // options that give the pattern, so that the first operand is a path again
+	paths     operands
+	dot       bool     // without a path operand it reads the working directory
+	dotWith   []string // ... only when given one of these options
+	recurse   []string // options that make it read directories recursively; always: it does anyway
+	follow    []string // options that make that recursion follow symlinks; always: it does anyway
+	strict    strictness
+	check     func(opts []option, operands []word) bool      // the flag checks
+	custom    func(w *walker, name string, args []word) bool // parses by itself; reports whether read-only
 }
 
 // always, as recurse or follow, means without any option.
@@ -217,9 +219,7 @@ func (w *walker) simple(name string, args []word) {
 		}
 	}
 	for _, o := range opts {
-		if o.value == nil && is(o.name, s.lists...) && !slices.Contains(s.long, strings.TrimPrefix(o.name, "--")) &&
-			strings.IndexByte(s.values, o.name[len(o.name)-1]) < 0 {
-			// A flag (sha256sum -c) whose operands are the lists.
+		if is(o.name, s.listFlags...) {
 			w.ask(fmt.Sprintf("`%s %s` reads the names of the files it reads from its operands, which riot cannot check before it runs, so running it needs the user's approval.", name, o.name))
 		}
 	}
