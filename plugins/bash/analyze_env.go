@@ -22,6 +22,9 @@ type Env struct {
 	Home string
 	// CDPath is $CDPATH: when set, a relative `cd` may land elsewhere.
 	CDPath string
+	// GitEnv names a git variable of the environment bash inherits that moves the repository (GIT_DIR,
+	// GIT_WORK_TREE, GIT_COMMON_DIR, GIT_CONFIG*), or is "": git would not use the repository riot finds.
+	GitEnv string
 	// Roots are the workspace roots: a recursive read that follows a symlink out of them asks.
 	Roots []string
 	// Denied reports whether an absolute path is denied to read; nil denies nothing. A recursive read reports

@@ -355,6 +355,12 @@ func TestAnalyzeInGit(t *testing.T) {
 			return tr
 		}, envCase{cmd: "git log -p", ro: true, why: "class 14", ask: "is not inside the workspace"}},
 	}
+	t.Run("GIT_DIR in the environment", func(t *testing.T) {
+		tr := own(t, "2")
+		env := tr.env()
+		env.GitEnv = "GIT_DIR"
+		checkEnvCase(t, tr, envCase{cmd: "git status", ro: true, why: "git would use another repository", ask: "GIT_DIR is set in the environment"}, AnalyzeIn("git status", env))
+	})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tr := tt.setup(t)

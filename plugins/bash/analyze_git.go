@@ -134,6 +134,10 @@ func (w *walker) gitCheckRepo(sub string, rest []word) *gitRepo {
 		w.ask("riot cannot tell which directory this git command runs in, so it cannot check the repository; running it needs the user's approval. Run the `cd` in a call of its own first.")
 		return nil
 	}
+	if w.env.GitEnv != "" {
+		w.ask(fmt.Sprintf("%s is set in the environment, so git would use a repository other than the one riot checks; running a git command needs the user's approval.", w.env.GitEnv))
+		return nil
+	}
 	repo := findRepo(w.dirs[0])
 	switch {
 	case repo == nil:

@@ -39,7 +39,7 @@ func (b *Bash) CheckPermissions(_ context.Context, in Input, env *plugin.Env) pl
 func analyzeEnv(command string, env *plugin.Env) Analysis {
 	dir, _ := sessionDir(env)
 	home, _ := os.UserHomeDir()
-	e := Env{Dir: dir, Home: home, CDPath: os.Getenv("CDPATH"), Roots: env.Roots}
+	e := Env{Dir: dir, Home: home, CDPath: os.Getenv("CDPATH"), Roots: env.Roots, GitEnv: gitEnv(os.Environ())}
 	if len(env.DenyRead) > 0 { // nil: no deny rule, nothing to walk for
 		e.Denied = env.Denied
 		e.DeniedName = func(abs string) bool { return env.DeniedPhysical(filepath.Clean(abs)) }
@@ -87,4 +87,18 @@ func hasRelative(a Analysis) bool {
 		}
 	}
 	return false
+}
+
+// gitEnv names the first variable of environ that moves git to another repository or config, or "".
+func gitEnv(environ []string) string {
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		switch {
+		case name == "GIT_DIR", name == "GIT_WORK_TREE", name == "GIT_COMMON_DIR", name == "GIT_INDEX_FILE",
+			name == "GIT_OBJECT_DIRECTORY", name == "GIT_ALTERNATE_OBJECT_DIRECTORIES", name == "GIT_NAMESPACE",
+			name == "GIT_CONFIG", name == "GIT_CONFIG_COUNT":
+			return name
+		}
+	}
+	return ""
 }

@@ -220,3 +220,19 @@ func TestDefaultConfig(t *testing.T) {
 		t.Fatalf("config %+v", cfg)
 	}
 }
+
+func TestGitEnv(t *testing.T) {
+	for environ, want := range map[string]string{
+		"PATH=/bin HOME=/h":             "",
+		"GIT_PAGER=less":                "",
+		"A=1 GIT_DIR=/x":                "GIT_DIR",
+		"GIT_WORK_TREE=/w":              "GIT_WORK_TREE",
+		"GIT_CONFIG_COUNT=1":            "GIT_CONFIG_COUNT",
+		"GIT_INDEX_FILE=/i GIT_DIR=/x":  "GIT_INDEX_FILE",
+		"XGIT_DIR=1 GIT_DIRECTORY=/not": "",
+	} {
+		if got := gitEnv(strings.Fields(environ)); got != want {
+			t.Errorf("gitEnv(%s) = %q, want %q", environ, got, want)
+		}
+	}
+}
