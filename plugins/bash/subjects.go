@@ -93,10 +93,9 @@ func hasRelative(a Analysis) bool {
 func gitEnv(environ []string) string {
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
-		switch {
-		case name == "GIT_DIR", name == "GIT_WORK_TREE", name == "GIT_COMMON_DIR", name == "GIT_INDEX_FILE",
-			name == "GIT_OBJECT_DIRECTORY", name == "GIT_ALTERNATE_OBJECT_DIRECTORIES", name == "GIT_NAMESPACE",
-			name == "GIT_CONFIG", name == "GIT_CONFIG_COUNT":
+		switch name {
+		case "GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
+			"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE", "GIT_CONFIG", "GIT_CONFIG_COUNT":
 			return name
 		}
 	}
