@@ -168,3 +168,55 @@ func FuzzDifferential(f *testing.F) {
 		}
 	})
 }
+
+// TestBracesMatchBash compares the analyzer's brace expansion (mvdan.cc/sh's expand) with bash's own, on words
+// generated from brace syntax, quotes and escapes: every word bash produces must be a word the analyzer reports,
+// or a path could hide in an alternative riot did not see.
+func TestBracesMatchBash(t *testing.T) {
+	bash := diffBash(t)
+	parts := []string{"{", "}", ",", "a", "b", "..", "1", "3", "\\,", "\\{", "'", "'x,y'", "\"{\"", "-", "/", "z"}
+	r := rand.New(rand.NewPCG(3, 4))
+	var words []string
+	for range 300 {
+		var b strings.Builder
+		for range 2 + r.IntN(7) {
+			b.WriteString(parts[r.IntN(len(parts))])
+		}
+		words = append(words, b.String())
+	}
+	words = append(words, "{secret,a}.txt", "{,/}etc", "x{1..3}", "{a..c..2}", "{a,b{c,d}}", "{'a,b'}", "{a,}", "{}", "{a}")
+	checked := 0
+	for _, wd := range words {
+		f, err := parse("printf '%s\\0' " + wd)
+		if err != nil || len(f.Stmts) != 1 {
+			continue
+		}
+		call, ok := f.Stmts[0].Cmd.(*syntax.CallExpr)
+		if !ok || len(call.Args) != 3 {
+			continue
+		}
+		w := &walker{src: "printf '%s\\0' " + wd}
+		var got []string
+		lit := true
+		for _, t := range w.expandArg(call.Args[2]) {
+			got = append(got, t.text)
+			lit = lit && t.lit
+		}
+		if !lit {
+			continue
+		}
+		out, err := exec.Command(bash, "-c", "printf '%s\\0' "+wd).Output()
+		if err != nil {
+			continue
+		}
+		checked++
+		for _, b := range strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00") {
+			if !slices.Contains(got, b) {
+				t.Errorf("bash expands %s to %q, which the analyzer does not report (it has %q)", wd, b, got)
+			}
+		}
+	}
+	if checked < 100 {
+		t.Fatalf("only %d words compared", checked)
+	}
+}
