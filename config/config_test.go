@@ -58,6 +58,9 @@ func TestDefaults(t *testing.T) {
 	if s := c.Sources["permissions.mode"]; s.Layer != "default" {
 		t.Fatalf("mode source = %v", s)
 	}
+	if c.Limits.StartTimeout != 5*time.Second || c.Results.MaxAge != 168*time.Hour || c.Results.MaxTotalMB != 256 || c.Log.MaxSizeMB != 10 {
+		t.Fatalf("defaults: %+v %+v %+v", c.Limits, c.Results, c.Log)
+	}
 }
 
 func TestLayersOverrideAndListsMerge(t *testing.T) {
@@ -163,6 +166,11 @@ func TestConfigErrors(t *testing.T) {
 		{"bad plugin name", "[plugins.\"Bad Name\"]\nenabled = true\n", 1, `plugin name "Bad Name" must be lowercase`},
 		{"syntax", "[permissions]\nmode = \n", 2, ""},
 		{"bad log level", "[log]\nlevel = \"loud\"\n", 2, `unknown log level "loud"`},
+		{"zero start timeout", "[limits]\nstart_timeout = \"0s\"\n", 2, "start_timeout must be more than zero"},
+		{"zero results age", "[results]\nmax_age = \"0s\"\n", 2, "max_age must be more than zero"},
+		{"no results room", "[results]\nmax_total_mb = 0\n", 2, "max_total_mb must be at least 1, not 0"},
+		{"unknown results key", "[results]\nmax_ages = \"1h\"\n", 2, `did you mean "max_age"?`},
+		{"no log room", "[log]\nmax_size_mb = 0\n", 2, "max_size_mb must be at least 1, not 0"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -18,8 +18,10 @@ type layer struct {
 	PluginDirs  []string                `toml:"plugin_dirs"`
 	Permissions *permLayer              `toml:"permissions"`
 	Limits      *limitsLayer            `toml:"limits"`
+	Results     *resultsLayer           `toml:"results"`
 	Log         *logLayer               `toml:"log"`
 	Plugins     map[string]*pluginLayer `toml:"plugins"`
+	Hooks       *hooksLayer             `toml:"hooks"`
 }
 
 type permLayer struct {
@@ -41,11 +43,18 @@ type limitsLayer struct {
 	MaxParallel     *int      `toml:"max_parallel"`
 	TurnBudgetChars *int      `toml:"turn_budget_chars"`
 	CallTimeout     *duration `toml:"call_timeout"`
+	StartTimeout    *duration `toml:"start_timeout"`
+}
+
+type resultsLayer struct {
+	MaxAge     *duration `toml:"max_age"`
+	MaxTotalMB *int      `toml:"max_total_mb"`
 }
 
 type logLayer struct {
-	Level *string `toml:"level"`
-	File  *string `toml:"file"`
+	Level     *string `toml:"level"`
+	File      *string `toml:"file"`
+	MaxSizeMB *int    `toml:"max_size_mb"`
 }
 
 type pluginLayer struct {
@@ -59,11 +68,15 @@ type pluginLayer struct {
 
 // validKeys lists the keys of each table, for unknown-key suggestions.
 var validKeys = map[string][]string{
-	"":                       {"state_dir", "plugin_dirs", "permissions", "limits", "log", "plugins"},
+	"":                       {"state_dir", "plugin_dirs", "permissions", "limits", "results", "log", "plugins", "hooks"},
+	"hooks":                  HookEvents,
+	"hooks.PreToolUse":       hookKeys,
+	"hooks.PostToolUse":      hookKeys,
 	"permissions":            {"mode", "allow", "ask", "deny", "additional_dirs", "classifier"},
 	"permissions.classifier": {"url", "model", "timeout"},
-	"limits":                 {"max_parallel", "turn_budget_chars", "call_timeout"},
-	"log":                    {"level", "file"},
+	"limits":                 {"max_parallel", "turn_budget_chars", "call_timeout", "start_timeout"},
+	"results":                {"max_age", "max_total_mb"},
+	"log":                    {"level", "file", "max_size_mb"},
 	"plugins.*":              {"enabled", "path", "sha256", "args", "env", "timeout"},
 }
 

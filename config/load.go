@@ -199,6 +199,29 @@ func (c *Config) apply(l *parsedLayer) error {
 			c.Limits.CallTimeout = lim.CallTimeout.Duration
 			set("limits.call_timeout", l.at("limits", "call_timeout"))
 		}
+		if lim.StartTimeout != nil {
+			if lim.StartTimeout.Duration == 0 {
+				return &Error{Source: l.at("limits", "start_timeout"), Msg: "start_timeout must be more than zero"}
+			}
+			c.Limits.StartTimeout = lim.StartTimeout.Duration
+			set("limits.start_timeout", l.at("limits", "start_timeout"))
+		}
+	}
+	if r := l.Results; r != nil {
+		if r.MaxAge != nil {
+			if r.MaxAge.Duration == 0 {
+				return &Error{Source: l.at("results", "max_age"), Msg: "max_age must be more than zero"}
+			}
+			c.Results.MaxAge = r.MaxAge.Duration
+			set("results.max_age", l.at("results", "max_age"))
+		}
+		if r.MaxTotalMB != nil {
+			if *r.MaxTotalMB < 1 {
+				return &Error{Source: l.at("results", "max_total_mb"), Msg: fmt.Sprintf("max_total_mb must be at least 1, not %d", *r.MaxTotalMB)}
+			}
+			c.Results.MaxTotalMB = *r.MaxTotalMB
+			set("results.max_total_mb", l.at("results", "max_total_mb"))
+		}
 	}
 	if lg := l.Log; lg != nil {
 		if lg.Level != nil {
@@ -212,13 +235,20 @@ func (c *Config) apply(l *parsedLayer) error {
 			c.Log.File = *lg.File
 			set("log.file", l.at("log", "file"))
 		}
+		if lg.MaxSizeMB != nil {
+			if *lg.MaxSizeMB < 1 {
+				return &Error{Source: l.at("log", "max_size_mb"), Msg: fmt.Sprintf("max_size_mb must be at least 1, not %d", *lg.MaxSizeMB)}
+			}
+			c.Log.MaxSizeMB = *lg.MaxSizeMB
+			set("log.max_size_mb", l.at("log", "max_size_mb"))
+		}
 	}
 	for _, name := range l.order {
 		if err := c.applyPlugin(l, name, l.Plugins[name]); err != nil {
 			return err
 		}
 	}
-	return nil
+	return c.applyHooks(l)
 }
 
 var pluginName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)

@@ -11,10 +11,13 @@ type Config struct {
 	PluginDirs  []string
 	Permissions Permissions
 	Limits      Limits
+	Results     Results
 	Log         Log
 	// Plugins are in order: the builtins of the defaults first, then each
 	// plugin in the order a later layer first names it.
 	Plugins []Plugin
+	// Hooks run before and after calls; see Hook.
+	Hooks Hooks
 
 	// Sources says where each effective value came from, by dotted key.
 	Sources map[string]Source
@@ -51,12 +54,26 @@ type Limits struct {
 	MaxParallel     int
 	TurnBudgetChars int
 	CallTimeout     time.Duration
+	// StartTimeout bounds a plugin's handshake.
+	StartTimeout time.Duration
+}
+
+// Results is the [results] table: how long spilled results are kept.
+type Results struct {
+	// MaxAge is how old a spilled result of a session no process has open
+	// may get before it is pruned.
+	MaxAge time.Duration
+	// MaxTotalMB bounds all sessions' spilled results together; the oldest
+	// of sessions no process has open go first.
+	MaxTotalMB int
 }
 
 // Log is the [log] table.
 type Log struct {
 	Level string
 	File  string
+	// MaxSizeMB is the size at which the log file is rotated to FILE.1.
+	MaxSizeMB int
 }
 
 // Plugin is one [plugins.NAME] table.

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -37,6 +38,12 @@ func (h *Host) resolve(use ToolUse) *ToolResult {
 		r := textResult(use, StatusFailed, h.unknownTool(use.Name))
 		return &r
 	}
+	if len(use.Input) > maxInputBytes {
+		// Refused before anything copies it: a plugin could not take it
+		// whole, and it would fail the same way every time.
+		r := textResult(use, StatusFailed, fmt.Sprintf("This call's input is %s; riot takes at most %s of input per call, so it was not run. Do not send it again as it is: split the work into smaller calls, or write large content to a file in parts of at most that size.", sizeText(int64(len(use.Input))), sizeText(maxInputBytes)))
+		return &r
+	}
 	if h.policy.Hidden(use.Name) {
 		d := h.policy.Decide(context.Background(), permission.Request{Tool: use.Name})
 		r := textResult(use, StatusDenied, d.DeniedMessage())
@@ -65,33 +72,22 @@ func (h *Host) prepare(ctx context.Context, use ToolUse) *call {
 	}
 	c.tool = h.byName[use.Name]
 	c.cascades = c.tool.spec.GetCascadesOnFailure()
-	p := c.tool.plugin
-	stub, gen, err := p.conn(ctx)
-	if err != nil {
-		c.finish(StatusFailed, h.connError(ctx, use, err))
+	if !h.prepareRPC(ctx, c) {
 		return c
 	}
-	pctx, cancel := context.WithTimeout(ctx, prepareTimeout)
-	defer cancel()
-	prep, err := stub.Prepare(pctx, &toolv1.PrepareRequest{
-		Tool: use.Name, CallId: use.ID, Input: use.Input, Context: h.callContext(p, time.Time{}),
-	})
-	if err != nil {
-		if ctx.Err() != nil {
-			c.finish(StatusCancelled, "Cancelled before it ran.")
-			return c
-		}
-		how := p.crashed(gen)
-		c.finish(StatusFailed, fmt.Sprintf("The %s tool stopped unexpectedly (%s) while checking this call, so the call did not run. Retry it; the tool will be restarted.", use.Name, how))
+	hooks := h.preToolUse(ctx, c.use)
+	switch {
+	case ctx.Err() != nil:
+		c.finish(StatusCancelled, "Cancelled before it ran.")
+		return c
+	case hooks.conflict != "":
+		c.finish(StatusDenied, hooks.conflict)
+		return c
+	case hooks.updated != nil && !h.rewrite(ctx, c, hooks.updated, hooks.verdict):
 		return c
 	}
-	if prep.GetRejected() != "" {
-		c.finish(StatusFailed, prep.GetRejected())
-		return c
-	}
-	c.prep = prep
-	c.result.Describe = prep.GetDescribe()
-	req := permissionRequest(use.Name, prep)
+	req := permissionRequest(use.Name, c.prep)
+	req.Hook = hooks.verdict
 	d := h.policy.Decide(ctx, req)
 	switch d.Behavior {
 	case permission.Allow:
@@ -107,8 +103,79 @@ func (h *Host) prepare(ctx context.Context, use ToolUse) *call {
 	return c
 }
 
+// prepareRPC runs the tool's Prepare on the call's input. It reports
+// whether the call may go on; if not, its result is set.
+func (h *Host) prepareRPC(ctx context.Context, c *call) bool {
+	p := c.tool.plugin
+	stub, gen, err := p.conn(ctx)
+	if err != nil {
+		c.finish(StatusFailed, h.connError(ctx, c.use, err))
+		return false
+	}
+	pctx, cancel := context.WithTimeout(ctx, prepareTimeout)
+	defer cancel()
+	prep, err := stub.Prepare(pctx, &toolv1.PrepareRequest{
+		Tool: c.use.Name, CallId: c.use.ID, Input: c.use.Input, Context: h.callContext(p, time.Time{}),
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			c.finish(StatusCancelled, "Cancelled before it ran.")
+			return false
+		}
+		switch f, code := classify(err); {
+		case pctx.Err() != nil || code == codes.DeadlineExceeded:
+			p.kill(gen)
+			p.crashed(gen)
+			c.finish(StatusFailed, fmt.Sprintf("The %s tool did not finish checking this call within %s and was stopped, so the call did not run. Do not retry this input unchanged: use another tool or approach.", c.use.Name, secondsText(prepareTimeout)))
+		case f == faultCrash:
+			how := p.crashed(gen)
+			c.finish(StatusFailed, fmt.Sprintf("The %s tool stopped unexpectedly (%s) while checking this call, so the call did not run. Retry it; the tool will be restarted.", c.use.Name, how))
+		default:
+			h.fileLog.Error("Prepare failed", "tool", c.use.Name, "call_id", c.use.ID, "error", err)
+			c.finish(StatusFailed, prepareFaultMessage(c.use.Name, f, code))
+		}
+		return false
+	}
+	if prep.GetRejected() != "" {
+		c.finish(StatusFailed, prep.GetRejected())
+		return false
+	}
+	c.prep = prep
+	c.result.Describe = prep.GetDescribe()
+	return true
+}
+
+// rewrite replaces the call's input with a PreToolUse hook's updatedInput,
+// which is checked against the schema and prepared again like any input:
+// the permission chain then judges the new input, not the old.
+func (h *Host) rewrite(ctx context.Context, c *call, input json.RawMessage, by *permission.HookVerdict) bool {
+	name := "a PreToolUse hook"
+	if by != nil {
+		name = "the PreToolUse hook " + by.Hook
+	}
+	c.use.Input = input
+	if r := h.resolve(c.use); r != nil {
+		c.finish(StatusFailed, fmt.Sprintf("%s rewrote this call's input into one the %s tool does not take: %s Tell the user the hook needs fixing.", upperFirst(name), c.use.Name, r.Text()))
+		return false
+	}
+	return h.prepareRPC(ctx, c)
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
 // prepareTimeout bounds Prepare, which only inspects the input.
 const prepareTimeout = 30 * time.Second
+
+// maxInputBytes bounds one call's input. A model writes far less in one
+// tool_use; anything near gRPC's message limit (the input travels in
+// Prepare and in Call) is a mistake, and costs riot memory many times its
+// size as it is decoded, checked and copied.
+const maxInputBytes = 4 << 20
 
 // ask resolves an Ask: with the prompter, which may grant rules for the
 // session or for good, or by denying when nobody can be asked. It returns
@@ -185,6 +252,8 @@ func (h *Host) connError(ctx context.Context, use ToolUse, err error) string {
 		return se.Msg
 	case errors.As(err, &ue):
 		return ue.Msg
+	case errors.Is(err, errHostClosed):
+		return fmt.Sprintf("riot is shutting down, so the %s call did not run. Do not retry it in this session.", use.Name)
 	case ctx.Err() != nil:
 		return "Cancelled before it ran."
 	default:
@@ -244,7 +313,7 @@ func (h *Host) execute(ctx context.Context, c *call) {
 		}
 		c.limited = true
 	}
-	c.col = newCollector(budget, h.spillPath(c.use.ID))
+	c.col = newCollector(budget, h.results.spillPath(c.use.ID), h.results)
 	timeout := h.timeout(c.tool)
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -264,10 +333,17 @@ func (h *Host) execute(ctx context.Context, c *call) {
 			h.progress(c, "progress", pr.GetMessage(), h.now().Sub(start))
 			return nil
 		}
-		c.col.add(ev)
-		return nil
+		return c.col.add(ev)
 	})
-	c.col.finish()
+	fault, code := rpcFault(-1), codes.OK
+	if err != nil {
+		fault, code = classify(err)
+	}
+	if fault == faultMalformed {
+		c.col.discard()
+	} else {
+		c.col.finish()
+	}
 	if c.col.err != nil {
 		h.log.Error("cannot write a spilled result", "path", c.col.spillPath, "error", c.col.err)
 	}
@@ -288,6 +364,20 @@ func (h *Host) execute(ctx context.Context, c *call) {
 		c.message = fmt.Sprintf("Timed out after %s: the %s tool did not finish in time and was stopped.", secondsText(timeout), c.use.Name)
 		if !c.prep.GetReadOnly() {
 			c.message += " It may have partially run; check the state it would have changed before retrying."
+		}
+		h.finishBody(c, StatusFailed)
+	case fault >= faultNoFinal:
+		// The plugin broke the protocol or answered with an error; it is
+		// alive, so it is neither waited for nor counted as crashed.
+		var bad *malformedError
+		why := ""
+		if errors.As(err, &bad) {
+			why = bad.Why
+		}
+		h.fileLog.Error("call failed", "tool", c.use.Name, "call_id", c.use.ID, "error", err)
+		c.message = callFaultMessage(c.use.Name, fault, code, why, c.prep.GetReadOnly())
+		if fault == faultMalformed {
+			c.col = newCollector(0, "", nil)
 		}
 		h.finishBody(c, StatusFailed)
 	default:
@@ -353,27 +443,6 @@ func joinMessage(body, message string) string {
 	default:
 		return body + "\n" + message
 	}
-}
-
-func (h *Host) spillPath(callID string) string {
-	return filepath.Join(h.resultDir, safeFileName(callID)+".txt")
-}
-
-// safeFileName keeps a call id from naming a path outside the results.
-func safeFileName(id string) string {
-	var b strings.Builder
-	for _, r := range id {
-		if r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
-			b.WriteRune(r)
-		} else {
-			b.WriteByte('_')
-		}
-	}
-	s := strings.TrimLeft(b.String(), ".")
-	if s == "" {
-		s = "call"
-	}
-	return s
 }
 
 func (h *Host) progress(c *call, phase, msg string, elapsed time.Duration) {

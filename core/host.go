@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"google.golang.org/grpc/codes"
 
 	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/core/permission"
@@ -42,8 +44,12 @@ type Options struct {
 	// if it names an endpoint.
 	Classifier permission.Classifier
 	// Logger receives the host's log and the plugins' stderr; nil logs to
-	// LogFile at debug and to stderr at the configured level.
+	// LogFile at debug and to Stderr at the configured level, with what
+	// plugins print in the file only.
 	Logger hclog.Logger
+	// Stderr is where the host logs at the configured level when Logger is
+	// nil; nil means os.Stderr.
+	Stderr io.Writer
 	// OnProgress, if set, is told when calls start, report progress and end.
 	OnProgress func(Progress)
 	// Now is the clock for crash windows; nil means time.Now.
@@ -66,6 +72,7 @@ type Host struct {
 	opts      Options
 	cfg       *config.Config
 	log       hclog.Logger
+	fileLog   hclog.Logger
 	logFile   string
 	logCloser func() error
 	tls       *shared.TLSMaterial
@@ -75,8 +82,10 @@ type Host struct {
 	stateDir  string
 	resultDir string
 	now       func() time.Time
+	results   *resultStore
 
 	pluginLogLevel string
+	startTimeout   time.Duration
 
 	plugins []*pluginProc
 	tools   []*tool
@@ -109,7 +118,7 @@ func (t *tool) validator() (*validator, error) {
 // New builds a host: it loads manifests, from the cache where a plugin's
 // binary has not changed and by starting the plugin otherwise, and fixes
 // the order of tools[] for the host's lifetime.
-func New(ctx context.Context, opts Options) (*Host, error) {
+func New(ctx context.Context, opts Options) (_ *Host, err error) {
 	if opts.Config == nil {
 		return nil, errors.New("core.New: Options.Config is required")
 	}
@@ -120,9 +129,9 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		}
 		opts.Workspace = wd
 	}
-	ws, err := filepath.Abs(opts.Workspace)
-	if err != nil {
-		return nil, fmt.Errorf("workspace: %w", err)
+	ws, aerr := filepath.Abs(opts.Workspace)
+	if aerr != nil {
+		return nil, fmt.Errorf("workspace: %w", aerr)
 	}
 	opts.Workspace = ws
 	h := &Host{opts: opts, cfg: opts.Config, now: opts.Now, byName: map[string]*tool{}, startErrs: map[string]error{}}
@@ -131,11 +140,27 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	}
 	h.stateDir = opts.Config.ResolvedStateDir(nil)
 	h.logFile = opts.Config.ResolvedLogFile(nil)
-	h.log, h.logCloser = opts.Logger, func() error { return nil }
+	h.log, h.fileLog, h.logCloser = opts.Logger, opts.Logger, func() error { return nil }
 	if h.log == nil {
-		h.log, h.logCloser = newLogger(opts.Config.Log.Level, h.logFile)
+		stderr := opts.Stderr
+		if stderr == nil {
+			stderr = os.Stderr
+		}
+		h.log, h.fileLog, h.logCloser = newLogger(opts.Config.Log.Level, h.logFile, int64(opts.Config.Log.MaxSizeMB)<<20, stderr)
 	}
+	// A host that fails to build closes what it opened: the log file, and
+	// the result store's lock.
+	defer func() {
+		if err != nil {
+			h.results.close()
+			_ = h.logCloser()
+		}
+	}()
 	h.pluginLogLevel = "debug"
+	h.startTimeout = opts.Config.Limits.StartTimeout
+	if h.startTimeout <= 0 {
+		h.startTimeout = defaultStartTimeout
+	}
 	// Making keys and certificates takes milliseconds; do it while the
 	// rest is set up. Nothing reads h.tls before this channel.
 	tlsDone := make(chan error, 1)
@@ -148,16 +173,17 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		return nil, err
 	}
 	h.resultDir = filepath.Join(h.stateDir, "results", h.session.id)
+	h.results = openResultStore(h.resultsRoot(), h.session.id, opts.Config.Results, h.now, h.log)
 	if err := h.buildPolicy(); err != nil {
 		return nil, err
 	}
 	h.cache = loadManifestCache(filepath.Join(h.stateDir, "cache", "manifests.json"))
 	for _, spec := range opts.Plugins {
-		h.plugins = append(h.plugins, &pluginProc{h: h, spec: spec, log: h.log.Named(spec.Name)})
+		h.plugins = append(h.plugins, &pluginProc{h: h, spec: spec, log: h.log.Named(spec.Name), fileLog: h.fileLog.Named(spec.Name)})
 	}
 	for i, impl := range opts.HostTools {
 		spec := PluginSpec{Name: fmt.Sprintf("host%d", i+1), impl: impl}
-		h.plugins = append(h.plugins, &pluginProc{h: h, spec: spec, log: h.log.Named(spec.Name)})
+		h.plugins = append(h.plugins, &pluginProc{h: h, spec: spec, log: h.log.Named(spec.Name), fileLog: h.fileLog.Named(spec.Name)})
 	}
 	if err := <-tlsDone; err != nil {
 		return nil, fmt.Errorf("TLS material: %w", err)
@@ -166,6 +192,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	if err := h.cache.save(); err != nil {
 		h.log.Warn("cannot save the manifest cache", "error", err)
 	}
+	h.results.startPrune()
 	return h, nil
 }
 
@@ -215,8 +242,9 @@ func (h *Host) register(ctx context.Context) {
 	var wg sync.WaitGroup
 	for i, p := range h.plugins {
 		if p.spec.impl == nil {
-			if m, ok := h.cache.get(p.spec); ok {
+			if m, id, ok := h.cache.get(p.spec); ok {
 				manifests[i] = m
+				p.setRegistered(m, id)
 				continue
 			}
 		}
@@ -253,13 +281,31 @@ func (h *Host) fetchManifest(ctx context.Context, p *pluginProc) (*toolv1.Manife
 	if err != nil {
 		return nil, err
 	}
-	m, err := stub.Manifest(ctx)
+	mctx, cancel := context.WithTimeout(ctx, h.startTimeout)
+	defer cancel()
+	m, err := stub.Manifest(mctx)
 	if err != nil {
-		how := p.crashed(gen)
-		return nil, &startError{Msg: fmt.Sprintf("The %s plugin stopped before listing its tools (%s). See the log at %s.", p.spec.Name, how, h.logFile)}
+		f, code := classify(err)
+		how := ""
+		switch {
+		case mctx.Err() != nil || code == codes.DeadlineExceeded:
+			// It answers no Manifest: as good as hung at start.
+			p.retire(gen)
+			return nil, &startError{Msg: fmt.Sprintf("The %s plugin started but did not list its tools within %s. Fix the plugin, or disable [plugins.%s] in the riot config.", p.spec.Name, secondsText(h.startTimeout), p.spec.Name)}
+		case f == faultCrash:
+			how = p.crashed(gen)
+		default:
+			h.fileLog.Error("plugin failed to list its tools", "plugin", p.spec.Name, "error", err)
+			p.retire(gen)
+		}
+		return nil, &startError{Msg: manifestFaultMessage(p.spec.Name, f, code, how, h.logFile)}
 	}
 	if p.spec.impl == nil {
-		h.cache.put(p.spec, m)
+		p.mu.Lock()
+		id := p.startID
+		p.mu.Unlock()
+		h.cache.put(p.spec, id, m)
+		p.setRegistered(m, id)
 	}
 	return m, nil
 }
@@ -298,7 +344,10 @@ func (h *Host) Close() error {
 			wg.Add(1)
 			go func() { defer wg.Done(); p.close() }()
 		}
+		// Each close returned with no process of its plugin left, a start
+		// under way included, so no socket is in use below.
 		wg.Wait()
+		h.results.close()
 		// After this no plugin start can make the directory, and what one
 		// made is visible here.
 		h.sockOnce.Do(func() {})

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/riot-tools/riot/internal/atomicfile"
 )
 
 // session holds what outlives one call: each plugin's state (such as
@@ -117,5 +119,5 @@ func (s *session) save() error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(s.path, data)
+	return atomicfile.Write(s.path, data, 0o600)
 }

@@ -125,6 +125,7 @@ func (h *Host) cancelled(ctx context.Context, use ToolUse, cause *cascadeCause, 
 func (h *Host) runGroup(ctx context.Context, cancel context.CancelCauseFunc, group []*call, running map[*call]bool) {
 	run := func(c *call) {
 		h.execute(ctx, c)
+		h.postToolUse(ctx, c)
 		if c.cascades && c.result.Status == StatusFailed {
 			cancel(&cascadeCause{id: c.use.ID, tool: c.use.Name, describe: c.result.Describe, cause: causeOf(c)})
 		}
@@ -197,7 +198,9 @@ func (h *Host) applyTurnBudget(calls []*call, results []ToolResult) {
 	}
 	var order []int
 	for i, c := range calls {
-		if c != nil && c.col != nil && c.limited && !c.col.spilled() && c.col.text.Len() > 0 {
+		// A cancelled call's result is why it was cancelled, not its
+		// output: spilling would put a preview in place of the reason.
+		if c != nil && c.col != nil && c.limited && !c.col.spilled() && c.col.text.Len() > 0 && results[i].Status != StatusCancelled {
 			order = append(order, i)
 		}
 	}

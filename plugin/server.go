@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime/debug"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -102,7 +104,8 @@ func (s *Server) Call(ctx context.Context, req *toolv1.CallRequest, send func(*t
 	}
 	if outcome.ok {
 		for _, b := range outcome.content {
-			kind, data := toolv1.BlockKind_BLOCK_KIND_TEXT, []byte(b.text)
+			// Text on the wire is UTF-8; the host refuses anything else.
+			kind, data := toolv1.BlockKind_BLOCK_KIND_TEXT, []byte(strings.ToValidUTF8(b.text, string(utf8.RuneError)))
 			if b.IsImage() {
 				kind, data = toolv1.BlockKind_BLOCK_KIND_IMAGE, b.data
 			}

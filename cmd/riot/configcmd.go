@@ -70,8 +70,12 @@ func printConfig(w io.Writer, c *config.Config) {
 	line("limits.max_parallel", strconv.Itoa(c.Limits.MaxParallel))
 	line("limits.turn_budget_chars", strconv.Itoa(c.Limits.TurnBudgetChars))
 	line("limits.call_timeout", quote(dur(c.Limits.CallTimeout)))
+	line("limits.start_timeout", quote(dur(c.Limits.StartTimeout)))
+	line("results.max_age", quote(dur(c.Results.MaxAge)))
+	line("results.max_total_mb", strconv.Itoa(c.Results.MaxTotalMB))
 	line("log.level", quote(c.Log.Level))
 	line("log.file", quote(c.Log.File)+" ("+c.ResolvedLogFile(nil)+")")
+	line("log.max_size_mb", strconv.Itoa(c.Log.MaxSizeMB))
 	for _, p := range c.Plugins {
 		k := "plugins." + p.Name + "."
 		line(k+"enabled", strconv.FormatBool(p.Enabled))
@@ -89,6 +93,15 @@ func printConfig(w io.Writer, c *config.Config) {
 		}
 		if p.Timeout > 0 {
 			line(k+"timeout", quote(dur(p.Timeout)))
+		}
+	}
+	for _, ev := range []struct {
+		name  string
+		hooks []config.Hook
+	}{{"PreToolUse", c.Hooks.PreToolUse}, {"PostToolUse", c.Hooks.PostToolUse}} {
+		for _, h := range ev.hooks {
+			fmt.Fprintf(tw, "hooks.%s += {matcher = %s, command = %s, timeout = %s, fail_closed = %v}\t# %s\n",
+				ev.name, quote(h.Matcher), quote(h.Command), quote(dur(h.Timeout)), h.FailClosed, h.Source)
 		}
 	}
 	_ = tw.Flush()
