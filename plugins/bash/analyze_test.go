@@ -160,6 +160,7 @@ var anTable = []anCase{
 	{cmd: "sort --temporary-directory=d in", why: "sort --temporary-directory writes", reads: []string{"in"}, writes: []string{"d"}},
 	{cmd: "sort --compress-program=gzip x", why: "sort --compress-program runs a program", reads: []string{"x"}},
 	{cmd: "sort *", why: "a glob could expand to -o", reads: []string{"*"}},
+	{cmd: "sort --=x in", ro: true, why: "`--=x` is no abbreviation of anything: sort refuses it", reads: []string{"in"}},
 	{cmd: "sort ./*", ro: true, why: "a glob that cannot start with -", reads: []string{"./*"}},
 	{cmd: "uniq -c counts.txt", ro: true, why: "one operand", reads: []string{"counts.txt"}},
 	{cmd: "uniq -f 2 in", ro: true, why: "-f takes a value", reads: []string{"in"}},
