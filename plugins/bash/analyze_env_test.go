@@ -172,6 +172,17 @@ var envTable = []envCase{
 	{cmd: "cp -r olnk ../b", why: "cp -r copies a symlink operand as a link"},
 	{cmd: "zip -r x.zip d/e", why: "zip -r without the denied file"},
 	{cmd: "rsync -a . ../b", why: "rsync -a", denied: []string{"$WS/secret.txt"}},
+	{cmd: "cp -r", why: "no operands"},
+	{cmd: "tar -Tlist.txt -cf x.tar", why: "an attached list option", ask: "`tar -T` reads the names"},
+	{cmd: "tar --directory=d -cf x.tar e", why: "tar --directory", ask: "`tar --directory` reads its operands"},
+	{cmd: "zip -r x.zip .", why: "zip follows symlinks", ask: "leads out of the workspace", denied: []string{"$WS/secret.txt"}},
+	{cmd: "zip -ry x.zip .", why: "zip -y does not", denied: []string{"$WS/secret.txt"}},
+	{cmd: "find -L -P . -name x", ro: true, why: "-P after -L: no following", denied: []string{"$WS/secret.txt"}},
+	{cmd: "find . -follow -name x", ro: true, why: "-follow follows", ask: "leads out of the workspace", denied: []string{"$WS/secret.txt"}},
+	{cmd: "# nothing", why: "nothing to run"},
+	{cmd: "echo {$x,b}", ro: true, why: "an alternative that is an expansion keeps the source", cmds: []string{"echo {$x,b} b"}},
+	{cmd: "cat a.txt/*", ro: true, why: "a glob through a file matches nothing", reads: []string{"$WS/a.txt/*"}},
+	{cmd: "cat d*/e/*.go", ro: true, why: "each directory a glob lists", reads: []string{"$WS", "$WS/d/e", "$WS/d/e/deep.go"}},
 	// cd.
 	{cmd: "cd d && cat x", ro: true, why: "paths after cd resolve there (false alarm)", reads: []string{"$WS/d", "$WS/d/x"}},
 	{cmd: "cd d; cd e; cat deep.go", ro: true, why: "cd after cd", reads: []string{"$WS/d/e/deep.go"}},
@@ -329,6 +340,8 @@ func TestAnalyzeInGit(t *testing.T) {
 			gitIn(t, tr.repo, "config", "alias.st", "!touch pwned")
 			return tr
 		}, envCase{cmd: "git status", why: "class 8", ask: "sets alias.st"}},
+		{"git stash pushes", func(t *testing.T) envTree { return own(t, "2") },
+			envCase{cmd: "git stash", why: "stash alone is push"}},
 		{"git config writes .git/config", func(t *testing.T) envTree { return own(t, "2") },
 			envCase{cmd: "git config core.pager 'touch x'", why: "class 8", writes: []string{"$REPO/.git/config"}}},
 		{"a .git file pointing outside", func(t *testing.T) envTree {
@@ -387,6 +400,33 @@ func TestAnalyzeInBounds(t *testing.T) {
 	}
 	if a := AnalyzeIn("echo {a,b,c,d}", env); len(a.Asks) == 0 || !strings.Contains(a.Asks[0], "too many words") {
 		t.Errorf("four alternatives are past the limit: %+v", a)
+	}
+	env.Limit = 4
+	if a := AnalyzeIn("cat {1..9} {1..9}", env); len(a.Asks) != 1 {
+		t.Errorf("one reason is given once: %q", a.Asks)
+	}
+	env.Limit = 6 // d holds x, e and .hidden, and the glob reads it twice (d exists, then d/*)
+	if a := AnalyzeIn("cat d/*", env); len(a.Asks) > 0 {
+		t.Errorf("6 entries read are within a limit of 6: %q", a.Asks)
+	}
+	env.Limit = 5
+	if a := AnalyzeIn("cat d/*", env); len(a.Asks) == 0 || !strings.Contains(a.Asks[0], "matches more files than riot checks") {
+		t.Errorf("6 entries read are past a limit of 5: %q", a.Asks)
+	}
+	env = tr.env()
+	// Outside a repository, git config writes the .git/config it would create here.
+	if a := AnalyzeIn("git config a.b c", env); !slices.Contains(a.WritePaths, tr.ws+"/.git/config") {
+		t.Errorf("git config outside a repository: %+v", a)
+	}
+	// With $CDPATH, a relative cd may land elsewhere; ./, .., absolute and ~ do not search it.
+	env.CDPath = tr.out
+	for cmd, known := range map[string]bool{
+		"cd d; cat x": false, "cd ./d; cat x": true, "cd ..; cat x": true, "cd " + tr.ws + "/d; cat x": true,
+		"cd .; cat x": true, "cd ~; cat x": true,
+	} {
+		if a := AnalyzeIn(cmd, env); a.Opaque == known {
+			t.Errorf("%s with $CDPATH: opaque %v", cmd, a.Opaque)
+		}
 	}
 	env = tr.env()
 	values := func(n int) string {
