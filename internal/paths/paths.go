@@ -61,9 +61,6 @@ func walk(fsys FS, cur, rel string, links *int, mustExist bool) (string, error) 
 			cur = filepath.Dir(cur)
 			continue
 		}
-		if cur == "/proc" && procSelf(c) {
-			return "", fmt.Errorf("%s/%s names a process's own view (its working directory, root and open files), which differs from one process to the next", cur, c)
-		}
 		next := filepath.Join(cur, c)
 		if cur == "/proc" && isProcess(c) {
 			return "", fmt.Errorf("%s: %w", next, ErrProcess)
@@ -99,20 +96,6 @@ func walk(fsys FS, cur, rel string, links *int, mustExist bool) (string, error) 
 		}
 	}
 	return cur, nil
-}
-
-// procSelf reports whether a name under /proc is self, thread-self or a process id: what lies below it is
-// resolved in whichever process opens it (bash, not riot), so no resolution here can stand for it.
-func procSelf(name string) bool {
-	if name == "self" || name == "thread-self" {
-		return true
-	}
-	for i := 0; i < len(name); i++ {
-		if name[i] < '0' || name[i] > '9' {
-			return false
-		}
-	}
-	return name != ""
 }
 
 // Match reports whether one of the doublestar globs matches path or a
