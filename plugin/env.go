@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/riot-tools/riot/plugin/sandbox"
 )
 
 // Env is what a call knows about the session it serves and the world it may
@@ -31,8 +33,13 @@ type Env struct {
 	// Deadline is when the host gives up on the call; zero means none.
 	Deadline time.Time
 
+	// Sandbox is the kernel sandbox the host decided for this call, as wide
+	// as its permission decision; nil means none. Proc applies it.
+	Sandbox *sandbox.Profile
+
 	// Clock, Proc and Net are the tool's access to time, processes and the
 	// network. plugintest replaces them with FixedClock and null versions.
+	// Proc starts processes in Sandbox.
 	Clock Clock
 	Proc  Proc
 	Net   Net
@@ -41,8 +48,19 @@ type Env struct {
 	Log hclog.Logger
 
 	state    map[string]string
+	baseProc Proc
 	output   io.Writer
 	progress func(string)
+}
+
+// ProcIn is a Proc whose processes run in profile instead of the call's
+// own sandbox, such as Sandbox.AllowedCall() for a checker that runs build
+// scripts. A nil profile, or a Proc that cannot sandbox, gives Proc.
+func (e *Env) ProcIn(profile *sandbox.Profile) Proc {
+	if sp, ok := e.baseProc.(SandboxingProc); ok && profile != nil {
+		return sp.Sandboxed(profile)
+	}
+	return e.Proc
 }
 
 // State is the session state recorded by earlier outcomes of this plugin's

@@ -10,21 +10,35 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	goplugin "github.com/hashicorp/go-plugin"
 
+	"github.com/riot-tools/riot/plugin/sandbox"
 	"github.com/riot-tools/riot/shared"
 )
 
 // Proc is a tool's access to subprocesses, injected so that tools that
 // touch no processes can be tested with NullProc.
 type Proc interface {
-	// Start starts cmd as the leader of a process group of its own. When ctx
+	// Start starts cmd as the leader of a process group of its own, in the
+	// call's kernel sandbox when the host sent one. When ctx
 	// ends, the whole group gets SIGTERM and, after a short grace, SIGKILL.
 	// When the plugin dies by any means, SIGKILL included, the group is
 	// killed too. Build cmd with exec.Command, not exec.CommandContext,
 	// which would kill only the leader. A nil cmd.Env means the plugin's
-	// environment without riot's plugin-protocol variables.
+	// environment without riot's plugin-protocol variables. A sandbox the
+	// profile requires but that cannot start is a *sandbox.UnavailableError,
+	// whose text is for the model.
 	Start(ctx context.Context, cmd *exec.Cmd) (Process, error)
+}
+
+// SandboxingProc is a Proc that can run its processes in a sandbox
+// profile. The SDK gives each call's Env the Proc of the call's profile.
+type SandboxingProc interface {
+	Proc
+	// Sandboxed returns a Proc whose processes run in profile; nil means
+	// unconfined.
+	Sandboxed(profile *sandbox.Profile) Proc
 }
 
 // Process is a started subprocess and its process group.
@@ -49,13 +63,35 @@ type OSProc struct {
 	// guard kills the groups still registered when the plugin dies. Serve
 	// sets it; in tests it is nil and each test kills what it started.
 	guard *guard
+	// profile is the sandbox of the call this Proc serves; nil is none.
+	profile *sandbox.Profile
+	// probe is shared by every call's copy, so bwrap is checked once.
+	probe *sandbox.Probe
+	log   hclog.Logger
 }
 
-var _ Proc = (*OSProc)(nil)
+var _ SandboxingProc = (*OSProc)(nil)
+
+// NewOSProc returns a Proc for tests and hosts that serve tools in-process;
+// it has no process guard.
+func NewOSProc() *OSProc { return &OSProc{probe: &sandbox.Probe{}} }
+
+// Sandboxed implements SandboxingProc.
+func (p *OSProc) Sandboxed(profile *sandbox.Profile) Proc {
+	q := *p
+	q.profile = profile
+	if q.probe == nil {
+		q.probe = &sandbox.Probe{}
+	}
+	return &q
+}
 
 // Start implements Proc.
 func (p *OSProc) Start(ctx context.Context, cmd *exec.Cmd) (Process, error) {
 	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := p.confine(ctx, cmd); err != nil {
 		return nil, err
 	}
 	if cmd.SysProcAttr == nil {
@@ -77,6 +113,27 @@ func (p *OSProc) Start(ctx context.Context, cmd *exec.Cmd) (Process, error) {
 	}
 	go proc.killOnCancel(ctx, grace)
 	return proc, nil
+}
+
+// confine rewrites cmd to run in the call's sandbox. Where bwrap cannot
+// run, a required sandbox is an error and any other runs unconfined: the
+// host warned the user once when it found bwrap missing.
+func (p *OSProc) confine(ctx context.Context, cmd *exec.Cmd) error {
+	if p.profile == nil {
+		return nil
+	}
+	bwrap, err := p.probe.Check(ctx)
+	if err != nil {
+		if p.profile.Required {
+			return &sandbox.UnavailableError{Why: err.Error()}
+		}
+		if p.log != nil {
+			p.log.Debug("running unsandboxed: bwrap cannot start", "why", err.Error())
+		}
+		return nil
+	}
+	p.profile.Wrap(bwrap, cmd)
+	return nil
 }
 
 type osProcess struct {

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 	"google.golang.org/grpc"
 
+	"github.com/riot-tools/riot/plugin/sandbox"
 	"github.com/riot-tools/riot/shared"
 )
 
@@ -48,7 +49,7 @@ func Serve(handlers ...Handler) {
 	}
 	rt := Runtime{
 		Clock: SystemClock{},
-		Proc:  &OSProc{guard: newGuard(log)},
+		Proc:  &OSProc{guard: newGuard(log), probe: &sandbox.Probe{}, log: log},
 		Net:   http.DefaultClient,
 		Log:   log,
 	}

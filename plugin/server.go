@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os/exec"
 	"runtime/debug"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/riot-tools/riot/plugin/sandbox"
 	"github.com/riot-tools/riot/shared"
 	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
@@ -149,11 +151,36 @@ func (s *Server) env(callID string, c *toolv1.CallContext) *Env {
 		Net:         s.rt.Net,
 		Log:         s.rt.Log.With("call_id", callID),
 		state:       c.GetState(),
+		Sandbox:     sandbox.FromProto(c.GetSandbox()),
+		baseProc:    s.rt.Proc,
 	}
+	env.Proc = procFor(s.rt.Proc, env.Sandbox)
 	if ms := c.GetDeadlineUnixMs(); ms > 0 {
 		env.Deadline = time.UnixMilli(ms)
 	}
 	return env
+}
+
+// procFor is the Proc of a call in profile. A Proc that cannot sandbox
+// runs a profile that is not required as it is, and refuses one that is.
+func procFor(base Proc, profile *sandbox.Profile) Proc {
+	if profile == nil {
+		return base
+	}
+	if sp, ok := base.(SandboxingProc); ok {
+		return sp.Sandboxed(profile)
+	}
+	if profile.Required {
+		return refusingProc{}
+	}
+	return base
+}
+
+// refusingProc starts nothing: its Proc cannot apply a required sandbox.
+type refusingProc struct{}
+
+func (refusingProc) Start(context.Context, *exec.Cmd) (Process, error) {
+	return nil, &sandbox.UnavailableError{Why: "this tool's process starter cannot apply a sandbox"}
 }
 
 func final(o Outcome, log hclog.Logger) *toolv1.CallEvent {

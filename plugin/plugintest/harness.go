@@ -50,6 +50,8 @@ type Client struct {
 	SessionID string
 	// Timeout bounds each call; the default is one minute.
 	Timeout time.Duration
+	// Sandbox is the sandbox profile the host sends; nil sends none.
+	Sandbox *toolv1.Sandbox
 
 	calls int
 }
@@ -241,7 +243,7 @@ func (c *Client) context(deadline time.Time) *toolv1.CallContext {
 	}
 	cc := &toolv1.CallContext{
 		SessionId: c.SessionID, Cwd: c.Cwd, WorkspaceRoots: roots,
-		PermissionMode: mode, State: c.State,
+		PermissionMode: mode, State: c.State, Sandbox: c.Sandbox,
 	}
 	if !deadline.IsZero() {
 		cc.DeadlineUnixMs = deadline.UnixMilli()

@@ -79,7 +79,7 @@ func (t *jobTable) start(bash string, in Input, env *plugin.Env) plugin.Outcome 
 	if err != nil {
 		return plugin.Failed(fmt.Sprintf("Could not create the output file %s for the background job. Run the command in the foreground instead.", path))
 	}
-	cmd := shellCommand(bash, in.Command, dir, "")
+	cmd := shellCommand(bash, in.Command, dir, nil)
 	cmd.Stdout, cmd.Stderr = f, f
 	// The plugin's lifetime, not the call's: the call returns at once.
 	proc, err := env.Proc.Start(context.Background(), cmd)

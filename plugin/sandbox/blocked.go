@@ -1,0 +1,106 @@
+package sandbox
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+)
+
+// Signs are what a command's output showed of the sandbox refusing it.
+type Signs struct {
+	// ReadOnlyFS: a write hit a read-only mount (EROFS).
+	ReadOnlyFS bool
+	// Denied: an access was refused (EACCES, EPERM).
+	Denied bool
+	// Network: a name lookup or a connection failed.
+	Network bool
+}
+
+// signWords are matched in the output as it streams.
+var signWords = []struct {
+	word string
+	set  func(*Signs)
+}{
+	{"Read-only file system", func(s *Signs) { s.ReadOnlyFS = true }},
+	{"Permission denied", func(s *Signs) { s.Denied = true }},
+	{"Operation not permitted", func(s *Signs) { s.Denied = true }},
+	{"Network is unreachable", func(s *Signs) { s.Network = true }},
+	{"Could not resolve host", func(s *Signs) { s.Network = true }},
+	{"Temporary failure in name resolution", func(s *Signs) { s.Network = true }},
+	{"Name or service not known", func(s *Signs) { s.Network = true }},
+	{"Connection refused", func(s *Signs) { s.Network = true }},
+	{"no such host", func(s *Signs) { s.Network = true }},
+}
+
+// overlap is kept between writes so a word split across two is found.
+const overlap = 64
+
+// Watcher is an io.Writer that records the signs in what passes through
+// it; it keeps only a few bytes, whatever the size of the output.
+type Watcher struct {
+	Signs Signs
+	carry []byte
+}
+
+func (w *Watcher) Write(p []byte) (int, error) {
+	buf := p
+	if len(w.carry) > 0 {
+		buf = append(w.carry, p...)
+	}
+	for _, sw := range signWords {
+		if bytes.Contains(buf, []byte(sw.word)) {
+			sw.set(&w.Signs)
+		}
+	}
+	keep := min(len(buf), overlap)
+	w.carry = append(w.carry[:0], buf[len(buf)-keep:]...)
+	return len(p), nil
+}
+
+// secretCommands fail without the credentials the sandbox hides.
+var secretCommands = []string{"ssh", "scp", "sftp", "rsync", "git push", "git pull", "git fetch", "git clone", "aws", "gcloud", "gsutil", "az", "kubectl", "gpg", "docker"}
+
+// Note is what to tell the model about a failed command that ran in the
+// profile, given the signs its output showed: that the sandbox may have
+// blocked it, which profile applied, and what the user can add. It is ""
+// when nothing points at the sandbox.
+func (p *Profile) Note(command string, s Signs) string {
+	var why []string
+	switch {
+	case (s.ReadOnlyFS || s.Denied) && p.Mode == ReadOnly:
+		why = append(why, "This call was allowed as read-only, so the sandbox let it write nothing. If the command must write, the user adds an allow rule for it (such as a Bash(...) rule in [permissions] allow); an allowed call may write inside the workspace roots and [sandbox] allow_write.")
+	case s.ReadOnlyFS || s.Denied:
+		why = append(why, "Writes outside the workspace roots and [sandbox] allow_write are refused, as are reads of paths not shown (the home directory, deny rules' paths, secrets). If the command must reach such a path, the user adds it to [sandbox] allow_write or allow_read; do not work around the sandbox.")
+	}
+	if s.Network && !p.NetworkOn() {
+		if p.Mode == ReadOnly {
+			why = append(why, "The sandbox gives a read-only call no network. If the command needs it, the user adds an allow rule for it; an allowed call has the network unless [sandbox] network = \"none\".")
+		} else {
+			why = append(why, "The sandbox has no network ([sandbox] network = \"none\"); the user can set network = \"host\".")
+		}
+	}
+	if mentionsSecretCommand(command) {
+		why = append(why, "Credentials (~/.ssh, ~/.aws, ~/.gnupg, ~/.config/gcloud and the like) are not in the sandbox unless [sandbox] allow_read lists them: a user who lets this command authenticate adds, for example, \"~/.ssh\" there.")
+	}
+	if len(why) == 0 {
+		return ""
+	}
+	reason := p.Reason
+	if reason == "" {
+		reason = "the call's permission decision"
+	}
+	return fmt.Sprintf("The kernel sandbox may have blocked this command. It ran %s, with the profile of %s. %s", p.Summary(), reason, strings.Join(why, " "))
+}
+
+func mentionsSecretCommand(command string) bool {
+	fields := strings.Fields(command)
+	for i := range fields {
+		for _, c := range secretCommands {
+			words := strings.Fields(c)
+			if i+len(words) <= len(fields) && strings.Join(fields[i:i+len(words)], " ") == c {
+				return true
+			}
+		}
+	}
+	return false
+}
