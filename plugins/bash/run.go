@@ -182,7 +182,6 @@ func formatSeconds(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
 }
 
-
 // trackingWriter counts what reaches the call's output and remembers the
 // last byte, for the trailer. Once the host's stream fails it discards, so
 // the command never blocks on a dead stream; the call's context ends too.

@@ -98,4 +98,3 @@ func childEnv(environ []string, dir string) []string {
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
-
