@@ -20,6 +20,7 @@ type layer struct {
 	Limits      *limitsLayer            `toml:"limits"`
 	Log         *logLayer               `toml:"log"`
 	Plugins     map[string]*pluginLayer `toml:"plugins"`
+	Sandbox     *sandboxLayer           `toml:"sandbox"`
 }
 
 type permLayer struct {
@@ -59,7 +60,8 @@ type pluginLayer struct {
 
 // validKeys lists the keys of each table, for unknown-key suggestions.
 var validKeys = map[string][]string{
-	"":                       {"state_dir", "plugin_dirs", "permissions", "limits", "log", "plugins"},
+	"":                       {"state_dir", "plugin_dirs", "permissions", "limits", "log", "plugins", "sandbox"},
+	"sandbox":                sandboxKeys,
 	"permissions":            {"mode", "allow", "ask", "deny", "additional_dirs", "classifier"},
 	"permissions.classifier": {"url", "model", "timeout"},
 	"limits":                 {"max_parallel", "turn_budget_chars", "call_timeout"},

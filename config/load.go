@@ -213,6 +213,9 @@ func (c *Config) apply(l *parsedLayer) error {
 			set("log.file", l.at("log", "file"))
 		}
 	}
+	if err := c.applySandbox(l); err != nil {
+		return err
+	}
 	for _, name := range l.order {
 		if err := c.applyPlugin(l, name, l.Plugins[name]); err != nil {
 			return err

@@ -12,6 +12,7 @@ type Config struct {
 	Permissions Permissions
 	Limits      Limits
 	Log         Log
+	Sandbox     Sandbox
 	// Plugins are in order: the builtins of the defaults first, then each
 	// plugin in the order a later layer first names it.
 	Plugins []Plugin

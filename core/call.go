@@ -27,6 +27,10 @@ type call struct {
 	limited  bool // the tool's budget is a limit, not Unlimited
 	message  string
 	cascades bool
+	// req and decision are the permission chain's input and answer, which
+	// the call's sandbox follows.
+	req      permission.Request
+	decision permission.Decision
 }
 
 // resolve checks what needs no RPC: the name and the input's structure.
@@ -93,6 +97,7 @@ func (h *Host) prepare(ctx context.Context, use ToolUse) *call {
 	c.result.Describe = prep.GetDescribe()
 	req := permissionRequest(use.Name, prep)
 	d := h.policy.Decide(ctx, req)
+	c.req, c.decision = req, d
 	switch d.Behavior {
 	case permission.Allow:
 		return c
@@ -101,6 +106,7 @@ func (h *Host) prepare(ctx context.Context, use ToolUse) *call {
 		return c
 	}
 	if d = h.ask(ctx, req, d); d.Behavior == permission.Allow {
+		c.decision = d
 		return c
 	}
 	c.finish(StatusDenied, d.DeniedMessage())
@@ -251,13 +257,20 @@ func (h *Host) execute(ctx context.Context, c *call) {
 	h.progress(c, "start", "", 0)
 	defer func() { h.progress(c, "end", "", h.now().Sub(start)) }()
 
+	sandbox, refused := h.sandboxFor(ctx, c)
+	if refused != "" {
+		c.finish(StatusFailed, refused)
+		return
+	}
 	stub, gen, err := p.conn(cctx)
 	if err != nil {
 		c.finish(StatusFailed, h.connError(ctx, c.use, err))
 		return
 	}
+	callCtx := h.callContext(p, deadline)
+	callCtx.Sandbox = sandbox
 	err = stub.Call(cctx, &toolv1.CallRequest{
-		Tool: c.use.Name, CallId: c.use.ID, Input: c.use.Input, Context: h.callContext(p, deadline),
+		Tool: c.use.Name, CallId: c.use.ID, Input: c.use.Input, Context: callCtx,
 	}, func(ev *toolv1.CallEvent) error {
 		if pr := ev.GetProgress(); pr != nil {
 			h.progress(c, "progress", pr.GetMessage(), h.now().Sub(start))

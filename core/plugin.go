@@ -197,6 +197,9 @@ func (p *pluginProc) launch() (shared.ToolPlugin, *goplugin.Client, *exec.Cmd, *
 	if dir := p.h.socketDir(); dir != "" {
 		cmd.Env = append(cmd.Env, goplugin.EnvUnixSocketDir+"="+dir)
 	}
+	if p.h.opts.OneShot {
+		cmd.Env = append(cmd.Env, shared.OneShotEnv+"=1")
+	}
 	for k, v := range p.spec.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}

@@ -32,6 +32,10 @@ type Env struct {
 	Mode string
 	// Deadline is when the host gives up on the call; zero means none.
 	Deadline time.Time
+	// OneShotHost: the host serves one invocation (`riot call`, `riot
+	// run`) and ends this plugin when it exits, so nothing a call leaves
+	// running outlives that invocation.
+	OneShotHost bool
 
 	// Sandbox is the kernel sandbox the host decided for this call, as wide
 	// as its permission decision; nil means none. Proc applies it.

@@ -191,6 +191,7 @@ var protocolEnv = []string{
 	shared.Handshake.MagicCookieKey,
 	shared.TLSEnv,
 	guardEnv,
+	shared.OneShotEnv,
 	"PLUGIN_MIN_PORT",
 	"PLUGIN_MAX_PORT",
 	"PLUGIN_PROTOCOL_VERSIONS",

@@ -52,6 +52,8 @@ func Serve(handlers ...Handler) {
 		Proc:  &OSProc{guard: newGuard(log), probe: &sandbox.Probe{}, log: log},
 		Net:   http.DefaultClient,
 		Log:   log,
+		// The host's one-shot mark, read once at start.
+		OneShotHost: os.Getenv(shared.OneShotEnv) == "1",
 	}
 	srv, err := NewServer(rt, handlers...)
 	if err != nil {

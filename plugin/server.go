@@ -22,6 +22,9 @@ type Runtime struct {
 	Proc  Proc
 	Net   Net
 	Log   hclog.Logger
+	// OneShotHost: the host closes after this invocation (see
+	// shared.OneShotEnv).
+	OneShotHost bool
 }
 
 // Server serves a set of tools over the ToolPlugin interface. Serve runs
@@ -152,6 +155,7 @@ func (s *Server) env(callID string, c *toolv1.CallContext) *Env {
 		Log:         s.rt.Log.With("call_id", callID),
 		state:       c.GetState(),
 		Sandbox:     sandbox.FromProto(c.GetSandbox()),
+		OneShotHost: s.rt.OneShotHost,
 		baseProc:    s.rt.Proc,
 	}
 	env.Proc = procFor(s.rt.Proc, env.Sandbox)

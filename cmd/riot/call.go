@@ -30,7 +30,7 @@ ended ok, 1 when it failed, was denied or was cancelled, and 2 on a usage or con
 			}
 			spin := a.spinner()
 			defer spin.stop()
-			h, err := a.host(cmd.Context(), core.Options{OnProgress: spin.event})
+			h, err := a.host(cmd.Context(), core.Options{OnProgress: spin.event, OneShot: true})
 			if err != nil {
 				return err
 			}

@@ -32,29 +32,38 @@ var signWords = []struct {
 	{"no such host", func(s *Signs) { s.Network = true }},
 }
 
-// overlap is kept between writes so a word split across two is found.
-const overlap = 64
+// tailSize is how much of the end of the output is searched for signs: a
+// failed command's error is at its end, and searching all of a large
+// output would cost its throughput.
+const tailSize = 16 << 10
 
-// Watcher is an io.Writer that records the signs in what passes through
-// it; it keeps only a few bytes, whatever the size of the output.
-type Watcher struct {
-	Signs Signs
-	carry []byte
+// Tail is an io.Writer that keeps the last bytes of what passes through it,
+// whatever the size of the output.
+type Tail struct {
+	buf []byte
 }
 
-func (w *Watcher) Write(p []byte) (int, error) {
-	buf := p
-	if len(w.carry) > 0 {
-		buf = append(w.carry, p...)
+func (t *Tail) Write(p []byte) (int, error) {
+	if len(p) >= tailSize {
+		t.buf = append(t.buf[:0], p[len(p)-tailSize:]...)
+		return len(p), nil
 	}
+	if over := len(t.buf) + len(p) - tailSize; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	t.buf = append(t.buf, p...)
+	return len(p), nil
+}
+
+// Signs are the signs of the sandbox refusing something in the tail.
+func (t *Tail) Signs() Signs {
+	var s Signs
 	for _, sw := range signWords {
-		if bytes.Contains(buf, []byte(sw.word)) {
-			sw.set(&w.Signs)
+		if bytes.Contains(t.buf, []byte(sw.word)) {
+			sw.set(&s)
 		}
 	}
-	keep := min(len(buf), overlap)
-	w.carry = append(w.carry[:0], buf[len(buf)-keep:]...)
-	return len(p), nil
+	return s
 }
 
 // secretCommands fail without the credentials the sandbox hides.
@@ -89,7 +98,7 @@ func (p *Profile) Note(command string, s Signs) string {
 	if reason == "" {
 		reason = "the call's permission decision"
 	}
-	return fmt.Sprintf("The kernel sandbox may have blocked this command. It ran %s, with the profile of %s. %s", p.Summary(), reason, strings.Join(why, " "))
+	return fmt.Sprintf("The kernel sandbox may have blocked this command. It ran with the profile of %s (%s). %s", reason, p.Summary(), strings.Join(why, " "))
 }
 
 func mentionsSecretCommand(command string) bool {

@@ -77,6 +77,9 @@ func (p *Profile) Args(dir string) []string {
 			args = append(args, maskArg(b.path)...)
 		}
 	}
+	// What no bind covers is the sandbox's own root: read-only, so a write
+	// there fails (EROFS) instead of vanishing with the sandbox.
+	args = append(args, "--remount-ro", "/")
 	if dir != "" {
 		args = append(args, "--chdir", dir)
 	}

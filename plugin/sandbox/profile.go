@@ -101,16 +101,15 @@ func (p *Profile) NetworkOn() bool { return p.Mode == Write && p.Network }
 // Summary is the profile in one line, for the model and `riot explain`.
 func (p *Profile) Summary() string {
 	var b strings.Builder
-	b.WriteString(p.Mode.String())
 	if p.Mode == Write {
-		b.WriteString(" (writable: " + listOrNone(p.WritePaths) + ")")
+		b.WriteString("writable only in " + listOrNone(p.WritePaths))
 	} else {
-		b.WriteString(" (nothing writable)")
+		b.WriteString("read-only, nothing writable")
 	}
 	if p.NetworkOn() {
-		b.WriteString(", network on")
+		b.WriteString("; network on")
 	} else {
-		b.WriteString(", no network")
+		b.WriteString("; no network")
 	}
 	return b.String()
 }

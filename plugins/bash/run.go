@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/riot-tools/riot/plugin"
+	"github.com/riot-tools/riot/plugin/sandbox"
 )
 
 // runUI is the UI payload of a foreground command.
@@ -68,10 +69,18 @@ func runForeground(ctx context.Context, cfg config, bash string, in Input, env *
 		if ctx.Err() != nil {
 			return plugin.Failed("Cancelled.\nThe command was not started.")
 		}
-		return startFailed()
+		return startFailed(err)
 	}
 
-	out := &trackingWriter{w: env.Output()}
+	// The end of the output is kept to tell the model when the sandbox,
+	// not the command, refused something.
+	var tail *sandbox.Tail
+	var sink io.Writer = env.Output()
+	if env.Sandbox != nil {
+		tail = &sandbox.Tail{}
+		sink = io.MultiWriter(sink, tail)
+	}
+	out := &trackingWriter{w: sink}
 	s := supervise(ctx, cfg, env.Clock, proc, r, out, in.timeout())
 	_ = r.Close()
 
@@ -110,6 +119,11 @@ func runForeground(ctx context.Context, cfg config, bash string, in Input, env *
 			ui.ExitCode = &code
 		}
 		notes = append(notes, s.notes()...)
+		if tail != nil && (code != 0 || sig != "") {
+			if note := env.Sandbox.Note(in.Command, tail.Signs()); note != "" {
+				notes = append(notes, note)
+			}
+		}
 		outcome = exitOutcome(in.Command, code, sig, notes)
 	}
 	outcome = outcome.WithUI(ui)
@@ -174,7 +188,13 @@ func exitStatus(err error) (code int, sig string) {
 	return -1, ""
 }
 
-func startFailed() plugin.Outcome {
+// startFailed is the outcome of a command that could not start: the
+// sandbox's own message when a required sandbox cannot start.
+func startFailed(err error) plugin.Outcome {
+	var unavailable *sandbox.UnavailableError
+	if errors.As(err, &unavailable) {
+		return plugin.Failed(unavailable.Error())
+	}
 	return plugin.Failed("Could not start bash to run the command. Retry once; if it fails again, tell the user that riot cannot start processes.")
 }
 
