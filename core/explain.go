@@ -19,6 +19,11 @@ type Explanation struct {
 	Invalid  string
 	Request  permission.Request
 	Decision permission.Decision
+	// Sandbox is the kernel sandbox profile the call would run in, were it
+	// allowed; nil when calls run unsandboxed (see SandboxStatus).
+	Sandbox *toolv1.Sandbox
+	// SandboxStatus says whether the sandbox is on, and why not.
+	SandboxStatus SandboxStatus
 }
 
 // Explain resolves, validates and prepares a call, then runs the
@@ -54,5 +59,9 @@ func (h *Host) Explain(ctx context.Context, toolName string, input json.RawMessa
 	ex.Describe = prep.GetDescribe()
 	ex.Request = permissionRequest(toolName, prep)
 	ex.Decision = h.policy.Decide(ctx, ex.Request)
+	ex.SandboxStatus = h.SandboxStatus(ctx)
+	if ex.Decision.Behavior != permission.Deny {
+		ex.Sandbox = h.explainSandbox(ctx, prep.GetReadOnly(), ex.Request, ex.Decision)
+	}
 	return ex
 }

@@ -89,7 +89,7 @@ func (h *Host) sandboxMode() string {
 
 func (h *Host) probeSandbox(ctx context.Context) error {
 	h.sbox.probeOnce.Do(func() {
-		h.sbox.probeErr = probeBwrap(ctx)
+		h.sbox.probeErr = ProbeSandbox(ctx)
 		if h.sbox.probeErr != nil && h.sandboxMode() == "auto" {
 			h.log.Warn("the kernel sandbox is off for this session: " + h.sbox.probeErr.Error() + ". Install the bubblewrap package (apt-get install bubblewrap) to confine Bash and Diagnostics, or set [sandbox] mode = \"off\" to silence this warning.")
 		}
@@ -97,8 +97,9 @@ func (h *Host) probeSandbox(ctx context.Context) error {
 	return h.sbox.probeErr
 }
 
-// probeBwrap runs a command with the namespaces every profile uses.
-func probeBwrap(ctx context.Context) error {
+// ProbeSandbox checks that bubblewrap can start a sandbox here, with the
+// namespaces every profile uses; the error says why not, for the user.
+func ProbeSandbox(ctx context.Context) error {
 	path, err := exec.LookPath("bwrap")
 	if err != nil {
 		return errors.New("bwrap is not installed (the package is bubblewrap)")
@@ -208,6 +209,18 @@ func (h *Host) profile(readOnly bool, req permission.Request, d permission.Decis
 		}
 	}
 	return p
+}
+
+// explainSandbox is the profile a call would get were it allowed, or nil
+// when calls run unsandboxed.
+func (h *Host) explainSandbox(ctx context.Context, readOnly bool, req permission.Request, d permission.Decision) *toolv1.Sandbox {
+	if !h.SandboxStatus(ctx).On {
+		return nil
+	}
+	if d.Behavior == permission.Ask {
+		d.Behavior = permission.Allow
+	}
+	return h.profile(readOnly, req, d)
 }
 
 // profileReason says why a call gets its profile, for the model.

@@ -72,6 +72,7 @@ func printConfig(w io.Writer, c *config.Config) {
 	line("limits.call_timeout", quote(dur(c.Limits.CallTimeout)))
 	line("log.level", quote(c.Log.Level))
 	line("log.file", quote(c.Log.File)+" ("+c.ResolvedLogFile(nil)+")")
+	printSandboxConfig(tw, c)
 	for _, p := range c.Plugins {
 		k := "plugins." + p.Name + "."
 		line(k+"enabled", strconv.FormatBool(p.Enabled))

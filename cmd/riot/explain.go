@@ -84,6 +84,7 @@ func printExplain(w io.Writer, ex core.Explanation) {
 	if ex.Decision.Suggest != "" && ex.Decision.Behavior != permission.Allow {
 		fmt.Fprintf(w, "to allow: --allow '%s', or add it to [permissions] allow\n", ex.Decision.Suggest)
 	}
+	printExplainSandbox(w, ex)
 }
 
 func subjectText(s permission.Subject) string {
@@ -120,6 +121,7 @@ type explainOut struct {
 	Step     string        `json:"decided_by,omitempty"`
 	Reason   string        `json:"reason,omitempty"`
 	Suggest  string        `json:"suggest,omitempty"`
+	Sandbox  *sandboxOut   `json:"sandbox,omitempty"`
 }
 
 func explainJSON(ex core.Explanation) explainOut {
@@ -141,6 +143,7 @@ func explainJSON(ex core.Explanation) explainOut {
 	out.Step = ex.Decision.Step.String()
 	out.Reason = ex.Decision.Reason
 	out.Suggest = ex.Decision.Suggest
+	out.Sandbox = explainSandboxJSON(ex)
 	return out
 }
 

@@ -47,6 +47,8 @@ type env struct {
 	home  string
 	ws    string
 	state string
+	// scripts counts the scripts a test wrote with py.
+	scripts int
 	// tmp is riot's TMPDIR, so that what a riot killed by a test leaves
 	// behind (its plugins' socket directory) is inside the test's own.
 	tmp string

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
 	"strings"
 )
 
@@ -14,7 +15,13 @@ type Signs struct {
 	Denied bool
 	// Network: a name lookup or a connection failed.
 	Network bool
+	// Missing are absolute paths the output said do not exist (ENOENT):
+	// the sandbox's doing when it does not show them.
+	Missing []string
 }
+
+// enoent is the text of ENOENT, after which tools print the path.
+const enoent = "No such file or directory"
 
 // signWords are matched in the output as it streams.
 var signWords = []struct {
@@ -63,7 +70,34 @@ func (t *Tail) Signs() Signs {
 			sw.set(&s)
 		}
 	}
+	for _, line := range strings.Split(string(t.buf), "\n") {
+		if !strings.Contains(line, enoent) {
+			continue
+		}
+		for _, f := range strings.FieldsFunc(line, func(r rune) bool { return strings.ContainsRune(" \t'\"`:,()[]", r) }) {
+			if strings.HasPrefix(f, "/") && len(s.Missing) < 8 {
+				s.Missing = append(s.Missing, filepath.Clean(f))
+			}
+		}
+	}
 	return s
+}
+
+// hidden are the paths of missing that the profile does not show.
+func (p *Profile) hidden(missing []string) []string {
+	var out []string
+	for _, m := range missing {
+		if covers(p.MaskedPaths, m) || !p.shows(m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// shows reports whether path lies in something the sandbox shows.
+func (p *Profile) shows(path string) bool {
+	return covers(p.ReadPaths, path) || covers(p.WritePaths, path) || covers(systemDirs, path) ||
+		within(path, "/dev") || within(path, "/proc")
 }
 
 // secretCommands fail without the credentials the sandbox hides.
@@ -80,6 +114,9 @@ func (p *Profile) Note(command string, s Signs) string {
 		why = append(why, "This call was allowed as read-only, so the sandbox let it write nothing. If the command must write, the user adds an allow rule for it (such as a Bash(...) rule in [permissions] allow); an allowed call may write inside the workspace roots and [sandbox] allow_write.")
 	case s.ReadOnlyFS || s.Denied:
 		why = append(why, "Writes outside the workspace roots and [sandbox] allow_write are refused, as are reads of paths not shown (the home directory, deny rules' paths, secrets). If the command must reach such a path, the user adds it to [sandbox] allow_write or allow_read; do not work around the sandbox.")
+	}
+	if hidden := p.hidden(s.Missing); len(hidden) > 0 {
+		why = append(why, fmt.Sprintf("%s is not in the sandbox: only the workspace roots, the system directories and [sandbox] allow_read are shown, and deny rules' paths and secrets are hidden. If the command needs it, the user adds it to [sandbox] allow_read (or allow_write); do not work around the sandbox.", strings.Join(hidden, ", ")))
 	}
 	if s.Network && !p.NetworkOn() {
 		if p.Mode == ReadOnly {
