@@ -342,13 +342,14 @@ func expandGlobs(globs, bases []string, limit int) (matches []string, truncated 
 				}
 				continue
 			}
-			err := filepath.WalkDir(start, func(path string, e fs.DirEntry, err error) error {
+			_ = filepath.WalkDir(start, func(path string, e fs.DirEntry, err error) error {
 				if budget--; budget < 0 {
 					truncated = true
 					return filepath.SkipAll
 				}
 				if err != nil {
-					return nil
+					// An unreadable directory hides nothing to mask.
+					return nil //nolint:nilerr // see above
 				}
 				if ok, _ := doublestar.Match(g, path); ok {
 					add(path)
@@ -358,7 +359,6 @@ func expandGlobs(globs, bases []string, limit int) (matches []string, truncated 
 				}
 				return nil
 			})
-			_ = err
 		}
 	}
 	return matches, truncated

@@ -75,7 +75,7 @@ func runForeground(ctx context.Context, cfg config, bash string, in Input, env *
 	// The end of the output is kept to tell the model when the sandbox,
 	// not the command, refused something.
 	var tail *sandbox.Tail
-	var sink io.Writer = env.Output()
+	sink := env.Output()
 	if env.Sandbox != nil {
 		tail = &sandbox.Tail{}
 		sink = io.MultiWriter(sink, tail)
