@@ -190,3 +190,39 @@ func TestArgsUnderBwrap(t *testing.T) {
 		t.Errorf("the protected hook was written: %q", b)
 	}
 }
+
+// Whatever the paths, the command line keeps the profile's promises: a
+// read-only profile binds nothing writable and has no network, every
+// masked or protected path is mounted after the writable path holding it,
+// and the command comes after the last option.
+func FuzzArgs(f *testing.F) {
+	f.Add("/w", "/w/.git/hooks", "/w/.env", "/r", true, false)
+	f.Add("/", "/a", "/a/b", "/a", false, true)
+	f.Fuzz(func(t *testing.T, write, protected, masked, read string, writeMode, network bool) {
+		p := FromProto((&Profile{WritePaths: []string{write}, ProtectedPaths: []string{protected}, MaskedPaths: []string{masked}, ReadPaths: []string{read}, Network: network}).Proto())
+		if writeMode {
+			p.Mode = Write
+		}
+		args := p.Args("/w")
+		if args[len(args)-1] != "--" {
+			t.Fatalf("args do not end with --: %v", args)
+		}
+		if p.Mode == ReadOnly && (slices.Contains(args, "--bind-try") || !slices.Contains(args, "--unshare-net")) {
+			t.Fatalf("a read-only profile binds writable or has network: %v", args)
+		}
+		if !p.NetworkOn() && !slices.Contains(args, "--unshare-net") {
+			t.Fatalf("no network, yet the net namespace is shared: %v", args)
+		}
+		rw := index(args, "--bind-try", filepath.Clean(write))
+		for _, later := range []string{filepath.Clean(protected), filepath.Clean(masked)} {
+			if rw < 0 || later == filepath.Clean(write) || !within(later, filepath.Clean(write)) {
+				continue
+			}
+			for i := range args {
+				if args[i] == later && i < rw {
+					t.Fatalf("%s is mounted before %s, which would cover it: %v", later, write, args)
+				}
+			}
+		}
+	})
+}
