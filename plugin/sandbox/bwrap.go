@@ -24,10 +24,11 @@ type bind struct {
 
 type bindKind int
 
-// Kinds in the order they apply to one path: a later kind overrides.
+// Kinds in the order they apply to one path: the later, narrower kind
+// wins, so a path both writable and read-only is read-only.
 const (
-	bindRead bindKind = iota
-	bindWrite
+	bindWrite bindKind = iota
+	bindRead
 	bindProtect
 	bindMask
 )
@@ -152,7 +153,50 @@ func (p *Profile) binds() []bind {
 		}
 		return out[i].kind < out[j].kind
 	})
-	return out
+	// One mount per path: the narrowest kind, sorted last.
+	var once []bind
+	for i, b := range out {
+		if i+1 < len(out) && out[i+1].path == b.path {
+			continue
+		}
+		once = append(once, b)
+	}
+	return p.prune(once)
+}
+
+// prune drops a mount that changes nothing: one below a mount that already
+// shows the same path the same way (~/go/pkg/mod after ~/go, both
+// read-only). Every mount costs a millisecond or more of the sandbox's
+// start, so the fewer the better.
+func (p *Profile) prune(sorted []bind) []bind {
+	writable := func(k bindKind) bool { return k == bindWrite && p.Mode == Write }
+	var kept []bind
+	for _, b := range sorted {
+		if b.kind != bindMask {
+			// The nearest kept mount above b decides how b's path is
+			// shown now; masks hide only their own path.
+			for i := len(kept) - 1; i >= 0; i-- {
+				a := kept[i]
+				if !within(b.path, a.path) {
+					continue
+				}
+				if a.kind == bindMask {
+					// Never show again what a mask hides.
+					b.kind = -1
+					break
+				}
+				if writable(a.kind) == writable(b.kind) {
+					b.kind = -1
+				}
+				break
+			}
+			if b.kind < 0 {
+				continue
+			}
+		}
+		kept = append(kept, b)
+	}
+	return kept
 }
 
 func depth(p string) int {

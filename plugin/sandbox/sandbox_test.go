@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -82,6 +83,39 @@ func TestArgsFollowTheProfile(t *testing.T) {
 	}
 	if !slices.Contains(args, "--unshare-net") {
 		t.Error("a read-only profile has no network")
+	}
+}
+
+func TestBindsPruneWhatChangesNothing(t *testing.T) {
+	p := &Profile{
+		Mode:           Write,
+		ReadPaths:      []string{"/h/go", "/h/go/src", "/w/docs"},
+		WritePaths:     []string{"/w", "/h/go/pkg/mod"},
+		ProtectedPaths: []string{"/w/.git/hooks"},
+		MaskedPaths:    []string{"/h/go/secret"},
+	}
+	p.ReadPaths = append(p.ReadPaths, "/h/go/secret/inner")
+	var got []string
+	for _, b := range p.binds() {
+		got = append(got, b.path)
+	}
+	for _, must := range []string{"/h/go", "/w", "/h/go/pkg/mod", "/h/go/secret", "/w/.git/hooks", "/w/docs"} {
+		if !slices.Contains(got, must) {
+			t.Errorf("%s was pruned: %v", must, got)
+		}
+	}
+	for _, never := range []string{"/h/go/src", "/h/go/secret/inner"} {
+		if slices.Contains(got, never) {
+			t.Errorf("%s should be pruned (same as its parent, or under a mask): %v", never, got)
+		}
+	}
+	p.Mode = ReadOnly
+	got = got[:0]
+	for _, b := range p.binds() {
+		got = append(got, b.path)
+	}
+	if slices.Contains(got, "/w/.git/hooks") || slices.Contains(got, "/h/go/pkg/mod") || slices.Contains(got, "/w/docs") {
+		t.Errorf("read-only, nothing below a read-only mount needs one: %v", got)
 	}
 }
 
@@ -225,4 +259,128 @@ func FuzzArgs(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestTailBoundedBySmallWrites(t *testing.T) {
+	var tail Tail
+	chunk := bytes.Repeat([]byte("y"), 1000)
+	for range 40 {
+		_, _ = tail.Write(chunk)
+	}
+	_, _ = tail.Write([]byte("END"))
+	if len(tail.buf) != tailSize || !bytes.HasSuffix(tail.buf, []byte("yEND")) {
+		t.Fatalf("the tail holds %d bytes ending %q", len(tail.buf), tail.buf[len(tail.buf)-4:])
+	}
+	var many Tail
+	_, _ = many.Write([]byte(strings.Repeat("cat: /a/b: No such file or directory\n", 20)))
+	if got := len(many.Signs().Missing); got != 8 {
+		t.Fatalf("missing paths are capped at 8, got %d", got)
+	}
+}
+
+func TestBindOrder(t *testing.T) {
+	p := &Profile{
+		Mode:        Write,
+		ReadPaths:   []string{"/b/x", "/a"},
+		WritePaths:  []string{"/c", "/b"},
+		MaskedPaths: []string{"/c/m", "/a/z/deep"},
+	}
+	var got []string
+	for _, b := range p.binds() {
+		got = append(got, b.path+":"+strconv.Itoa(int(b.kind)))
+	}
+
+	// Depth first, then path; /a/z/deep is deeper than /b/x but sorted by
+	// depth: 3 slashes after 2.
+	want := []string{"/a:1", "/b:0", "/c:0", "/b/x:1", "/c/m:3", "/a/z/deep:3"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("binds %v, want %v", got, want)
+	}
+	same := &Profile{Mode: Write, WritePaths: []string{"/w"}, ReadPaths: []string{"/w"}}
+	got = got[:0]
+	for _, b := range same.binds() {
+		got = append(got, b.path+":"+strconv.Itoa(int(b.kind)))
+	}
+	if !slices.Equal(got, []string{"/w:1"}) {
+		t.Fatalf("a path both read-only and writable is read-only (the narrower), once: %v", got)
+	}
+}
+
+func TestSummaryAndReason(t *testing.T) {
+	for _, tc := range []struct {
+		p    Profile
+		want string
+	}{
+		{Profile{Mode: Write, WritePaths: []string{"/a", "/b"}, Network: true}, "writable only in /a, /b; network on"},
+		{Profile{Mode: Write}, "writable only in none; no network"},
+		{Profile{Mode: ReadOnly, Network: true}, "read-only, nothing writable; no network"},
+	} {
+		if got := tc.p.Summary(); got != tc.want {
+			t.Errorf("Summary = %q, want %q", got, tc.want)
+		}
+	}
+	if Write.String() != "write" || ReadOnly.String() != "read-only" {
+		t.Error("mode names")
+	}
+	note := (&Profile{Mode: Write}).Note("make", Signs{ReadOnlyFS: true})
+	if !strings.Contains(note, "the profile of the call's permission decision") {
+		t.Errorf("a profile without a reason: %s", note)
+	}
+	for cmd, want := range map[string]bool{"git push": true, "git": false, "ssh host": true, "sshd": false, "echo aws": true, "git status": false} {
+		if got := mentionsSecretCommand(cmd); got != want {
+			t.Errorf("mentionsSecretCommand(%q) = %v", cmd, got)
+		}
+	}
+}
+
+func TestWrapKeepsTheCommand(t *testing.T) {
+	cmd := exec.Command("/bin/echo", "a", "b")
+	cmd.Dir = "/w"
+	(&Profile{}).Wrap("/usr/bin/bwrap", cmd)
+	n := len(cmd.Args)
+	if cmd.Path != "/usr/bin/bwrap" || cmd.Args[0] != "/usr/bin/bwrap" || !slices.Equal(cmd.Args[n-4:], []string{"--", "/bin/echo", "a", "b"}) {
+		t.Fatalf("wrapped: %s %v", cmd.Path, cmd.Args)
+	}
+	i := slices.Index(cmd.Args, "--chdir")
+	if i < 0 || cmd.Args[i+1] != "/w" {
+		t.Fatalf("no --chdir /w: %v", cmd.Args)
+	}
+	bare := &exec.Cmd{Path: "/bin/true"}
+	(&Profile{}).Wrap("/usr/bin/bwrap", bare)
+	if bare.Args[len(bare.Args)-1] != "/bin/true" || slices.Contains(bare.Args, "--chdir") {
+		t.Fatalf("a command without Args or Dir: %v", bare.Args)
+	}
+}
+
+func TestProbeFindsBwrapOnce(t *testing.T) {
+	calls := 0
+	p := &Probe{LookPath: func(string) (string, error) { calls++; return "", exec.ErrNotFound }}
+	for range 2 {
+		if _, err := p.Check(t.Context()); err == nil || !strings.Contains(err.Error(), "bubblewrap") {
+			t.Fatalf("err %v", err)
+		}
+	}
+	if calls != 1 {
+		t.Fatalf("looked bwrap up %d times", calls)
+	}
+	ok := &Probe{LookPath: func(string) (string, error) { return "/x/bwrap", nil }}
+	if path, err := ok.Check(t.Context()); path != "/x/bwrap" || err != nil {
+		t.Fatalf("%q %v", path, err)
+	}
+	if !strings.Contains((&UnavailableError{Why: "because"}).Error(), "(because)") {
+		t.Fatal("the reason is not in the message")
+	}
+}
+
+func TestReadOnlyResolvConfOnlyWithNetwork(t *testing.T) {
+	target, err := filepath.EvalSymlinks("/etc/resolv.conf")
+	if err != nil || covers(systemDirs, target) {
+		t.Skip("/etc/resolv.conf is not a link out of the system directories here")
+	}
+	if args := (&Profile{Mode: Write}).Args("/"); slices.Contains(args, target) {
+		t.Error("no network, no resolver")
+	}
+	if args := (&Profile{Mode: Write, Network: true}).Args("/"); !slices.Contains(args, target) {
+		t.Error("the network needs the resolver's file")
+	}
 }
