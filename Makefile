@@ -3,7 +3,7 @@
 # benchstat) come from tools/go.mod, so nothing needs installing by hand.
 
 GO       ?= go
-TOOL     := $(GO) tool -modfile=tools/go.mod
+TOOL     := $(GO) tool -modfile=$(CURDIR)/tools/go.mod
 BUILTINS := bash grep read diagnostics
 BIN      := bin
 # Stamp binaries with their commit even where GOFLAGS says -buildvcs=false:

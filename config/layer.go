@@ -21,6 +21,7 @@ type layer struct {
 	Log         *logLayer               `toml:"log"`
 	Plugins     map[string]*pluginLayer `toml:"plugins"`
 	Sandbox     *sandboxLayer           `toml:"sandbox"`
+	Hooks       *hooksLayer             `toml:"hooks"`
 }
 
 type permLayer struct {
@@ -60,8 +61,11 @@ type pluginLayer struct {
 
 // validKeys lists the keys of each table, for unknown-key suggestions.
 var validKeys = map[string][]string{
-	"":                       {"state_dir", "plugin_dirs", "permissions", "limits", "log", "plugins", "sandbox"},
+	"":                       {"state_dir", "plugin_dirs", "permissions", "limits", "log", "plugins", "hooks", "sandbox"},
 	"sandbox":                sandboxKeys,
+	"hooks":                  HookEvents,
+	"hooks.PreToolUse":       hookKeys,
+	"hooks.PostToolUse":      hookKeys,
 	"permissions":            {"mode", "allow", "ask", "deny", "additional_dirs", "classifier"},
 	"permissions.classifier": {"url", "model", "timeout"},
 	"limits":                 {"max_parallel", "turn_budget_chars", "call_timeout"},

@@ -221,7 +221,7 @@ func (c *Config) apply(l *parsedLayer) error {
 			return err
 		}
 	}
-	return nil
+	return c.applyHooks(l)
 }
 
 var pluginName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)

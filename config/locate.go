@@ -94,3 +94,22 @@ func splitKey(s string) []string {
 	}
 	return append(parts, strings.TrimSpace(cur.String()))
 }
+
+// arrayTable returns the line of the n-th (0-based) [[key]] header, or of
+// the key's nearest table.
+func (l locator) arrayTable(key []string, n int) int {
+	want := strings.Join(key, ".")
+	for i, raw := range l.lines {
+		s := strings.TrimSpace(raw)
+		if !strings.HasPrefix(s, "[[") {
+			continue
+		}
+		if strings.TrimSpace(strings.Trim(strings.SplitN(s, "]]", 2)[0], "[ \t")) == want {
+			if n == 0 {
+				return i + 1
+			}
+			n--
+		}
+	}
+	return l.line(key)
+}

@@ -16,6 +16,8 @@ type Config struct {
 	// Plugins are in order: the builtins of the defaults first, then each
 	// plugin in the order a later layer first names it.
 	Plugins []Plugin
+	// Hooks run before and after calls; see Hook.
+	Hooks Hooks
 
 	// Sources says where each effective value came from, by dotted key.
 	Sources map[string]Source

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -69,33 +70,22 @@ func (h *Host) prepare(ctx context.Context, use ToolUse) *call {
 	}
 	c.tool = h.byName[use.Name]
 	c.cascades = c.tool.spec.GetCascadesOnFailure()
-	p := c.tool.plugin
-	stub, gen, err := p.conn(ctx)
-	if err != nil {
-		c.finish(StatusFailed, h.connError(ctx, use, err))
+	if !h.prepareRPC(ctx, c) {
 		return c
 	}
-	pctx, cancel := context.WithTimeout(ctx, prepareTimeout)
-	defer cancel()
-	prep, err := stub.Prepare(pctx, &toolv1.PrepareRequest{
-		Tool: use.Name, CallId: use.ID, Input: use.Input, Context: h.callContext(p, time.Time{}),
-	})
-	if err != nil {
-		if ctx.Err() != nil {
-			c.finish(StatusCancelled, "Cancelled before it ran.")
-			return c
-		}
-		how := p.crashed(gen)
-		c.finish(StatusFailed, fmt.Sprintf("The %s tool stopped unexpectedly (%s) while checking this call, so the call did not run. Retry it; the tool will be restarted.", use.Name, how))
+	hooks := h.preToolUse(ctx, c.use)
+	switch {
+	case ctx.Err() != nil:
+		c.finish(StatusCancelled, "Cancelled before it ran.")
+		return c
+	case hooks.conflict != "":
+		c.finish(StatusDenied, hooks.conflict)
+		return c
+	case hooks.updated != nil && !h.rewrite(ctx, c, hooks.updated, hooks.verdict):
 		return c
 	}
-	if prep.GetRejected() != "" {
-		c.finish(StatusFailed, prep.GetRejected())
-		return c
-	}
-	c.prep = prep
-	c.result.Describe = prep.GetDescribe()
-	req := permissionRequest(use.Name, prep)
+	req := permissionRequest(use.Name, c.prep)
+	req.Hook = hooks.verdict
 	d := h.policy.Decide(ctx, req)
 	c.req, c.decision = req, d
 	switch d.Behavior {
@@ -111,6 +101,61 @@ func (h *Host) prepare(ctx context.Context, use ToolUse) *call {
 	}
 	c.finish(StatusDenied, d.DeniedMessage())
 	return c
+}
+
+// prepareRPC runs the tool's Prepare on the call's input. It reports
+// whether the call may go on; if not, its result is set.
+func (h *Host) prepareRPC(ctx context.Context, c *call) bool {
+	p := c.tool.plugin
+	stub, gen, err := p.conn(ctx)
+	if err != nil {
+		c.finish(StatusFailed, h.connError(ctx, c.use, err))
+		return false
+	}
+	pctx, cancel := context.WithTimeout(ctx, prepareTimeout)
+	defer cancel()
+	prep, err := stub.Prepare(pctx, &toolv1.PrepareRequest{
+		Tool: c.use.Name, CallId: c.use.ID, Input: c.use.Input, Context: h.callContext(p, time.Time{}),
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			c.finish(StatusCancelled, "Cancelled before it ran.")
+			return false
+		}
+		how := p.crashed(gen)
+		c.finish(StatusFailed, fmt.Sprintf("The %s tool stopped unexpectedly (%s) while checking this call, so the call did not run. Retry it; the tool will be restarted.", c.use.Name, how))
+		return false
+	}
+	if prep.GetRejected() != "" {
+		c.finish(StatusFailed, prep.GetRejected())
+		return false
+	}
+	c.prep = prep
+	c.result.Describe = prep.GetDescribe()
+	return true
+}
+
+// rewrite replaces the call's input with a PreToolUse hook's updatedInput,
+// which is checked against the schema and prepared again like any input:
+// the permission chain then judges the new input, not the old.
+func (h *Host) rewrite(ctx context.Context, c *call, input json.RawMessage, by *permission.HookVerdict) bool {
+	name := "a PreToolUse hook"
+	if by != nil {
+		name = "the PreToolUse hook " + by.Hook
+	}
+	c.use.Input = input
+	if r := h.resolve(c.use); r != nil {
+		c.finish(StatusFailed, fmt.Sprintf("%s rewrote this call's input into one the %s tool does not take: %s Tell the user the hook needs fixing.", upperFirst(name), c.use.Name, r.Text()))
+		return false
+	}
+	return h.prepareRPC(ctx, c)
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // prepareTimeout bounds Prepare, which only inspects the input.
@@ -207,6 +252,7 @@ func (h *Host) callContext(p *pluginProc, deadline time.Time) *toolv1.CallContex
 		PermissionMode: h.cfg.Permissions.Mode,
 		State:          h.session.state(p.spec.Name),
 		ResultsDirs:    []string{h.resultsRoot()},
+		DenyRead:       h.policy.DenyReadGlobs(),
 	}
 	if !deadline.IsZero() {
 		cc.DeadlineUnixMs = deadline.UnixMilli()

@@ -3,8 +3,6 @@ package core
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"time"
 
 	"github.com/riot-tools/riot/core/permission"
 	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
@@ -24,14 +22,26 @@ type Explanation struct {
 	Sandbox *toolv1.Sandbox
 	// SandboxStatus says whether the sandbox is on, and why not.
 	SandboxStatus SandboxStatus
+	// Hooks are what each matching PreToolUse hook said, in config order;
+	// empty when hooks were skipped or none matched.
+	Hooks []HookReport
+	// Input is the input the chain judged: a hook's rewrite, if one gave one.
+	Input json.RawMessage
 }
 
-// Explain resolves, validates and prepares a call, then runs the
-// permission chain on it and returns every step, without running the call
-// or asking anyone.
-func (h *Host) Explain(ctx context.Context, toolName string, input json.RawMessage) Explanation {
+// ExplainOptions tune Explain.
+type ExplainOptions struct {
+	// SkipHooks leaves the PreToolUse hooks out, which Explain otherwise
+	// runs, since what they say is part of the decision.
+	SkipHooks bool
+}
+
+// Explain resolves, validates and prepares a call, runs its PreToolUse
+// hooks, then runs the permission chain on it and returns every step,
+// without running the call or asking anyone.
+func (h *Host) Explain(ctx context.Context, toolName string, input json.RawMessage, opts ExplainOptions) Explanation {
 	use := ToolUse{ID: "explain", Name: toolName, Input: input}
-	ex := Explanation{Tool: toolName}
+	ex := Explanation{Tool: toolName, Input: input}
 	if _, ok := h.byName[toolName]; ok && h.policy.Hidden(toolName) {
 		ex.Request = permission.Request{Tool: toolName}
 		ex.Decision = h.policy.Decide(ctx, ex.Request)
@@ -41,27 +51,33 @@ func (h *Host) Explain(ctx context.Context, toolName string, input json.RawMessa
 		ex.Invalid = r.Text()
 		return ex
 	}
-	t := h.byName[toolName]
-	stub, gen, err := t.plugin.conn(ctx)
-	if err != nil {
-		ex.Invalid = h.connError(ctx, use, err)
+	c := &call{use: use, tool: h.byName[toolName]}
+	if !h.prepareRPC(ctx, c) {
+		ex.Invalid = c.result.Text()
 		return ex
 	}
-	prep, err := stub.Prepare(ctx, &toolv1.PrepareRequest{Tool: toolName, CallId: use.ID, Input: input, Context: h.callContext(t.plugin, time.Time{})})
-	if err != nil {
-		ex.Invalid = fmt.Sprintf("The %s tool stopped unexpectedly (%s) while checking this call.", toolName, t.plugin.crashed(gen))
-		return ex
+	var verdict *permission.HookVerdict
+	if !opts.SkipHooks {
+		hooks := h.preToolUse(ctx, c.use)
+		ex.Hooks = hooks.reports
+		verdict = hooks.verdict
+		switch {
+		case hooks.conflict != "":
+			ex.Invalid = hooks.conflict
+			return ex
+		case hooks.updated != nil && !h.rewrite(ctx, c, hooks.updated, hooks.verdict):
+			ex.Invalid = c.result.Text()
+			return ex
+		}
+		ex.Input = c.use.Input
 	}
-	if prep.GetRejected() != "" {
-		ex.Invalid = prep.GetRejected()
-		return ex
-	}
-	ex.Describe = prep.GetDescribe()
-	ex.Request = permissionRequest(toolName, prep)
+	ex.Describe = c.prep.GetDescribe()
+	ex.Request = permissionRequest(toolName, c.prep)
+	ex.Request.Hook = verdict
 	ex.Decision = h.policy.Decide(ctx, ex.Request)
 	ex.SandboxStatus = h.SandboxStatus(ctx)
 	if ex.Decision.Behavior != permission.Deny {
-		ex.Sandbox = h.explainSandbox(ctx, prep.GetReadOnly(), ex.Request, ex.Decision)
+		ex.Sandbox = h.explainSandbox(ctx, c.prep.GetReadOnly(), ex.Request, ex.Decision)
 	}
 	return ex
 }

@@ -328,6 +328,11 @@ func expandGlobs(globs, bases []string, limit int) (matches []string, truncated 
 		}
 	}
 	for _, g := range globs {
+		if g == "/**" {
+			// A bare Read deny rule: the chain denies every read, and
+			// hiding the whole filesystem would leave nothing to run.
+			continue
+		}
 		starts := []string{literalPrefix(g)}
 		if strings.HasPrefix(g, "/**/") {
 			starts = bases

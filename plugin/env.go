@@ -28,6 +28,9 @@ type Env struct {
 	// ResultsDirs are where the host stores spilled results, which read-like
 	// tools may read without asking.
 	ResultsDirs []string
+	// DenyRead are the user's Read(...) deny rules as absolute doublestar
+	// globs; see Denied.
+	DenyRead []string
 	// Mode is the permission mode, for tools whose behaviour depends on it.
 	Mode string
 	// Deadline is when the host gives up on the call; zero means none.
@@ -94,11 +97,7 @@ func (e *Env) Progress(message string) {
 // directory, a relative path is under Cwd, and the result is cleaned.
 // Symlinks are not resolved; the host's fence does that.
 func (e *Env) Abs(path string) string {
-	if path == "~" || strings.HasPrefix(path, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
-			path = filepath.Join(home, path[1:])
-		}
-	}
+	path = expandHome(path)
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(e.Cwd, path)
 	}
@@ -116,4 +115,15 @@ func (e *Env) Rel(path string) string {
 		return path
 	}
 	return rel
+}
+
+// expandHome puts ~ and ~/x under the home directory; other paths, and ~
+// when there is no home directory, stay as they are.
+func expandHome(path string) string {
+	if path == "~" || strings.HasPrefix(path, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			return home + path[1:]
+		}
+	}
+	return path
 }

@@ -148,6 +148,7 @@ func (s *Server) env(callID string, c *toolv1.CallContext) *Env {
 		Cwd:         c.GetCwd(),
 		Roots:       c.GetWorkspaceRoots(),
 		ResultsDirs: c.GetResultsDirs(),
+		DenyRead:    c.GetDenyRead(),
 		Mode:        c.GetPermissionMode(),
 		Clock:       s.rt.Clock,
 		Proc:        s.rt.Proc,

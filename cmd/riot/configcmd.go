@@ -92,6 +92,15 @@ func printConfig(w io.Writer, c *config.Config) {
 			line(k+"timeout", quote(dur(p.Timeout)))
 		}
 	}
+	for _, ev := range []struct {
+		name  string
+		hooks []config.Hook
+	}{{"PreToolUse", c.Hooks.PreToolUse}, {"PostToolUse", c.Hooks.PostToolUse}} {
+		for _, h := range ev.hooks {
+			fmt.Fprintf(tw, "hooks.%s += {matcher = %s, command = %s, timeout = %s, fail_closed = %v}\t# %s\n",
+				ev.name, quote(h.Matcher), quote(h.Command), quote(dur(h.Timeout)), h.FailClosed, h.Source)
+		}
+	}
 	_ = tw.Flush()
 }
 

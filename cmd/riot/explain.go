@@ -13,7 +13,7 @@ import (
 )
 
 func (a *app) explainCommand() *cobra.Command {
-	var asJSON bool
+	var asJSON, noHooks bool
 	cmd := &cobra.Command{
 		Use:   "explain TOOL [JSON|-]",
 		Short: "Trace the permission chain for one call without running it",
@@ -28,7 +28,7 @@ func (a *app) explainCommand() *cobra.Command {
 				return err
 			}
 			defer h.Close()
-			ex := h.Explain(cmd.Context(), args[0], input)
+			ex := h.Explain(cmd.Context(), args[0], input, core.ExplainOptions{SkipHooks: noHooks})
 			if asJSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
@@ -42,6 +42,7 @@ func (a *app) explainCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the trace as JSON")
+	cmd.Flags().BoolVar(&noHooks, "no-hooks", false, "do not run the PreToolUse hooks (they run by default, since what they say is part of the decision)")
 	return cmd
 }
 
@@ -51,6 +52,16 @@ func printExplain(w io.Writer, ex core.Explanation) {
 		fmt.Fprintf(w, ": %s", ex.Describe)
 	}
 	fmt.Fprintln(w)
+	if len(ex.Hooks) > 0 {
+		fmt.Fprintln(w, "hooks:")
+		for _, hr := range ex.Hooks {
+			fmt.Fprintf(w, "  %s %s (%s): %s", hr.Event, hr.Hook, hr.Source, hr.Verdict)
+			if hr.Reason != "" {
+				fmt.Fprintf(w, ": %s", hr.Reason)
+			}
+			fmt.Fprintln(w)
+		}
+	}
 	if ex.Invalid != "" {
 		fmt.Fprintf(w, "The call would fail before the permission chain:\n  %s\n", ex.Invalid)
 		return
@@ -122,10 +133,22 @@ type explainOut struct {
 	Reason   string        `json:"reason,omitempty"`
 	Suggest  string        `json:"suggest,omitempty"`
 	Sandbox  *sandboxOut   `json:"sandbox,omitempty"`
+	Hooks    []explainHook `json:"hooks,omitempty"`
+}
+
+type explainHook struct {
+	Event   string `json:"event"`
+	Hook    string `json:"hook"`
+	Source  string `json:"source"`
+	Verdict string `json:"verdict"`
+	Reason  string `json:"reason,omitempty"`
 }
 
 func explainJSON(ex core.Explanation) explainOut {
 	out := explainOut{Tool: ex.Tool, Describe: ex.Describe, Invalid: ex.Invalid, ReadOnly: ex.Request.ReadOnly}
+	for _, hr := range ex.Hooks {
+		out.Hooks = append(out.Hooks, explainHook{Event: hr.Event, Hook: hr.Hook, Source: hr.Source.String(), Verdict: hr.Verdict, Reason: hr.Reason})
+	}
 	if ex.Invalid != "" {
 		return out
 	}

@@ -66,22 +66,42 @@ func (c *chain) denyStep() bool {
 		}
 		return c.decide(StepDenyRule, Deny, nil, "the tool's own check", checked, reason)
 	}
-	r, i := firstMatch(c.p.deny, c.req.Tool, c.subjects)
-	if r == nil {
-		return c.pass(StepDenyRule, checked, "pass")
+	if c.req.Hook != nil {
+		checked += ", and the PreToolUse hooks"
 	}
-	return c.decide(StepDenyRule, Deny, r, "", checked,
-		fmt.Sprintf("Permission to use %s%s has been denied by the rule `%s`.", c.req.Tool, c.on(i), r))
+	r, i := firstMatch(c.p.deny, c.req.Tool, c.subjects)
+	if r != nil {
+		return c.decide(StepDenyRule, Deny, r, "", checked,
+			fmt.Sprintf("Permission to use %s%s has been denied by the rule `%s`.", c.req.Tool, c.on(i), r))
+	}
+	if h := c.req.Hook; h != nil && h.Behavior == Deny {
+		reason := fmt.Sprintf("The PreToolUse hook %s blocked this call", h.Hook)
+		if h.Reason != "" {
+			reason += ": " + strings.TrimSuffix(strings.TrimSpace(h.Reason), ".")
+		} else {
+			reason += " without saying why"
+		}
+		reason += ". Do not try to get around it with another tool or a rewritten call; if the call is needed, tell the user what the hook blocked."
+		return c.decide(StepDenyRule, Deny, nil, "the PreToolUse hook "+h.Hook, checked, reason)
+	}
+	return c.pass(StepDenyRule, checked, "pass")
 }
 
 func (c *chain) askStep() bool {
 	checked := plural(len(c.p.ask), "ask rule")
 	r, i := firstMatch(c.p.ask, c.req.Tool, c.subjects)
-	if r == nil {
-		return c.pass(StepAskRule, checked, "pass")
+	if r != nil {
+		return c.decide(StepAskRule, Ask, r, "", checked,
+			fmt.Sprintf("The rule `%s` requires the user's approval to use %s%s.", r, c.req.Tool, c.on(i)))
 	}
-	return c.decide(StepAskRule, Ask, r, "", checked,
-		fmt.Sprintf("The rule `%s` requires the user's approval to use %s%s.", r, c.req.Tool, c.on(i)))
+	if h := c.req.Hook; h != nil && h.Behavior == Ask {
+		reason := fmt.Sprintf("The PreToolUse hook %s requires the user's approval for this call", h.Hook)
+		if h.Reason != "" {
+			reason += ": " + strings.TrimSuffix(strings.TrimSpace(h.Reason), ".")
+		}
+		return c.decide(StepAskRule, Ask, nil, "the PreToolUse hook "+h.Hook, checked+" and the PreToolUse hooks", reason+".")
+	}
+	return c.pass(StepAskRule, checked, "pass")
 }
 
 func (c *chain) toolStep() bool {
@@ -193,6 +213,13 @@ func (c *chain) modeStep(ctx context.Context) bool {
 			fmt.Sprintf("Read-only calls are allowed in %s mode.", mode))
 	}
 	checked += ": the call is not read-only"
+	if h := c.req.Hook; h != nil && h.Behavior == Allow && mode != "plan" {
+		reason := fmt.Sprintf("Allowed by the PreToolUse hook %s", h.Hook)
+		if h.Reason != "" {
+			reason += ": " + strings.TrimSuffix(strings.TrimSpace(h.Reason), ".")
+		}
+		return c.decide(StepMode, Allow, nil, "the PreToolUse hook "+h.Hook, checked+"; the PreToolUse hook "+h.Hook+" allowed it", reason+".")
+	}
 	notAllowed := fmt.Sprintf("%s%s is not read-only and no allow rule covers it, so it needs the user's approval.", c.req.Tool, c.on(-2))
 	switch mode {
 	case "bypassPermissions":

@@ -627,3 +627,32 @@ func TestRelativeRoot(t *testing.T) {
 	expect(t, decide(p, readReq(filepath.Join(wd, "testdata", "x"))), Allow, StepAllowRule)
 	expect(t, decide(p, readReq(filepath.Join(wd, "x"))), Ask, StepSafety)
 }
+
+// The Read deny globs reach the tools that walk trees: absolute, in both
+// forms of the root, a bare rule covering everything, other tools' rules
+// left out.
+func TestDenyReadGlobs(t *testing.T) {
+	ws := t.TempDir()
+	p, err := New(Config{Roots: []string{ws}, Home: ws, Deny: []config.Rule{
+		{Text: "Read(**/secret.txt)"}, {Text: "Bash(rm:*)"}, {Text: "Edit(./x)"}, {Text: "Read(//etc/shadow)"}, {Text: "Read(./private/**)"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := p.DenyReadGlobs()
+	if !slices.Contains(got, "/etc/shadow") || !slices.Contains(got, "/**/secret.txt") || !slices.Contains(got, ws+"/private/**") {
+		t.Errorf("DenyReadGlobs = %q", got)
+	}
+	for _, g := range got {
+		if strings.Contains(g, "/x") && !strings.Contains(g, "secret") {
+			t.Errorf("an Edit rule leaked into the Read deny globs: %q", got)
+		}
+	}
+	bare, err := New(Config{Roots: []string{ws}, Home: ws, Deny: []config.Rule{{Text: "Read"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := bare.DenyReadGlobs(); !slices.Equal(got, []string{"/**"}) {
+		t.Errorf("a bare Read deny rule gives %q", got)
+	}
+}

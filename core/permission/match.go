@@ -3,7 +3,7 @@ package permission
 import (
 	"path/filepath"
 
-	"github.com/bmatcuk/doublestar/v4"
+	"github.com/riot-tools/riot/internal/paths"
 )
 
 // subject is a Subject with its path resolved, once per decision.
@@ -72,18 +72,7 @@ func (c *compiled) matches(tool string, s subject, restrictive bool) bool {
 // globsMatch reports whether a glob matches the path or a directory above
 // it: as in gitignore, a pattern that names a directory covers what it
 // holds.
-func globsMatch(globs []string, path string) bool {
-	for dir := path; ; dir = filepath.Dir(dir) {
-		for _, g := range globs {
-			if doublestar.MatchUnvalidated(g, dir) {
-				return true
-			}
-		}
-		if dir == "/" {
-			return false
-		}
-	}
-}
+func globsMatch(globs []string, path string) bool { return paths.Match(globs, path) }
 
 // firstMatch returns the first rule that matches any subject of the call
 // (a bare rule of the tool matches a call with no subjects), and that

@@ -21,6 +21,8 @@ func (d Decision) DeniedMessage() string {
 			"ask the user how to proceed if you need it."
 	case d.Step == StepMode && d.Mode == "plan":
 		return d.Reason
+	case d.Step == StepDenyRule && d.byHook():
+		return "Permission denied: " + d.Reason
 	case d.Step == StepDenyRule:
 		return "Permission denied: " + d.Reason + " No mode and no approval overrides a deny rule. " + noEvasion +
 			"tell the user if the task cannot be done without it."
@@ -52,13 +54,20 @@ func (d Decision) howToAllow() string {
 		return fmt.Sprintf("%s: the user can add it with `%s` or to [permissions] allow in .riot/config.toml. ", what, strings.Join(flags, " "))
 	case d.Step == StepSafety && strings.HasPrefix(d.Check, "outside the workspace"):
 		return "No allow rule overrides the workspace fence: the user can add the directory as a workspace root with --add-dir or [permissions] additional_dirs, or approve the call at an interactive prompt. "
-	case d.Step == StepAskRule:
+	case d.Step == StepAskRule && d.byHook():
+		return "The hook makes the user approve such a call at an interactive prompt, and there is none. "
+	case d.Step == StepAskRule && d.Rule != nil:
 		return fmt.Sprintf("The ask rule `%s` makes the user approve each such call at an interactive prompt, and there is none. ", d.Rule.Text)
 	case d.Step == StepSafety || d.Step == StepTool:
 		return "No allow rule overrides this check; only the user's approval at an interactive prompt can. "
 	default:
 		return "No single allow rule can permit it; only the user's approval at an interactive prompt can. "
 	}
+}
+
+// byHook reports whether a PreToolUse hook decided.
+func (d Decision) byHook() bool {
+	return d.Rule == nil && strings.HasPrefix(d.Check, "the PreToolUse hook")
 }
 
 // shellQuote quotes s for a POSIX shell.

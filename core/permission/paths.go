@@ -2,82 +2,19 @@ package permission
 
 import (
 	"errors"
-	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/riot-tools/riot/internal/paths"
 )
 
-// fileSystem is what path resolution reads; tests inject failures such as
-// a permission error, which root cannot provoke.
-type fileSystem interface {
-	Lstat(name string) (fs.FileInfo, error)
-	Readlink(name string) (string, error)
-}
+// fileSystem is what path resolution reads; tests inject failures.
+type fileSystem = paths.FS
 
-type osFS struct{}
+type osFS = paths.OS
 
-func (osFS) Lstat(name string) (fs.FileInfo, error) { return os.Lstat(name) }
-func (osFS) Readlink(name string) (string, error)   { return os.Readlink(name) }
-
-// maxLinks bounds the symlinks followed in one resolution, as the kernel's
-// ELOOP does.
-const maxLinks = 255
-
-// resolvePath returns the physical form of the absolute path p: every
-// symlink followed, each `..` applied to the already resolved parent (so
-// `link/..` is the parent of the link's target, as the kernel sees it),
-// and a tail that does not exist yet appended as written. A broken or
-// looping symlink, or a component that cannot be examined (a permission
-// error, a file used as a directory), is an error: the caller asks.
-func resolvePath(fsys fileSystem, p string) (string, error) {
-	links := 0
-	return walk(fsys, "/", p, &links, false)
-}
-
-func walk(fsys fileSystem, cur, rel string, links *int, mustExist bool) (string, error) {
-	for _, c := range strings.Split(rel, "/") {
-		switch c {
-		case "", ".":
-			continue
-		case "..":
-			cur = filepath.Dir(cur)
-			continue
-		}
-		next := filepath.Join(cur, c)
-		fi, err := fsys.Lstat(next)
-		switch {
-		case errors.Is(err, fs.ErrNotExist) && !mustExist:
-			cur = next // not created yet
-			continue
-		case errors.Is(err, fs.ErrNotExist):
-			return "", fmt.Errorf("%s does not exist", next)
-		case err != nil:
-			return "", err
-		case fi.Mode()&fs.ModeSymlink == 0:
-			cur = next
-			continue
-		}
-		*links++
-		if *links > maxLinks {
-			return "", fmt.Errorf("%s: too many levels of symbolic links", next)
-		}
-		target, err := fsys.Readlink(next)
-		if err != nil {
-			return "", err
-		}
-		base := cur
-		if filepath.IsAbs(target) {
-			base = "/"
-		}
-		// A symlink's target must exist: a broken link is no path to judge.
-		if cur, err = walk(fsys, base, target, links, true); err != nil {
-			return "", fmt.Errorf("the symlink %s is broken: %w", next, err)
-		}
-	}
-	return cur, nil
-}
+// resolvePath is paths.Resolve: symlinks followed before each `..`.
+func resolvePath(fsys fileSystem, p string) (string, error) { return paths.Resolve(fsys, p) }
 
 // resolved is a path subject in both its forms.
 type resolved struct {

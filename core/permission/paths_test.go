@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/riot-tools/riot/internal/paths"
 )
 
 func TestResolvePath(t *testing.T) {
@@ -97,7 +99,7 @@ func TestResolvePathErrors(t *testing.T) {
 	}
 	// The link limit counts every link of one resolution.
 	prev := e.ws + "/src"
-	for i := range maxLinks + 1 {
+	for i := range paths.MaxLinks + 1 {
 		l := filepath.Join(e.ws, "l", strings.Repeat("x", i%3)+string(rune('a'+i%26))+strings.Repeat("y", i/26))
 		if err := os.MkdirAll(filepath.Dir(l), 0o755); err != nil {
 			t.Fatal(err)
@@ -106,14 +108,14 @@ func TestResolvePathErrors(t *testing.T) {
 		prev = l
 	}
 	if _, err := resolvePath(osFS{}, prev); err == nil || !strings.Contains(err.Error(), "too many levels") {
-		t.Errorf("%d chained links resolve: %v", maxLinks+1, err)
+		t.Errorf("%d chained links resolve: %v", paths.MaxLinks+1, err)
 	}
 	target, err := os.Readlink(prev)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, err := resolvePath(osFS{}, target); err != nil || got != e.ws+"/src" {
-		t.Errorf("%d chained links do not resolve: %q %v", maxLinks, got, err)
+		t.Errorf("%d chained links do not resolve: %q %v", paths.MaxLinks, got, err)
 	}
 }
 

@@ -46,6 +46,7 @@ type Policy struct {
 	protect    []string // absolute protected paths, both forms
 	classifier Classifier
 	fs         fileSystem
+	denyRead   []string // DenyReadGlobs
 
 	mu     sync.RWMutex
 	grants []*compiled
@@ -129,6 +130,7 @@ func newPolicy(cfg Config, fsys fileSystem) (*Policy, error) {
 			*list.out = append(*list.out, c)
 		}
 	}
+	p.denyRead = p.denyReadGlobs()
 	return p, nil
 }
 
@@ -173,6 +175,28 @@ func (p *Policy) compile(r config.Rule) (*compiled, error) {
 		c.globs = ps.globs(p.rootForms, p.homes)
 	}
 	return c, nil
+}
+
+// DenyReadGlobs are the globs of the Read(...) deny rules, absolute, for
+// tools that walk a tree to skip what the user denied (a bare Read deny
+// rule covers everything: "/**"). The chain sees only the paths a call
+// names; these reach the files a walk finds.
+func (p *Policy) DenyReadGlobs() []string { return p.denyRead }
+
+func (p *Policy) denyReadGlobs() []string {
+	var out []string
+	for _, r := range p.deny {
+		if !readRuleTools[r.Tool] {
+			continue
+		}
+		switch {
+		case r.Spec == "":
+			out = append(out, "/**")
+		case r.globs != nil:
+			out = append(out, r.globs...)
+		}
+	}
+	return out
 }
 
 // Mode is the policy's permission mode.

@@ -106,6 +106,20 @@ type Request struct {
 	ClassifierInput string
 	// Describe is the call's one-line description, for prompts.
 	Describe string
+	// Hook is what the PreToolUse hooks decided, or nil when none did.
+	Hook *HookVerdict
+}
+
+// HookVerdict is the combined decision of a call's PreToolUse hooks. Deny
+// denies in every mode, Ask asks, and Allow stands in for the mode's Ask:
+// it never overrides a deny or ask rule, the tool's own check, or a safety
+// check, and plan mode still refuses changes.
+type HookVerdict struct {
+	Behavior Behavior
+	// Hook names the hook that decided, for the model and the trace.
+	Hook string
+	// Reason is the hook's own reason, if it gave one.
+	Reason string
 }
 
 // Decision is the chain's answer, with why.

@@ -568,6 +568,11 @@ type CallContext struct {
 	State map[string]string `protobuf:"bytes,6,rep,name=state,proto3" json:"state,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// Directories the host stores spilled results in; readable without asking.
 	ResultsDirs []string `protobuf:"bytes,7,rep,name=results_dirs,json=resultsDirs,proto3" json:"results_dirs,omitempty"`
+	// The effective Read(...) deny rules as absolute doublestar globs, each
+	// covering what lies below a path it matches (as in gitignore). A tool
+	// that walks a tree skips every path they match: the permission chain
+	// sees only the paths a call names, not the files a walk finds.
+	DenyRead []string `protobuf:"bytes,8,rep,name=deny_read,json=denyRead,proto3" json:"deny_read,omitempty"`
 	// The kernel sandbox the call's subprocesses run in; unset means none.
 	Sandbox       *Sandbox `protobuf:"bytes,9,opt,name=sandbox,proto3" json:"sandbox,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -649,6 +654,13 @@ func (x *CallContext) GetState() map[string]string {
 func (x *CallContext) GetResultsDirs() []string {
 	if x != nil {
 		return x.ResultsDirs
+	}
+	return nil
+}
+
+func (x *CallContext) GetDenyRead() []string {
+	if x != nil {
+		return x.DenyRead
 	}
 	return nil
 }
@@ -1378,7 +1390,7 @@ const file_riot_tool_v1_tool_proto_rawDesc = "" +
 	"\x06Budget\x12\x1c\n" +
 	"\tunlimited\x18\x01 \x01(\bR\tunlimited\x12\x1f\n" +
 	"\vlimit_chars\x18\x02 \x01(\x03R\n" +
-	"limitChars\"\x84\x03\n" +
+	"limitChars\"\xa1\x03\n" +
 	"\vCallContext\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x10\n" +
@@ -1387,7 +1399,8 @@ const file_riot_tool_v1_tool_proto_rawDesc = "" +
 	"\x10deadline_unix_ms\x18\x04 \x01(\x03R\x0edeadlineUnixMs\x12'\n" +
 	"\x0fpermission_mode\x18\x05 \x01(\tR\x0epermissionMode\x12:\n" +
 	"\x05state\x18\x06 \x03(\v2$.riot.tool.v1.CallContext.StateEntryR\x05state\x12!\n" +
-	"\fresults_dirs\x18\a \x03(\tR\vresultsDirs\x12/\n" +
+	"\fresults_dirs\x18\a \x03(\tR\vresultsDirs\x12\x1b\n" +
+	"\tdeny_read\x18\b \x03(\tR\bdenyRead\x12/\n" +
 	"\asandbox\x18\t \x01(\v2\x15.riot.tool.v1.SandboxR\asandbox\x1a8\n" +
 	"\n" +
 	"StateEntry\x12\x10\n" +
