@@ -157,8 +157,12 @@ func (h *Host) profile(readOnly bool, req permission.Request, d permission.Decis
 	for _, r := range roots {
 		p.WritePaths = appendForms(p.WritePaths, r)
 	}
-	for _, w := range sb.AllowWrite {
-		p.WritePaths = appendForms(p.WritePaths, config.ExpandHome(w.Path))
+	// allow_write is for calls allowed to write; a read-only call sees only
+	// what every profile sees. Each mount costs every call time.
+	if !readOnly {
+		for _, w := range sb.AllowWrite {
+			p.WritePaths = appendForms(p.WritePaths, config.ExpandHome(w.Path))
+		}
 	}
 	allowRead := make([]string, 0, len(sb.AllowRead))
 	for _, r := range sb.AllowRead {
@@ -166,9 +170,9 @@ func (h *Host) profile(readOnly bool, req permission.Request, d permission.Decis
 		allowRead = append(allowRead, abs)
 		p.ReadPaths = appendForms(p.ReadPaths, abs)
 	}
-	// riot's own state and config: visible, never writable.
+	// riot's own state (spilled results are read back with Bash too):
+	// visible, never writable. Its config is not shown at all.
 	p.ReadPaths = appendForms(p.ReadPaths, h.stateDir)
-	p.ReadPaths = appendForms(p.ReadPaths, config.UserConfigDir(os.Getenv))
 	// A path outside the roots that the decision allowed is added for this
 	// call: reads read-only, writes writable.
 	for _, s := range req.Subjects {
@@ -194,6 +198,13 @@ func (h *Host) profile(readOnly bool, req permission.Request, d permission.Decis
 			if _, err := os.Lstat(prot); err == nil && !decisionCovers(d, prot) {
 				p.ProtectedPaths = append(p.ProtectedPaths, prot)
 			}
+		}
+	}
+	// riot's own config and state stay read-only even where a writable
+	// path holds them (a root or allow_write above them).
+	for _, own := range []string{config.UserConfigDir(os.Getenv), h.stateDir} {
+		if _, err := os.Lstat(own); err == nil {
+			p.ProtectedPaths = append(p.ProtectedPaths, filepath.Clean(own))
 		}
 	}
 	p.MaskedPaths = append(p.MaskedPaths, h.denyMasks()...)
