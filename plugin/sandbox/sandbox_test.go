@@ -170,7 +170,7 @@ func TestNoteSaysWhatToAdd(t *testing.T) {
 		{ro, "touch x", Signs{ReadOnlyFS: true}, []string{"a call allowed as read-only", "allow rule"}},
 		{w, "make", Signs{ReadOnlyFS: true}, []string{"Bash(make:*)", "[sandbox] allow_write"}},
 		{w, "make", Signs{Network: true}, []string{"network = \"none\""}},
-		{ro, "curl x", Signs{Network: true}, []string{"no network"}},
+		{ro, "curl x", Signs{Network: true}, []string{"gives a read-only call no network"}},
 		{w, "cat x", Signs{Missing: []string{"/home/u/notes", "/ws/gone"}}, []string{"/home/u/notes is not in the sandbox", "allow_read"}},
 		{w, "git push origin main", Signs{}, []string{"~/.ssh", "allow_read"}},
 	} {
@@ -382,5 +382,48 @@ func TestReadOnlyResolvConfOnlyWithNetwork(t *testing.T) {
 	}
 	if args := (&Profile{Mode: Write, Network: true}).Args("/"); !slices.Contains(args, target) {
 		t.Error("the network needs the resolver's file")
+	}
+}
+
+func TestSystemAndMaskArgs(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	link := filepath.Join(dir, "l")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("f", link); err != nil {
+		t.Fatal(err)
+	}
+	if got := systemArg(filepath.Join(dir, "none")); got != nil {
+		t.Errorf("a missing system directory: %v", got)
+	}
+	if got := systemArg(link); !slices.Equal(got, []string{"--symlink", "f", link}) {
+		t.Errorf("a symlink is recreated: %v", got)
+	}
+	if got := systemArg(dir); !slices.Equal(got, []string{"--ro-bind", dir, dir}) {
+		t.Errorf("a directory is bound read-only: %v", got)
+	}
+	if got := maskArg(filepath.Join(dir, "none")); got != nil {
+		t.Errorf("a missing path needs no mask: %v", got)
+	}
+	if got := maskArg(file); !slices.Equal(got, []string{"--ro-bind", "/dev/null", file}) {
+		t.Errorf("a file is masked by /dev/null: %v", got)
+	}
+	if got := maskArg(dir); !slices.Equal(got, []string{"--tmpfs", dir, "--remount-ro", dir}) {
+		t.Errorf("a directory is masked by an empty read-only tmpfs: %v", got)
+	}
+}
+
+// Depth is counted in components, not characters: a short deep path is
+// mounted after a long shallow one.
+func TestBindsByComponents(t *testing.T) {
+	p := &Profile{Mode: Write, WritePaths: []string{"/a/b", "/verylongname"}}
+	var got []string
+	for _, b := range p.binds() {
+		got = append(got, b.path)
+	}
+	if !slices.Equal(got, []string{"/verylongname", "/a/b"}) {
+		t.Fatalf("order %v", got)
 	}
 }
