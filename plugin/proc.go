@@ -41,6 +41,13 @@ type SandboxingProc interface {
 	Sandboxed(profile *sandbox.Profile) Proc
 }
 
+// SandboxedProcess is a Process that can say whether it runs in the kernel
+// sandbox. A sandboxed process leaves nothing running once it has exited,
+// so a tool need not look for survivors.
+type SandboxedProcess interface {
+	Sandboxed() bool
+}
+
 // Process is a started subprocess and its process group.
 type Process interface {
 	Pid() int
@@ -91,7 +98,8 @@ func (p *OSProc) Start(ctx context.Context, cmd *exec.Cmd) (Process, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := p.confine(ctx, cmd); err != nil {
+	sandboxed, err := p.confine(ctx, cmd)
+	if err != nil {
 		return nil, err
 	}
 	if cmd.SysProcAttr == nil {
@@ -105,7 +113,7 @@ func (p *OSProc) Start(ctx context.Context, cmd *exec.Cmd) (Process, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	proc := &osProcess{cmd: cmd, pgid: cmd.Process.Pid, guard: p.guard, done: make(chan struct{})}
+	proc := &osProcess{cmd: cmd, pgid: cmd.Process.Pid, guard: p.guard, done: make(chan struct{}), sandboxed: sandboxed}
 	p.guard.add(proc.pgid)
 	grace := p.KillGrace
 	if grace <= 0 {
@@ -118,34 +126,40 @@ func (p *OSProc) Start(ctx context.Context, cmd *exec.Cmd) (Process, error) {
 // confine rewrites cmd to run in the call's sandbox. Where bwrap cannot
 // run, a required sandbox is an error and any other runs unconfined: the
 // host warned the user once when it found bwrap missing.
-func (p *OSProc) confine(ctx context.Context, cmd *exec.Cmd) error {
+func (p *OSProc) confine(ctx context.Context, cmd *exec.Cmd) (bool, error) {
 	if p.profile == nil {
-		return nil
+		return false, nil
 	}
 	bwrap, err := p.probe.Check(ctx)
 	if err != nil {
 		if p.profile.Required {
-			return &sandbox.UnavailableError{Why: err.Error()}
+			return false, &sandbox.UnavailableError{Why: err.Error()}
 		}
 		if p.log != nil {
 			p.log.Debug("running unsandboxed: bwrap cannot start", "why", err.Error())
 		}
-		return nil
+		return false, nil
 	}
 	p.profile.Wrap(bwrap, cmd)
-	return nil
+	return true, nil
 }
 
 type osProcess struct {
-	cmd      *exec.Cmd
-	pgid     int
-	guard    *guard
-	done     chan struct{}
-	waitOnce sync.Once
-	waitErr  error
+	// sandboxed: the process runs in a PID namespace of its own, which
+	// ends everything it started when it exits.
+	sandboxed bool
+	cmd       *exec.Cmd
+	pgid      int
+	guard     *guard
+	done      chan struct{}
+	waitOnce  sync.Once
+	waitErr   error
 }
 
 func (p *osProcess) Pid() int { return p.pgid }
+
+// Sandboxed implements SandboxedProcess.
+func (p *osProcess) Sandboxed() bool { return p.sandboxed }
 
 func (p *osProcess) Signal(sig syscall.Signal) error {
 	err := syscall.Kill(-p.pgid, sig)
