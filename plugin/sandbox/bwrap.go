@@ -78,6 +78,12 @@ func (p *Profile) Args(dir string) []string {
 			args = append(args, maskArg(b.path)...)
 		}
 	}
+	// The directory the command starts in is shown read-only when nothing
+	// else shows it (a session that cd'ed outside the roots with the
+	// user's approval), or bwrap could not start there. Never under a mask.
+	if dir != "" && !p.shows(dir) && !covers(p.MaskedPaths, dir) {
+		args = append(args, "--ro-bind-try", dir, dir)
+	}
 	// What no bind covers is the sandbox's own root: read-only, so a write
 	// there fails (EROFS) instead of vanishing with the sandbox.
 	args = append(args, "--remount-ro", "/")

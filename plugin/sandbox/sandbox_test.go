@@ -427,3 +427,18 @@ func TestBindsByComponents(t *testing.T) {
 		t.Fatalf("order %v", got)
 	}
 }
+
+// A start directory the profile does not show is shown read-only, so
+// bwrap can start there; one under a mask is not.
+func TestStartDirectoryIsShown(t *testing.T) {
+	p := &Profile{Mode: Write, WritePaths: []string{"/w"}, MaskedPaths: []string{"/w/secret"}}
+	if args := p.Args("/elsewhere"); index(args, "--ro-bind-try", "/elsewhere") < 0 {
+		t.Errorf("the start directory is not shown: %v", args)
+	}
+	if args := p.Args("/w/sub"); index(args, "--ro-bind-try", "/w/sub") >= 0 {
+		t.Errorf("a start directory already shown needs no mount: %v", args)
+	}
+	if args := p.Args("/w/secret/x"); index(args, "--ro-bind-try", "/w/secret/x") >= 0 {
+		t.Errorf("a start directory under a mask must stay hidden: %v", args)
+	}
+}
