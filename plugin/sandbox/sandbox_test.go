@@ -196,6 +196,9 @@ func TestNoteSaysWhatToAdd(t *testing.T) {
 func TestArgsUnderBwrap(t *testing.T) {
 	bwrap, err := (&Probe{}).Check(t.Context())
 	if err != nil {
+		if os.Getenv("RIOT_REQUIRE_SANDBOX") != "" {
+			t.Fatalf("RIOT_REQUIRE_SANDBOX is set but %v", err)
+		}
 		t.Skipf("needs bubblewrap: %v", err)
 	}
 	dir := t.TempDir()
