@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/sys/unix"
 )
 
 // requireSandbox skips a test where bubblewrap cannot run a sandbox, and
@@ -440,5 +441,53 @@ func TestOneShotBackgroundJobSaysItEnds(t *testing.T) {
 	res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "Bash", Arguments: map[string]any{"command": "true", "run_in_background": true}})
 	if err != nil || res.IsError || strings.Contains(text(res), "one-shot") || !strings.Contains(text(res), "BashOutput") {
 		t.Fatalf("mcp job: %v %s", err, text(res))
+	}
+}
+
+// noNewPrivs reads whether the builtin plugin NAME of exe runs with
+// no_new_privs, which Landlock's restriction sets.
+func noNewPrivs(t *testing.T, exe, name string) (bool, bool) {
+	t.Helper()
+	for _, pid := range hostPIDs(t, exe, "__plugin", name) {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "NoNewPrivs:"); ok {
+				return strings.TrimSpace(v) == "1", true
+			}
+		}
+	}
+	return false, false
+}
+
+// The Grep and Read plugin processes restrict themselves with Landlock
+// once they serve; Bash, which starts processes, does not.
+func TestReadOnlyPluginsAreConfined(t *testing.T) {
+	// landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION)
+	if abi, _, errno := syscall.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, 1); errno != 0 || int(abi) < 1 {
+		t.Skipf("this kernel has no Landlock (%v); the restriction is best effort", errno)
+	}
+	e := newEnv(t)
+	e.write("a.txt", "alpha\n")
+	s := e.connect(t, nil, "--mode", "bypassPermissions")
+	for _, call := range []*mcp.CallToolParams{
+		{Name: "Read", Arguments: map[string]any{"file_path": "a.txt"}},
+		{Name: "Grep", Arguments: map[string]any{"pattern": "alpha"}},
+		{Name: "Bash", Arguments: map[string]any{"command": "true"}},
+	} {
+		if res, err := s.CallTool(context.Background(), call); err != nil || res.IsError {
+			t.Fatalf("%s: %v %s", call.Name, err, text(res))
+		}
+	}
+	for name, want := range map[string]bool{"read": true, "grep": true, "bash": false} {
+		got, found := noNewPrivs(t, e.exe, name)
+		if !found {
+			t.Fatalf("no %s plugin process found", name)
+		}
+		if got != want {
+			t.Errorf("%s plugin: no_new_privs = %v, want %v", name, got, want)
+		}
 	}
 }
