@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/riot-tools/riot/config"
+	"github.com/riot-tools/riot/config/trust"
 )
 
 // workspace makes a workspace whose .riot/ holds the given files.
@@ -27,14 +28,26 @@ func workspace(t *testing.T, files map[string]string) string {
 	return ws
 }
 
+// load loads ws's layers as a workspace the user trusts.
 func load(t *testing.T, ws string, env map[string]string, flags config.Flags) (*config.Config, error) {
 	t.Helper()
 	return config.Load(config.Options{
 		Workspace: ws,
 		UserFile:  filepath.Join(ws, "user.toml"),
+		TrustFile: trustedRecord(t, ws),
 		Getenv:    func(k string) string { return env[k] },
 		Flags:     flags,
 	})
+}
+
+// trustedRecord is a trust record, outside ws, that trusts ws.
+func trustedRecord(t *testing.T, ws string) string {
+	t.Helper()
+	st := trust.Store{File: filepath.Join(t.TempDir(), "trusted.json")}
+	if _, err := st.Trust(ws, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	return st.File
 }
 
 func TestDefaults(t *testing.T) {
@@ -49,7 +62,7 @@ func TestDefaults(t *testing.T) {
 			t.Errorf("builtin %s is not enabled", p.Name)
 		}
 	}
-	if got := strings.Join(names, ","); got != "bash,grep,read,diagnostics" {
+	if got := strings.Join(names, ","); got != "bash,grep,read,diagnostics,edit" {
 		t.Fatalf("builtins in order %s", got)
 	}
 	if c.Permissions.Mode != "default" || c.Limits.MaxParallel != 10 || c.Limits.TurnBudgetChars != 200_000 || c.Limits.CallTimeout != 10*time.Minute {
@@ -57,6 +70,9 @@ func TestDefaults(t *testing.T) {
 	}
 	if s := c.Sources["permissions.mode"]; s.Layer != "default" {
 		t.Fatalf("mode source = %v", s)
+	}
+	if c.Limits.StartTimeout != 5*time.Second || c.Results.MaxAge != 168*time.Hour || c.Results.MaxTotalMB != 256 || c.Log.MaxSizeMB != 10 {
+		t.Fatalf("defaults: %+v %+v %+v", c.Limits, c.Results, c.Log)
 	}
 }
 
@@ -163,6 +179,11 @@ func TestConfigErrors(t *testing.T) {
 		{"bad plugin name", "[plugins.\"Bad Name\"]\nenabled = true\n", 1, `plugin name "Bad Name" must be lowercase`},
 		{"syntax", "[permissions]\nmode = \n", 2, ""},
 		{"bad log level", "[log]\nlevel = \"loud\"\n", 2, `unknown log level "loud"`},
+		{"zero start timeout", "[limits]\nstart_timeout = \"0s\"\n", 2, "start_timeout must be more than zero"},
+		{"zero results age", "[results]\nmax_age = \"0s\"\n", 2, "max_age must be more than zero"},
+		{"no results room", "[results]\nmax_total_mb = 0\n", 2, "max_total_mb must be at least 1, not 0"},
+		{"unknown results key", "[results]\nmax_ages = \"1h\"\n", 2, `did you mean "max_age"?`},
+		{"no log room", "[log]\nmax_size_mb = 0\n", 2, "max_size_mb must be at least 1, not 0"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -12,6 +12,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/riot-tools/riot/internal/atomicfile"
 )
 
 // localIgnoreEntry is the line AppendAllowRule adds to .gitignore.
@@ -46,7 +48,7 @@ func AppendAllowRule(workspace, rule string) (string, error) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return path, err
 		}
-		if err := writeAtomic(path, []byte(text)); err != nil {
+		if err := atomicfile.Write(path, []byte(text), 0o644); err != nil {
 			return path, err
 		}
 	}
@@ -221,28 +223,6 @@ func tomlString(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
-}
-
-// writeAtomic replaces path with data through a rename, so a crash leaves
-// the old file or the new one, never half of one.
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".config.local.toml.*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }
 
 // ensureIgnored appends the local layer to <workspace>/.gitignore, creating

@@ -11,6 +11,7 @@ type Config struct {
 	PluginDirs  []string
 	Permissions Permissions
 	Limits      Limits
+	Results     Results
 	Log         Log
 	Sandbox     Sandbox
 	// Plugins are in order: the builtins of the defaults first, then each
@@ -23,6 +24,11 @@ type Config struct {
 	Sources map[string]Source
 	// Files are the config files that were read, in layer order.
 	Files []string
+	// Trust says whether the workspace's own layers applied, and what was
+	// ignored because they did not.
+	Trust Trust
+
+	trustRead bool
 }
 
 // Permissions is the [permissions] table.
@@ -54,12 +60,26 @@ type Limits struct {
 	MaxParallel     int
 	TurnBudgetChars int
 	CallTimeout     time.Duration
+	// StartTimeout bounds a plugin's handshake.
+	StartTimeout time.Duration
+}
+
+// Results is the [results] table: how long spilled results are kept.
+type Results struct {
+	// MaxAge is how old a spilled result of a session no process has open
+	// may get before it is pruned.
+	MaxAge time.Duration
+	// MaxTotalMB bounds all sessions' spilled results together; the oldest
+	// of sessions no process has open go first.
+	MaxTotalMB int
 }
 
 // Log is the [log] table.
 type Log struct {
 	Level string
 	File  string
+	// MaxSizeMB is the size at which the log file is rotated to FILE.1.
+	MaxSizeMB int
 }
 
 // Plugin is one [plugins.NAME] table.
@@ -93,7 +113,7 @@ func (c *Config) Plugin(name string) (Plugin, bool) {
 // Source is where a value came from.
 type Source struct {
 	// Layer is "default", "user", "workspace", "local", "--config", "env"
-	// or "flag".
+	// or "flag"; "trust" for an error in the workspace trust record.
 	Layer string
 	// File and Line locate a value read from a file.
 	File string

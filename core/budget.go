@@ -4,11 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/riot-tools/riot/internal/atomicfile"
 	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
 
@@ -37,6 +36,7 @@ const (
 type collector struct {
 	budget    int64 // characters; < 0 means unlimited
 	spillPath string
+	store     *resultStore
 
 	text   bytes.Buffer // the text so far, until spilled
 	chars  int64
@@ -45,11 +45,12 @@ type collector struct {
 	lastNL bool
 	cut    bool // an unlimited tool's text passed unlimitedCap
 
-	file *os.File
+	file *atomicfile.File // written beside spillPath, renamed to it at finish
 	w    *bufio.Writer
 	tail []byte // the last keepBytes bytes, once spilled
 	head []byte // the first keepBytes bytes, once spilled
 	err  error  // a spill write error
+	done bool   // the spill file is committed or discarded
 
 	images     []Block
 	imageBytes int
@@ -58,30 +59,95 @@ type collector struct {
 	haveBlock  bool
 
 	final *toolv1.Final
+	// pending is the start of a character the last text chunk of the
+	// current block ended inside.
+	pending []byte
 }
 
-func newCollector(budget int64, spillPath string) *collector {
-	return &collector{budget: budget, spillPath: spillPath}
+func newCollector(budget int64, spillPath string, store *resultStore) *collector {
+	return &collector{budget: budget, spillPath: spillPath, store: store}
 }
 
-func (c *collector) add(ev *toolv1.CallEvent) {
+// add takes one event of the stream; an event that breaks the protocol is
+// a *malformedError, which ends the stream.
+func (c *collector) add(ev *toolv1.CallEvent) error {
 	switch e := ev.GetEvent().(type) {
 	case *toolv1.CallEvent_Chunk:
-		c.chunk(e.Chunk)
+		return c.chunk(e.Chunk)
 	case *toolv1.CallEvent_Final:
+		if err := c.endBlock(); err != nil {
+			return err
+		}
 		c.final = e.Final
+		return nil
+	default:
+		return &malformedError{Why: "an event of no known type"}
 	}
 }
 
-func (c *collector) chunk(ch *toolv1.Chunk) {
+func (c *collector) chunk(ch *toolv1.Chunk) error {
 	newBlock := !c.haveBlock || ch.GetBlock() != c.curBlock
+	if newBlock {
+		if err := c.endBlock(); err != nil {
+			return err
+		}
+	}
 	c.haveBlock, c.curBlock = true, ch.GetBlock()
-	if ch.GetKind() == toolv1.BlockKind_BLOCK_KIND_IMAGE {
+	switch ch.GetKind() {
+	case toolv1.BlockKind_BLOCK_KIND_IMAGE:
 		c.image(newBlock, ch)
-		return
+		return nil
+	case toolv1.BlockKind_BLOCK_KIND_TEXT:
+	default:
+		return &malformedError{Why: fmt.Sprintf("a content chunk of unknown kind %d", ch.GetKind())}
 	}
 	c.curImage = 0
-	c.writeText(ch.GetData())
+	data := ch.GetData()
+	if len(c.pending) > 0 {
+		data = append(c.pending, data...)
+		c.pending = nil
+	}
+	valid := validUTF8Prefix(data)
+	if valid < len(data) {
+		rest := data[valid:]
+		if len(rest) >= utf8.UTFMax || utf8.FullRune(rest) {
+			return &malformedError{Why: fmt.Sprintf("text that is not valid UTF-8, at byte %s of its output", commas(c.nbytes+int64(valid)))}
+		}
+		// A character cut between chunks: its start waits for the rest.
+		c.pending = append([]byte(nil), rest...)
+		data = data[:valid]
+	}
+	c.writeText(data)
+	return nil
+}
+
+// endBlock checks that the text block just ended did not end inside a
+// character.
+func (c *collector) endBlock() error {
+	if len(c.pending) > 0 {
+		return &malformedError{Why: fmt.Sprintf("text that is not valid UTF-8, at byte %s of its output", commas(c.nbytes))}
+	}
+	return nil
+}
+
+// validUTF8Prefix is the length of p's longest valid UTF-8 prefix.
+func validUTF8Prefix(p []byte) int {
+	if utf8.Valid(p) {
+		return len(p)
+	}
+	i := 0
+	for i < len(p) {
+		if p[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(p[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return i
+		}
+		i += size
+	}
+	return i
 }
 
 func (c *collector) image(newBlock bool, ch *toolv1.Chunk) {
@@ -125,11 +191,7 @@ func (c *collector) writeText(p []byte) {
 
 // spill moves the text so far to the spill file; the rest follows it.
 func (c *collector) spill() {
-	if err := os.MkdirAll(filepath.Dir(c.spillPath), 0o700); err != nil {
-		c.err = err
-		return
-	}
-	f, err := os.OpenFile(c.spillPath, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+	f, err := c.store.create(c.spillPath)
 	if err != nil {
 		c.err = err
 		return
@@ -158,17 +220,29 @@ func (c *collector) toFile(p []byte) {
 	}
 }
 
-// finish closes the spill file, if any.
+// finish puts the spill file, if any, at its path whole, or removes it if
+// it could not be written whole.
 func (c *collector) finish() {
-	if c.file == nil {
+	if c.file == nil || c.done {
 		return
 	}
+	c.done = true
 	if err := c.w.Flush(); err != nil && c.err == nil {
 		c.err = err
 	}
-	if err := c.file.Close(); err != nil && c.err == nil {
-		c.err = err
+	if c.err == nil {
+		c.err = c.file.CommitScratch()
 	}
+	c.file.Cleanup()
+}
+
+// discard drops the spill file, for a result that is refused.
+func (c *collector) discard() {
+	if c.file == nil || c.done {
+		return
+	}
+	c.done = true
+	c.file.Cleanup()
 }
 
 // spilled reports whether the text went to the file.

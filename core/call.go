@@ -42,6 +42,12 @@ func (h *Host) resolve(use ToolUse) *ToolResult {
 		r := textResult(use, StatusFailed, h.unknownTool(use.Name))
 		return &r
 	}
+	if len(use.Input) > maxInputBytes {
+		// Refused before anything copies it: a plugin could not take it
+		// whole, and it would fail the same way every time.
+		r := textResult(use, StatusFailed, fmt.Sprintf("This call's input is %s; riot takes at most %s of input per call, so it was not run. Do not send it again as it is: split the work into smaller calls, or write large content to a file in parts of at most that size.", sizeText(int64(len(use.Input))), sizeText(maxInputBytes)))
+		return &r
+	}
 	if h.policy.Hidden(use.Name) {
 		d := h.policy.Decide(context.Background(), permission.Request{Tool: use.Name})
 		r := textResult(use, StatusDenied, d.DeniedMessage())
@@ -122,8 +128,18 @@ func (h *Host) prepareRPC(ctx context.Context, c *call) bool {
 			c.finish(StatusCancelled, "Cancelled before it ran.")
 			return false
 		}
-		how := p.crashed(gen)
-		c.finish(StatusFailed, fmt.Sprintf("The %s tool stopped unexpectedly (%s) while checking this call, so the call did not run. Retry it; the tool will be restarted.", c.use.Name, how))
+		switch f, code := classify(err); {
+		case pctx.Err() != nil || code == codes.DeadlineExceeded:
+			p.kill(gen)
+			p.crashed(gen)
+			c.finish(StatusFailed, fmt.Sprintf("The %s tool did not finish checking this call within %s and was stopped, so the call did not run. Do not retry this input unchanged: use another tool or approach.", c.use.Name, secondsText(prepareTimeout)))
+		case f == faultCrash:
+			how := p.crashed(gen)
+			c.finish(StatusFailed, fmt.Sprintf("The %s tool stopped unexpectedly (%s) while checking this call, so the call did not run. Retry it; the tool will be restarted.", c.use.Name, how))
+		default:
+			h.fileLog.Error("Prepare failed", "tool", c.use.Name, "call_id", c.use.ID, "error", err)
+			c.finish(StatusFailed, prepareFaultMessage(c.use.Name, f, code))
+		}
 		return false
 	}
 	if prep.GetRejected() != "" {
@@ -161,6 +177,12 @@ func upperFirst(s string) string {
 // prepareTimeout bounds Prepare, which only inspects the input.
 const prepareTimeout = 30 * time.Second
 
+// maxInputBytes bounds one call's input. A model writes far less in one
+// tool_use; anything near gRPC's message limit (the input travels in
+// Prepare and in Call) is a mistake, and costs riot memory many times its
+// size as it is decoded, checked and copied.
+const maxInputBytes = 4 << 20
+
 // ask resolves an Ask: with the prompter, which may grant rules for the
 // session or for good, or by denying when nobody can be asked. It returns
 // the final decision.
@@ -170,8 +192,15 @@ func (h *Host) ask(ctx context.Context, req permission.Request, d permission.Dec
 		h.log.Warn("an allow rule could not be saved; it holds for this session only", "error", err)
 	}
 	if d.Behavior == permission.Allow && d.ByUser {
-		if err := h.session.setGrants(h.policy.Grants()); err != nil {
+		grants, err := h.session.AddGrants(h.policy.Grants())
+		if err != nil {
 			h.log.Warn("cannot save the session's grants", "error", err)
+		}
+		// Other processes on the session may have granted more meanwhile.
+		for _, g := range grants {
+			if err := h.policy.Grant(g); err != nil {
+				h.log.Warn("dropping a session grant that no longer parses", "grant", g, "error", err)
+			}
 		}
 	}
 	return d
@@ -236,6 +265,8 @@ func (h *Host) connError(ctx context.Context, use ToolUse, err error) string {
 		return se.Msg
 	case errors.As(err, &ue):
 		return ue.Msg
+	case errors.Is(err, errHostClosed):
+		return fmt.Sprintf("riot is shutting down, so the %s call did not run. Do not retry it in this session.", use.Name)
 	case ctx.Err() != nil:
 		return "Cancelled before it ran."
 	default:
@@ -245,14 +276,21 @@ func (h *Host) connError(ctx context.Context, use ToolUse, err error) string {
 
 // callContext is what a plugin is told about the session.
 func (h *Host) callContext(p *pluginProc, deadline time.Time) *toolv1.CallContext {
+	own, others := h.session.Snapshot(p.spec.Name)
 	cc := &toolv1.CallContext{
-		SessionId:      h.session.id,
+		SessionId:      h.session.ID(),
 		Cwd:            h.opts.Workspace,
 		WorkspaceRoots: h.roots(),
 		PermissionMode: h.cfg.Permissions.Mode,
-		State:          h.session.state(p.spec.Name),
+		State:          own,
 		ResultsDirs:    []string{h.resultsRoot()},
 		DenyRead:       h.policy.DenyReadGlobs(),
+	}
+	for name, st := range others {
+		if cc.SharedState == nil {
+			cc.SharedState = make(map[string]*toolv1.PluginState, len(others))
+		}
+		cc.SharedState[name] = &toolv1.PluginState{Values: st}
 	}
 	if !deadline.IsZero() {
 		cc.DeadlineUnixMs = deadline.UnixMilli()
@@ -295,7 +333,7 @@ func (h *Host) execute(ctx context.Context, c *call) {
 		}
 		c.limited = true
 	}
-	c.col = newCollector(budget, h.spillPath(c.use.ID))
+	c.col = newCollector(budget, h.results.spillPath(c.use.ID), h.results)
 	timeout := h.timeout(c.tool)
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -322,10 +360,17 @@ func (h *Host) execute(ctx context.Context, c *call) {
 			h.progress(c, "progress", pr.GetMessage(), h.now().Sub(start))
 			return nil
 		}
-		c.col.add(ev)
-		return nil
+		return c.col.add(ev)
 	})
-	c.col.finish()
+	fault, code := rpcFault(-1), codes.OK
+	if err != nil {
+		fault, code = classify(err)
+	}
+	if fault == faultMalformed {
+		c.col.discard()
+	} else {
+		c.col.finish()
+	}
 	if c.col.err != nil {
 		h.log.Error("cannot write a spilled result", "path", c.col.spillPath, "error", c.col.err)
 	}
@@ -348,6 +393,20 @@ func (h *Host) execute(ctx context.Context, c *call) {
 			c.message += " It may have partially run; check the state it would have changed before retrying."
 		}
 		h.finishBody(c, StatusFailed)
+	case fault >= faultNoFinal:
+		// The plugin broke the protocol or answered with an error; it is
+		// alive, so it is neither waited for nor counted as crashed.
+		var bad *malformedError
+		why := ""
+		if errors.As(err, &bad) {
+			why = bad.Why
+		}
+		h.fileLog.Error("call failed", "tool", c.use.Name, "call_id", c.use.ID, "error", err)
+		c.message = callFaultMessage(c.use.Name, fault, code, why, c.prep.GetReadOnly())
+		if fault == faultMalformed {
+			c.col = newCollector(0, "", nil)
+		}
+		h.finishBody(c, StatusFailed)
 	default:
 		how := p.crashed(gen)
 		c.message = fmt.Sprintf("The %s tool stopped unexpectedly (%s) while running this call.", c.use.Name, how)
@@ -363,7 +422,7 @@ func (h *Host) execute(ctx context.Context, c *call) {
 
 func (h *Host) finishOutcome(c *call, p *pluginProc) {
 	f := c.col.final
-	if err := h.session.update(p.spec.Name, f.GetStateUpdates()); err != nil {
+	if err := h.session.Update(p.spec.Name, f.GetStateUpdates()); err != nil {
 		h.log.Warn("cannot save session state", "error", err)
 	}
 	c.message = f.GetMessage()
@@ -411,27 +470,6 @@ func joinMessage(body, message string) string {
 	default:
 		return body + "\n" + message
 	}
-}
-
-func (h *Host) spillPath(callID string) string {
-	return filepath.Join(h.resultDir, safeFileName(callID)+".txt")
-}
-
-// safeFileName keeps a call id from naming a path outside the results.
-func safeFileName(id string) string {
-	var b strings.Builder
-	for _, r := range id {
-		if r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
-			b.WriteRune(r)
-		} else {
-			b.WriteByte('_')
-		}
-	}
-	s := strings.TrimLeft(b.String(), ".")
-	if s == "" {
-		s = "call"
-	}
-	return s
 }
 
 func (h *Host) progress(c *call, phase, msg string, elapsed time.Duration) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,9 +13,11 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"google.golang.org/grpc/codes"
 
 	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/core/permission"
+	"github.com/riot-tools/riot/core/session"
 	"github.com/riot-tools/riot/shared"
 	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
@@ -33,6 +36,9 @@ type Options struct {
 	// through the same contract as plugins (plugin.NewServer builds one).
 	// Their tools come last in tools[].
 	HostTools []shared.ToolPlugin
+	// NotEnabled names the plugins discovered but not enabled: a call of
+	// an unknown tool says they are there, since the tool may be theirs.
+	NotEnabled []string
 	// SessionID names a session persisted under the state dir; empty means
 	// an ephemeral session.
 	SessionID string
@@ -42,8 +48,12 @@ type Options struct {
 	// if it names an endpoint.
 	Classifier permission.Classifier
 	// Logger receives the host's log and the plugins' stderr; nil logs to
-	// LogFile at debug and to stderr at the configured level.
+	// LogFile at debug and to Stderr at the configured level, with what
+	// plugins print in the file only.
 	Logger hclog.Logger
+	// Stderr is where the host logs at the configured level when Logger is
+	// nil; nil means os.Stderr.
+	Stderr io.Writer
 	// OnProgress, if set, is told when calls start, report progress and end.
 	OnProgress func(Progress)
 	// Now is the clock for crash windows; nil means time.Now.
@@ -70,17 +80,20 @@ type Host struct {
 	opts      Options
 	cfg       *config.Config
 	log       hclog.Logger
+	fileLog   hclog.Logger
 	logFile   string
 	logCloser func() error
 	tls       *shared.TLSMaterial
 	cache     *manifestCache
-	session   *session
+	session   *session.Session
 	policy    *permission.Policy
 	stateDir  string
 	resultDir string
 	now       func() time.Time
+	results   *resultStore
 
 	pluginLogLevel string
+	startTimeout   time.Duration
 
 	plugins []*pluginProc
 	tools   []*tool
@@ -115,7 +128,7 @@ func (t *tool) validator() (*validator, error) {
 // New builds a host: it loads manifests, from the cache where a plugin's
 // binary has not changed and by starting the plugin otherwise, and fixes
 // the order of tools[] for the host's lifetime.
-func New(ctx context.Context, opts Options) (*Host, error) {
+func New(ctx context.Context, opts Options) (_ *Host, err error) {
 	if opts.Config == nil {
 		return nil, errors.New("core.New: Options.Config is required")
 	}
@@ -126,9 +139,9 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		}
 		opts.Workspace = wd
 	}
-	ws, err := filepath.Abs(opts.Workspace)
-	if err != nil {
-		return nil, fmt.Errorf("workspace: %w", err)
+	ws, aerr := filepath.Abs(opts.Workspace)
+	if aerr != nil {
+		return nil, fmt.Errorf("workspace: %w", aerr)
 	}
 	opts.Workspace = ws
 	h := &Host{opts: opts, cfg: opts.Config, now: opts.Now, byName: map[string]*tool{}, startErrs: map[string]error{}}
@@ -137,11 +150,27 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	}
 	h.stateDir = opts.Config.ResolvedStateDir(nil)
 	h.logFile = opts.Config.ResolvedLogFile(nil)
-	h.log, h.logCloser = opts.Logger, func() error { return nil }
+	h.log, h.fileLog, h.logCloser = opts.Logger, opts.Logger, func() error { return nil }
 	if h.log == nil {
-		h.log, h.logCloser = newLogger(opts.Config.Log.Level, h.logFile)
+		stderr := opts.Stderr
+		if stderr == nil {
+			stderr = os.Stderr
+		}
+		h.log, h.fileLog, h.logCloser = newLogger(opts.Config.Log.Level, h.logFile, int64(opts.Config.Log.MaxSizeMB)<<20, stderr)
 	}
+	// A host that fails to build closes what it opened: the log file, and
+	// the result store's lock.
+	defer func() {
+		if err != nil {
+			h.results.close()
+			_ = h.logCloser()
+		}
+	}()
 	h.pluginLogLevel = "debug"
+	h.startTimeout = opts.Config.Limits.StartTimeout
+	if h.startTimeout <= 0 {
+		h.startTimeout = defaultStartTimeout
+	}
 	// Making keys and certificates takes milliseconds; do it while the
 	// rest is set up. Nothing reads h.tls before this channel.
 	tlsDone := make(chan error, 1)
@@ -150,20 +179,21 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		h.tls, err = shared.NewTLSMaterial()
 		tlsDone <- err
 	}()
-	if h.session, err = openSession(h.stateDir, opts.SessionID); err != nil {
+	if h.session, err = session.Open(h.stateDir, opts.SessionID); err != nil {
 		return nil, err
 	}
-	h.resultDir = filepath.Join(h.stateDir, "results", h.session.id)
+	h.resultDir = filepath.Join(h.stateDir, "results", h.session.ID())
+	h.results = openResultStore(h.resultsRoot(), h.session.ID(), opts.Config.Results, h.now, h.log)
 	if err := h.buildPolicy(); err != nil {
 		return nil, err
 	}
 	h.cache = loadManifestCache(filepath.Join(h.stateDir, "cache", "manifests.json"))
 	for _, spec := range opts.Plugins {
-		h.plugins = append(h.plugins, &pluginProc{h: h, spec: spec, log: h.log.Named(spec.Name)})
+		h.plugins = append(h.plugins, &pluginProc{h: h, spec: spec, log: h.log.Named(spec.Name), fileLog: h.fileLog.Named(spec.Name)})
 	}
 	for i, impl := range opts.HostTools {
 		spec := PluginSpec{Name: fmt.Sprintf("host%d", i+1), impl: impl}
-		h.plugins = append(h.plugins, &pluginProc{h: h, spec: spec, log: h.log.Named(spec.Name)})
+		h.plugins = append(h.plugins, &pluginProc{h: h, spec: spec, log: h.log.Named(spec.Name), fileLog: h.fileLog.Named(spec.Name)})
 	}
 	if err := <-tlsDone; err != nil {
 		return nil, fmt.Errorf("TLS material: %w", err)
@@ -172,6 +202,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	if err := h.cache.save(); err != nil {
 		h.log.Warn("cannot save the manifest cache", "error", err)
 	}
+	h.results.startPrune()
 	return h, nil
 }
 
@@ -199,7 +230,7 @@ func (h *Host) buildPolicy() error {
 	if err != nil {
 		return err
 	}
-	for _, g := range h.session.Grants {
+	for _, g := range h.session.Grants() {
 		if err := p.Grant(g); err != nil {
 			h.log.Warn("dropping a session grant that no longer parses", "grant", g, "error", err)
 		}
@@ -221,8 +252,9 @@ func (h *Host) register(ctx context.Context) {
 	var wg sync.WaitGroup
 	for i, p := range h.plugins {
 		if p.spec.impl == nil {
-			if m, ok := h.cache.get(p.spec); ok {
+			if m, id, ok := h.cache.get(p.spec); ok {
 				manifests[i] = m
+				p.setRegistered(m, id)
 				continue
 			}
 		}
@@ -252,6 +284,28 @@ func (h *Host) register(ctx context.Context) {
 			h.byName[name] = t
 		}
 	}
+	h.tools = orderTools(h.tools)
+}
+
+// orderTools puts the builtin plugins' tools first, in the one order of
+// config.BuiltinTools whichever builtin serves each, then every other tool
+// in plugin and manifest order. A builtin plugin's tool missing from that
+// list keeps its place among the others.
+func orderTools(tools []*tool) []*tool {
+	rank := map[string]int{}
+	for i, name := range config.BuiltinTools() {
+		rank[name] = i
+	}
+	var listed, rest []*tool
+	for _, t := range tools {
+		if _, ok := rank[t.spec.GetName()]; ok && t.plugin.spec.isBuiltin() {
+			listed = append(listed, t)
+		} else {
+			rest = append(rest, t)
+		}
+	}
+	slices.SortStableFunc(listed, func(a, b *tool) int { return rank[a.spec.GetName()] - rank[b.spec.GetName()] })
+	return append(listed, rest...)
 }
 
 func (h *Host) fetchManifest(ctx context.Context, p *pluginProc) (*toolv1.ManifestResponse, error) {
@@ -259,13 +313,31 @@ func (h *Host) fetchManifest(ctx context.Context, p *pluginProc) (*toolv1.Manife
 	if err != nil {
 		return nil, err
 	}
-	m, err := stub.Manifest(ctx)
+	mctx, cancel := context.WithTimeout(ctx, h.startTimeout)
+	defer cancel()
+	m, err := stub.Manifest(mctx)
 	if err != nil {
-		how := p.crashed(gen)
-		return nil, &startError{Msg: fmt.Sprintf("The %s plugin stopped before listing its tools (%s). See the log at %s.", p.spec.Name, how, h.logFile)}
+		f, code := classify(err)
+		how := ""
+		switch {
+		case mctx.Err() != nil || code == codes.DeadlineExceeded:
+			// It answers no Manifest: as good as hung at start.
+			p.retire(gen)
+			return nil, &startError{Msg: fmt.Sprintf("The %s plugin started but did not list its tools within %s. Fix the plugin, or disable [plugins.%s] in the riot config.", p.spec.Name, secondsText(h.startTimeout), p.spec.Name)}
+		case f == faultCrash:
+			how = p.crashed(gen)
+		default:
+			h.fileLog.Error("plugin failed to list its tools", "plugin", p.spec.Name, "error", err)
+			p.retire(gen)
+		}
+		return nil, &startError{Msg: manifestFaultMessage(p.spec.Name, f, code, how, h.logFile)}
 	}
 	if p.spec.impl == nil {
-		h.cache.put(p.spec, m)
+		p.mu.Lock()
+		id := p.startID
+		p.mu.Unlock()
+		h.cache.put(p.spec, id, m)
+		p.setRegistered(m, id)
 	}
 	return m, nil
 }
@@ -281,13 +353,14 @@ func (h *Host) Tools() []ToolInfo {
 		out = append(out, ToolInfo{
 			Name: t.spec.GetName(), Description: t.spec.GetPrompt(),
 			InputSchema: t.spec.GetInputSchema(), Plugin: t.plugin.spec.Name,
+			Annotations: annotationsOf(t.spec.GetAnnotations()),
 		})
 	}
 	return out
 }
 
 // SessionID is the host's session id.
-func (h *Host) SessionID() string { return h.session.id }
+func (h *Host) SessionID() string { return h.session.ID() }
 
 // ResultsDir is where this session's spilled results go.
 func (h *Host) ResultsDir() string { return h.resultDir }
@@ -304,7 +377,10 @@ func (h *Host) Close() error {
 			wg.Add(1)
 			go func() { defer wg.Done(); p.close() }()
 		}
+		// Each close returned with no process of its plugin left, a start
+		// under way included, so no socket is in use below.
 		wg.Wait()
+		h.results.close()
 		// After this no plugin start can make the directory, and what one
 		// made is visible here.
 		h.sockOnce.Do(func() {})
@@ -362,6 +438,9 @@ func (h *Host) unknownTool(name string) string {
 	if len(failed) > 0 {
 		msg += " Some plugins could not start, so their tools are missing: " + strings.Join(failed, " ")
 	}
+	if n := h.opts.NotEnabled; len(n) > 0 {
+		msg += fmt.Sprintf(" Installed but not enabled, so their tools cannot be called in this session: %s. If the tool you need is one of theirs, tell the user that its plugin must be enabled (`riot plugins` shows how); do not retry the call.", strings.Join(n, ", "))
+	}
 	return msg
 }
 
@@ -371,6 +450,10 @@ type PluginInfo struct {
 	Path  string
 	Args  []string
 	Tools []string
+	// Unfenced are its tools that can call themselves read-only but
+	// declare no permission subjects: the fence and deny rules cannot
+	// see what their read-only calls read.
+	Unfenced []string
 	// Problem is why the plugin could not start, if it could not.
 	Problem string
 }
@@ -386,6 +469,9 @@ func (h *Host) Plugins() []PluginInfo {
 		for _, t := range h.tools {
 			if t.plugin == p {
 				info.Tools = append(info.Tools, t.spec.GetName())
+				if t.spec.GetReadOnlyWithoutSubjects() {
+					info.Unfenced = append(info.Unfenced, t.spec.GetName())
+				}
 			}
 		}
 		if err, ok := h.startErrs[p.spec.Name]; ok {

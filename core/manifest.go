@@ -5,128 +5,197 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
-	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"time"
 
+	"google.golang.org/protobuf/proto"
+
+	"github.com/riot-tools/riot/internal/atomicfile"
 	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
 
-// manifestCache keeps plugin manifests on disk, keyed by the binary's path,
-// arguments, size and modification time, so listing tools starts no plugin
-// whose binary has not changed. It also keeps SameBuild's verdicts on
-// builtins' standalone binaries, which cost a plugin start a millisecond or
-// more of reading both binaries.
+// manifestCacheVersion is the shape of the cache file; a file of another
+// version reads as empty, so a change of shape costs one plugin start and
+// never misreads an entry.
+const manifestCacheVersion = 2
+
+// manifestCache keeps on disk what riot learns by starting plugins, keyed
+// by the command that serves a plugin and the identity of its binary, so
+// listing tools starts no plugin whose binary has not changed:
+//   - each plugin's manifest, whole (the marshalled ManifestResponse, so a
+//     ToolSpec field added later is never lost in the cache);
+//   - the handshakes that timed out, so that a plugin that hangs at start
+//     costs one start timeout and not one per invocation;
+//   - SameBuild's verdicts on builtins' standalone binaries, which cost a
+//     plugin start a millisecond or more of reading both binaries.
 type manifestCache struct {
 	path string
 
-	mu      sync.Mutex
-	entries map[string]cacheEntry
-	builds  map[string]string
-	dirty   bool
+	mu       sync.Mutex
+	entries  map[string]cacheEntry
+	builds   map[string]string
+	failures map[string]failureEntry
+	dirty    bool
 }
 
-// cacheFile is the cache on disk. A file in another shape reads as empty.
+// cacheFile is the cache on disk.
 type cacheFile struct {
-	Manifests map[string]cacheEntry `json:"manifests"`
+	Version   int                     `json:"version"`
+	Manifests map[string]cacheEntry   `json:"manifests,omitempty"`
+	Failures  map[string]failureEntry `json:"start_failures,omitempty"`
 	// Builds maps two binaries, each by path, size and modification time,
 	// to SameBuild's verdict: "" for the same build, or why not.
 	Builds map[string]string `json:"builds,omitempty"`
 }
 
 type cacheEntry struct {
-	Size    int64       `json:"size"`
-	MtimeNs int64       `json:"mtime_ns"`
-	SHA256  string      `json:"sha256,omitempty"`
-	SDK     string      `json:"sdk,omitempty"`
-	Tools   []cacheTool `json:"tools"`
+	ID     binaryID `json:"binary"`
+	SHA256 string   `json:"sha256,omitempty"`
+	// Manifest is the ManifestResponse in protobuf's wire format.
+	Manifest []byte `json:"manifest"`
 }
 
-type cacheTool struct {
-	Name      string          `json:"name"`
-	Prompt    string          `json:"prompt"`
-	Schema    json.RawMessage `json:"input_schema"`
-	Cascades  bool            `json:"cascades_on_failure,omitempty"`
-	Unlimited bool            `json:"unlimited,omitempty"`
-	Limit     int64           `json:"limit_chars,omitempty"`
+// failureEntry is a start that failed in a way worth not repeating.
+type failureEntry struct {
+	ID      binaryID `json:"binary"`
+	Message string   `json:"message"`
+	AtUnix  int64    `json:"at"`
+}
+
+// binaryID identifies one version of a file: a binary replaced or
+// rewritten in place gets another, even at the same size and mtime.
+type binaryID struct {
+	Path    string `json:"path"`
+	Size    int64  `json:"size"`
+	MtimeNs int64  `json:"mtime_ns"`
+	CtimeNs int64  `json:"ctime_ns,omitempty"`
+	Ino     uint64 `json:"ino,omitempty"`
+	Dev     uint64 `json:"dev,omitempty"`
+}
+
+// identify is the identity of the file at path now.
+func identify(path string) (binaryID, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return binaryID{}, err
+	}
+	id := binaryID{Path: path, Size: info.Size(), MtimeNs: info.ModTime().UnixNano()}
+	fileIdentity(info, &id)
+	return id, nil
+}
+
+// current reports whether the file at id.Path is still that version.
+func (id binaryID) current() bool {
+	now, err := identify(id.Path)
+	return err == nil && now == id
+}
+
+// specKey names the command that serves spec, whose binary is id: its
+// arguments and environment can change what it serves as much as the
+// binary can.
+func specKey(spec PluginSpec, id binaryID) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\x00%d\x00%d\x00%d\x00%d\x00%d", id.Path, id.Size, id.MtimeNs, id.CtimeNs, id.Ino, id.Dev)
+	for _, a := range spec.Args {
+		b.WriteString("\x00a=" + a)
+	}
+	for _, k := range slices.Sorted(maps.Keys(spec.Env)) {
+		b.WriteString("\x00e=" + k + "=" + spec.Env[k])
+	}
+	return b.String()
 }
 
 func loadManifestCache(path string) *manifestCache {
-	c := &manifestCache{path: path, entries: map[string]cacheEntry{}, builds: map[string]string{}}
+	c := &manifestCache{path: path, entries: map[string]cacheEntry{}, builds: map[string]string{}, failures: map[string]failureEntry{}}
 	var f cacheFile
-	if data, err := os.ReadFile(path); err == nil && json.Unmarshal(data, &f) == nil {
+	if data, err := os.ReadFile(path); err == nil && json.Unmarshal(data, &f) == nil && f.Version == manifestCacheVersion {
 		if f.Manifests != nil {
 			c.entries = f.Manifests
 		}
 		if f.Builds != nil {
 			c.builds = f.Builds
 		}
+		if f.Failures != nil {
+			c.failures = f.Failures
+		}
 	}
 	return c
 }
 
-func cacheKey(spec PluginSpec) string {
-	return spec.Path + "\x00" + strings.Join(spec.Args, "\x00")
-}
-
-// get returns the cached manifest of spec's binary if it has not changed.
-func (c *manifestCache) get(spec PluginSpec) (*toolv1.ManifestResponse, bool) {
-	info, err := os.Stat(spec.Path)
+// get returns the cached manifest of spec's binary as it is now, and that
+// binary's identity.
+func (c *manifestCache) get(spec PluginSpec) (*toolv1.ManifestResponse, binaryID, bool) {
+	id, err := identify(spec.Path)
 	if err != nil {
-		return nil, false
+		return nil, id, false
 	}
 	c.mu.Lock()
-	e, ok := c.entries[cacheKey(spec)]
+	e, ok := c.entries[specKey(spec, id)]
 	c.mu.Unlock()
-	if !ok || e.Size != info.Size() || e.MtimeNs != info.ModTime().UnixNano() || e.SHA256 != spec.SHA256 {
-		return nil, false
+	if !ok || e.SHA256 != spec.SHA256 {
+		return nil, id, false
 	}
-	m := &toolv1.ManifestResponse{SdkVersion: e.SDK}
-	for _, t := range e.Tools {
-		m.Tools = append(m.Tools, &toolv1.ToolSpec{
-			Name: t.Name, Prompt: t.Prompt, InputSchema: t.Schema, CascadesOnFailure: t.Cascades,
-			ResultBudget: &toolv1.Budget{Unlimited: t.Unlimited, LimitChars: t.Limit},
-		})
+	m := &toolv1.ManifestResponse{}
+	if err := proto.Unmarshal(e.Manifest, m); err != nil {
+		return nil, id, false
 	}
-	return m, true
+	return m, id, true
 }
 
-// put records the manifest a started plugin sent. A pinned plugin's entry
-// carries its pin, since the binary passed the check to start.
-func (c *manifestCache) put(spec PluginSpec, m *toolv1.ManifestResponse) {
-	info, err := os.Stat(spec.Path)
+// put records the manifest a started plugin sent, for its binary as it
+// was when it started. A pinned plugin's entry carries its pin, since the
+// binary passed the check to start.
+func (c *manifestCache) put(spec PluginSpec, id binaryID, m *toolv1.ManifestResponse) {
+	data, err := proto.Marshal(m)
 	if err != nil {
 		return
 	}
-	e := cacheEntry{Size: info.Size(), MtimeNs: info.ModTime().UnixNano(), SHA256: spec.SHA256, SDK: m.GetSdkVersion()}
-	for _, t := range m.GetTools() {
-		e.Tools = append(e.Tools, cacheTool{
-			Name: t.GetName(), Prompt: t.GetPrompt(), Schema: t.GetInputSchema(), Cascades: t.GetCascadesOnFailure(),
-			Unlimited: t.GetResultBudget().GetUnlimited(), Limit: t.GetResultBudget().GetLimitChars(),
-		})
-	}
 	c.mu.Lock()
-	c.entries[cacheKey(spec)] = e
+	c.entries[specKey(spec, id)] = cacheEntry{ID: id, SHA256: spec.SHA256, Manifest: data}
+	c.dirty = true
+	c.mu.Unlock()
+}
+
+// failure returns the remembered start failure of spec's binary id.
+func (c *manifestCache) failure(spec PluginSpec, id binaryID) (failureEntry, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f, ok := c.failures[specKey(spec, id)]
+	return f, ok
+}
+
+// putFailure remembers that spec's binary id failed to start, until the
+// binary or its command changes.
+func (c *manifestCache) putFailure(spec PluginSpec, id binaryID, msg string, at time.Time) {
+	c.mu.Lock()
+	c.failures[specKey(spec, id)] = failureEntry{ID: id, Message: msg, AtUnix: at.Unix()}
 	c.dirty = true
 	c.mu.Unlock()
 }
 
 // save writes the cache if it changed; a cache that cannot be written only
-// costs plugin starts later. It drops the entries of binaries that no
-// longer exist, which every start would otherwise read: the cache is
-// shared by every workspace and every riot binary, and test and benchmark
-// runs each leave one behind.
+// costs plugin starts later. It drops the entries of binaries that are
+// gone or have changed since, which every start would otherwise read: the
+// cache is shared by every workspace and every riot binary, and test and
+// benchmark runs each leave one behind.
 func (c *manifestCache) save() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.dirty || c.path == "" {
 		return nil
 	}
-	for key := range c.entries {
-		path, _, _ := strings.Cut(key, "\x00")
-		if gone(path) {
+	for key, e := range c.entries {
+		if !e.ID.current() {
 			delete(c.entries, key)
+		}
+	}
+	for key, f := range c.failures {
+		if !f.ID.current() {
+			delete(c.failures, key)
 		}
 	}
 	for key := range c.builds {
@@ -135,11 +204,11 @@ func (c *manifestCache) save() error {
 			delete(c.builds, key)
 		}
 	}
-	data, err := json.Marshal(cacheFile{Manifests: c.entries, Builds: c.builds})
+	data, err := json.Marshal(cacheFile{Version: manifestCacheVersion, Manifests: c.entries, Failures: c.failures, Builds: c.builds})
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(c.path, data); err != nil {
+	if err := atomicfile.Write(c.path, data, 0o600); err != nil {
 		return err
 	}
 	c.dirty = false
@@ -190,26 +259,4 @@ func buildsKey(a, b string) (string, bool) {
 		return "", false
 	}
 	return fmt.Sprintf("%s\x00%d\x00%d\x00%s\x00%d\x00%d", a, ia.Size(), ia.ModTime().UnixNano(), b, ib.Size(), ib.ModTime().UnixNano()), true
-}
-
-// writeFileAtomic writes data to path through a temporary file and a
-// rename, so a reader never sees half a file.
-func writeFileAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -4,32 +4,41 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
 
 // TestManifestCache: an entry holds while its binary is unchanged, and
-// saving drops the entries of binaries that are gone.
+// saving drops the entries of binaries that are gone or changed.
 func TestManifestCache(t *testing.T) {
 	dir := t.TempDir()
-	bin := func(name string) PluginSpec {
+	bin := func(name string) (PluginSpec, binaryID) {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		return PluginSpec{Name: name, Path: p, Args: []string{"serve"}}
+		id, err := identify(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return PluginSpec{Name: name, Path: p, Args: []string{"serve"}}, id
 	}
-	kept, gone := bin("kept"), bin("gone")
+	kept, keptID := bin("kept")
+	gone, goneID := bin("gone")
 	m := &toolv1.ManifestResponse{SdkVersion: "0.1.0", Tools: []*toolv1.ToolSpec{{Name: "T", InputSchema: []byte(`{"type":"object"}`)}}}
 	path := filepath.Join(dir, "cache", "manifests.json")
 
 	c := loadManifestCache(path)
-	c.put(kept, m)
-	c.put(gone, m)
+	c.put(kept, keptID, m)
+	c.put(gone, goneID, m)
 	if err := c.save(); err != nil {
 		t.Fatal(err)
 	}
-	if got, ok := loadManifestCache(path).get(gone); !ok || got.GetTools()[0].GetName() != "T" {
+	if got, _, ok := loadManifestCache(path).get(gone); !ok || got.GetTools()[0].GetName() != "T" {
 		t.Fatalf("a saved entry does not load: %v %v", got, ok)
 	}
 
@@ -37,7 +46,7 @@ func TestManifestCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	c = loadManifestCache(path)
-	c.put(kept, m) // any change makes the cache save
+	c.put(kept, keptID, m) // any change makes the cache save
 	if err := c.save(); err != nil {
 		t.Fatal(err)
 	}
@@ -45,15 +54,118 @@ func TestManifestCache(t *testing.T) {
 	if len(c.entries) != 1 {
 		t.Fatalf("after its binary was removed, the cache keeps %d entries, want 1", len(c.entries))
 	}
-	if _, ok := c.get(kept); !ok {
+	if _, _, ok := c.get(kept); !ok {
 		t.Fatal("the entry of an unchanged binary was dropped")
+	}
+	other := kept
+	other.Env = map[string]string{"MODE": "x"}
+	if _, _, ok := c.get(other); ok {
+		t.Fatal("the entry of one command served another environment")
 	}
 
 	if err := os.WriteFile(kept.Path, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := c.get(kept); ok {
+	if _, _, ok := c.get(kept); ok {
 		t.Fatal("the entry of a changed binary still holds")
+	}
+}
+
+// A binary replaced by one of the same size and modification time is
+// another binary: its old manifest must not serve it.
+func TestManifestCacheKnowsAReplacedBinary(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "riot-tool-x")
+	if err := os.WriteFile(p, []byte("#!/bin/sh\necho 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	spec := PluginSpec{Name: "x", Path: p}
+	id, _ := identify(p)
+	c := loadManifestCache(filepath.Join(dir, "m.json"))
+	c.put(spec, id, &toolv1.ManifestResponse{Tools: []*toolv1.ToolSpec{{Name: "Old"}}})
+	mtime := time.Unix(1700000000, 0)
+	_ = os.Chtimes(p, mtime, mtime)
+	id, _ = identify(p)
+	c.put(spec, id, &toolv1.ManifestResponse{Tools: []*toolv1.ToolSpec{{Name: "Old"}}})
+
+	repl := filepath.Join(dir, "new")
+	if err := os.WriteFile(repl, []byte("#!/bin/sh\necho 2\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_ = os.Chtimes(repl, mtime, mtime)
+	if err := os.Rename(repl, p); err != nil {
+		t.Fatal(err)
+	}
+	if m, _, ok := c.get(spec); ok {
+		t.Fatalf("a replaced binary of the same size and mtime got the old manifest %v", m)
+	}
+}
+
+// Every field of ToolSpec survives the cache, including ones added after
+// this test was written: the test fills whatever fields the message has.
+func TestManifestCacheKeepsEveryToolSpecField(t *testing.T) {
+	spec := &toolv1.ToolSpec{}
+	fillMessage(t, spec.ProtoReflect())
+	m := &toolv1.ManifestResponse{SdkVersion: "9", Tools: []*toolv1.ToolSpec{spec}}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "bin")
+	if err := os.WriteFile(p, []byte("x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ps := PluginSpec{Name: "x", Path: p}
+	id, _ := identify(p)
+	path := filepath.Join(dir, "m.json")
+	c := loadManifestCache(path)
+	c.put(ps, id, m)
+	if err := c.save(); err != nil {
+		t.Fatal(err)
+	}
+	got, _, ok := loadManifestCache(path).get(ps)
+	if !ok || !proto.Equal(got, m) {
+		t.Fatalf("the cache lost fields:\n got %v\nwant %v", got, m)
+	}
+}
+
+// fillMessage sets every scalar, bytes and message field of m.
+func fillMessage(t *testing.T, m protoreflect.Message) {
+	t.Helper()
+	fields := m.Descriptor().Fields()
+	for i := 0; i < fields.Len(); i++ {
+		f := fields.Get(i)
+		if f.IsList() || f.IsMap() {
+			continue
+		}
+		switch f.Kind() {
+		case protoreflect.BoolKind:
+			m.Set(f, protoreflect.ValueOfBool(true))
+		case protoreflect.StringKind:
+			m.Set(f, protoreflect.ValueOfString("s-"+string(f.Name())))
+		case protoreflect.BytesKind:
+			m.Set(f, protoreflect.ValueOfBytes([]byte(`{"f":"`+string(f.Name())+`"}`)))
+		case protoreflect.Int64Kind:
+			m.Set(f, protoreflect.ValueOfInt64(7))
+		case protoreflect.Int32Kind:
+			m.Set(f, protoreflect.ValueOfInt32(7))
+		case protoreflect.Uint32Kind:
+			m.Set(f, protoreflect.ValueOfUint32(7))
+		case protoreflect.Uint64Kind:
+			m.Set(f, protoreflect.ValueOfUint64(7))
+		case protoreflect.EnumKind:
+			m.Set(f, protoreflect.ValueOfEnum(1))
+		case protoreflect.MessageKind:
+			fillMessage(t, m.Mutable(f).Message())
+		}
+	}
+}
+
+// A cache file of another version reads as empty.
+func TestManifestCacheVersion(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.json")
+	if err := os.WriteFile(path, []byte(`{"manifests":{"k":{"size":1,"tools":[{"name":"T"}]}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if c := loadManifestCache(path); len(c.entries) != 0 {
+		t.Fatalf("an unversioned cache was read: %v", c.entries)
 	}
 }
 
@@ -87,5 +199,39 @@ func TestSameBuildVerdictCached(t *testing.T) {
 	}
 	if err := c.sameBuild(a, b); err == nil || err.Error() != first.Error() {
 		t.Fatalf("after the binary changed: %v, want SameBuild's own verdict %q", err, first)
+	}
+}
+
+// TestManifestCacheKeepsAnnotations: a tool listed from the cache carries
+// the annotations its plugin declared, and one that declared none keeps
+// the conservative reading rather than gaining any.
+func TestManifestCacheKeepsAnnotations(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "riot-tool-x")
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	spec := PluginSpec{Name: "x", Path: p}
+	ann := &toolv1.Annotations{Title: "Look", ReadOnly: true, NonDestructive: true, Idempotent: true, Local: true}
+	m := &toolv1.ManifestResponse{Tools: []*toolv1.ToolSpec{{Name: "Look", Annotations: ann}, {Name: "Plain"}}}
+	path := filepath.Join(dir, "manifests.json")
+	id, err := identify(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := loadManifestCache(path)
+	c.put(spec, id, m)
+	if err := c.save(); err != nil {
+		t.Fatal(err)
+	}
+	got, _, ok := loadManifestCache(path).get(spec)
+	if !ok {
+		t.Fatal("the saved entry does not load")
+	}
+	if a := annotationsOf(got.GetTools()[0].GetAnnotations()); a != (Annotations{Title: "Look", ReadOnly: true, NonDestructive: true, Idempotent: true, Local: true}) {
+		t.Fatalf("cached annotations = %+v", a)
+	}
+	if a := annotationsOf(got.GetTools()[1].GetAnnotations()); a != (Annotations{}) {
+		t.Fatalf("a tool that declared nothing reads from the cache as %+v, want the conservative zero", a)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -17,8 +18,10 @@ import (
 	"github.com/hashicorp/go-hclog"
 	goplugin "github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/riot-tools/riot/shared"
+	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
 
 // Crash limits: after maxCrashes crashes within crashWindow, a plugin's
@@ -26,11 +29,28 @@ import (
 const (
 	maxCrashes  = 3
 	crashWindow = 60 * time.Second
-	// startTimeout bounds a plugin's handshake.
-	startTimeout = 20 * time.Second
+	// defaultStartTimeout bounds a plugin's handshake unless
+	// limits.start_timeout says otherwise. A riot plugin answers in a few
+	// milliseconds; one that takes seconds is stuck, and every call and
+	// listing waiting for it would wait as long.
+	defaultStartTimeout = 5 * time.Second
 	// exitWait bounds how long the host waits to learn how a plugin that
 	// dropped its connection exited.
 	exitWait = 2 * time.Second
+)
+
+// go-plugin v1.8 gives a typed error for a checksum mismatch only; its
+// other start failures are text. These are the texts riot tells apart;
+// TestGoPluginMessages fails when an upgrade of go-plugin changes one.
+const (
+	gpTimeout      = "timeout while waiting for plugin to start"
+	gpExited       = "plugin exited before we could connect"
+	gpUnrecognized = "Unrecognized remote plugin message: "
+	gpVersion      = "incompatible API version with plugin"
+	gpCoreVersion  = "incompatible core API version with plugin"
+	// gpNotForHumans is what a go-plugin plugin prints to stderr when it is
+	// started without its host's magic cookie.
+	gpNotForHumans = "This binary is a plugin"
 )
 
 // PluginSpec is one plugin the host may start.
@@ -61,20 +81,36 @@ type PluginSpec struct {
 type pluginProc struct {
 	h    *Host
 	spec PluginSpec
-	log  hclog.Logger
+	// log reaches stderr at the configured level; fileLog reaches only the
+	// log file, for what a plugin prints (its panics' stacks among it).
+	log, fileLog hclog.Logger
 
-	mu       sync.Mutex
-	gen      int
-	client   *goplugin.Client
-	cmd      *exec.Cmd
-	stub     shared.ToolPlugin
-	starting chan struct{}
-	startErr error
-	crashes  []time.Time
-	disabled bool
-	stderr   *tailBuffer
+	mu     sync.Mutex
+	gen    int
+	client *goplugin.Client
+	cmd    *exec.Cmd
+	stub   shared.ToolPlugin
+	// killProc ends the current generation's process at once, and
+	// startKill a process still starting, through its
+	// exec.CommandContext: the one way to stop a plugin in its handshake,
+	// which go-plugin holds a lock over.
+	killProc, startKill func()
+	starting            chan struct{}
+	startErr            error
+	crashes             []time.Time
+	disabled            bool
+	closed              bool
+	stderr              *tailBuffer
+	sock                string // the current generation's Unix socket
 	// exits remembers how each generation ended, for calls that raced.
 	exits map[int]string
+	// regID and regManifest are the binary and manifest the registry's
+	// tools came from; a restart that finds another binary must serve the
+	// same manifest, since tools[] is fixed for the host's lifetime.
+	regID       binaryID
+	regManifest *toolv1.ManifestResponse
+	// startID is the binary of the running generation.
+	startID binaryID
 
 	cmdOnce sync.Once
 	path    string
@@ -111,6 +147,9 @@ type unavailableError struct{ Msg string }
 
 func (e *unavailableError) Error() string { return e.Msg }
 
+// errHostClosed is a start the host's Close stopped.
+var errHostClosed = errors.New("the host is closed")
+
 // conn returns a live connection, starting the plugin if needed. Calls
 // waiting for the same start share it.
 func (p *pluginProc) conn(ctx context.Context) (shared.ToolPlugin, int, error) {
@@ -119,6 +158,10 @@ func (p *pluginProc) conn(ctx context.Context) (shared.ToolPlugin, int, error) {
 	}
 	for {
 		p.mu.Lock()
+		if p.closed {
+			p.mu.Unlock()
+			return nil, 0, errHostClosed
+		}
 		if p.disabled {
 			p.mu.Unlock()
 			return nil, 0, &unavailableError{Msg: p.unavailableMessage()}
@@ -153,7 +196,7 @@ func (p *pluginProc) prestart() {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.disabled && p.stub == nil {
+	if !p.disabled && !p.closed && p.stub == nil {
 		p.startLocked()
 	}
 }
@@ -167,32 +210,105 @@ func (p *pluginProc) startLocked() {
 	}
 }
 
+// launched is a plugin process that completed its handshake.
+type launched struct {
+	stub   shared.ToolPlugin
+	client *goplugin.Client
+	cmd    *exec.Cmd
+	tail   *tailBuffer
+	kill   func()
+	id     binaryID
+}
+
 func (p *pluginProc) start() {
-	stub, client, cmd, tail, err := p.launch()
+	l, err := p.launch()
+	if err == nil {
+		err = p.checkRestarted(l)
+	}
 	p.mu.Lock()
-	defer p.mu.Unlock()
+	if err == nil && p.closed {
+		// Close came during the handshake: this process is not to live.
+		p.mu.Unlock()
+		l.client.Kill()
+		l.kill()
+		p.mu.Lock()
+		err = errHostClosed
+	}
+	p.startKill = nil
 	if err != nil {
 		p.startErr = err
 	} else {
 		p.gen++
-		p.stub, p.client, p.cmd, p.stderr = stub, client, cmd, tail
+		p.stub, p.client, p.cmd, p.stderr, p.killProc, p.startID = l.stub, l.client, l.cmd, l.tail, l.kill, l.id
+		p.sock = socketOf(l.client)
 	}
 	close(p.starting)
 	p.starting = nil
+	p.mu.Unlock()
 }
 
-func (p *pluginProc) launch() (shared.ToolPlugin, *goplugin.Client, *exec.Cmd, *tailBuffer, error) {
+// checkRestarted holds a plugin whose binary changed since the registry
+// was built to the manifest the registry came from.
+func (p *pluginProc) checkRestarted(l *launched) error {
+	p.mu.Lock()
+	reg, regID := p.regManifest, p.regID
+	p.mu.Unlock()
+	if reg == nil || l.id == regID {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), p.h.startTimeout)
+	defer cancel()
+	m, err := l.stub.Manifest(ctx)
+	if err == nil && proto.Equal(m, reg) {
+		p.h.cache.put(p.spec, l.id, m)
+		p.mu.Lock()
+		p.regID = l.id
+		p.mu.Unlock()
+		return nil
+	}
+	l.client.Kill()
+	l.kill()
+	p.log.Warn("the plugin's binary changed while riot ran and serves other tools now; its tools are unavailable until riot restarts", "path", p.spec.Path)
+	return &startError{Msg: fmt.Sprintf("The %s plugin's binary %s was replaced while riot was running, and the new one serves different tools than this session listed. Its tools are unavailable until riot restarts; use another tool, and tell the user to restart riot to use the new version.", p.spec.Name, p.spec.Path)}
+}
+
+// setRegistered records the binary and manifest the registry came from.
+func (p *pluginProc) setRegistered(m *toolv1.ManifestResponse, id binaryID) {
+	p.mu.Lock()
+	p.regManifest, p.regID = m, id
+	p.mu.Unlock()
+}
+
+func (p *pluginProc) launch() (*launched, error) {
 	path, args := p.command()
 	info, err := os.Stat(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return nil, nil, nil, nil, &startError{Msg: fmt.Sprintf("The %s plugin's binary %s does not exist. Install it there, or fix [plugins.%s] path in the riot config.", p.spec.Name, path, p.spec.Name)}
+		return nil, &startError{Msg: fmt.Sprintf("The %s plugin's binary %s does not exist. Install it there, or fix [plugins.%s] path in the riot config.", p.spec.Name, path, p.spec.Name)}
 	case err != nil:
-		return nil, nil, nil, nil, &startError{Msg: fmt.Sprintf("The %s plugin's binary %s cannot be read (%s). Fix its permissions.", p.spec.Name, path, errText(err))}
+		return nil, &startError{Msg: fmt.Sprintf("The %s plugin's binary %s cannot be read (%s). Fix its permissions.", p.spec.Name, path, errText(err))}
 	case info.IsDir() || info.Mode().Perm()&0o111 == 0:
-		return nil, nil, nil, nil, &startError{Msg: fmt.Sprintf("The %s plugin's binary %s is not an executable file. Make it executable (chmod +x) or fix [plugins.%s] path.", p.spec.Name, path, p.spec.Name)}
+		return nil, &startError{Msg: fmt.Sprintf("The %s plugin's binary %s is not an executable file. Make it executable (chmod +x) or fix [plugins.%s] path.", p.spec.Name, path, p.spec.Name)}
 	}
-	cmd := exec.Command(path, args...)
+	id, err := identify(p.spec.Path)
+	if err != nil {
+		return nil, &startError{Msg: fmt.Sprintf("The %s plugin's binary %s cannot be read (%s). Fix its permissions.", p.spec.Name, p.spec.Path, errText(err))}
+	}
+	if f, ok := p.h.cache.failure(p.spec, id); ok {
+		return nil, &startError{Msg: f.Message + " riot remembers this and does not start the binary again until it changes."}
+	}
+	// The process lives as long as this context: cancelling it is how
+	// Close stops a plugin still in its handshake.
+	pctx, kill := context.WithCancel(context.Background())
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		kill()
+		return nil, errHostClosed
+	}
+	p.startKill = kill
+	p.mu.Unlock()
+	cmd := exec.CommandContext(pctx, path, args...)
 	cmd.Env = append(os.Environ(), p.h.tls.PluginEnv(), "RIOT_LOG_LEVEL="+p.h.pluginLogLevel)
 	if dir := p.h.socketDir(); dir != "" {
 		cmd.Env = append(cmd.Env, goplugin.EnvUnixSocketDir+"="+dir)
@@ -211,7 +327,10 @@ func (p *pluginProc) launch() (shared.ToolPlugin, *goplugin.Client, *exec.Cmd, *
 		sum, _ := hex.DecodeString(p.spec.SHA256)
 		secure = &goplugin.SecureConfig{Checksum: sum, Hash: sha256.New()}
 	}
-	logw := p.log.StandardWriter(&hclog.StandardLoggerOptions{ForceLevel: hclog.Debug})
+	// What the plugin prints, and go-plugin's own account of it, go to the
+	// log file only: a plugin's panic would otherwise reach the user's
+	// terminal stack and all. The host logs what the user needs to know.
+	logw := p.fileLog.StandardWriter(&hclog.StandardLoggerOptions{ForceLevel: hclog.Debug})
 	client := goplugin.NewClient(&goplugin.ClientConfig{
 		HandshakeConfig:  shared.Handshake,
 		VersionedPlugins: shared.VersionedPlugins(nil),
@@ -220,8 +339,8 @@ func (p *pluginProc) launch() (shared.ToolPlugin, *goplugin.Client, *exec.Cmd, *
 		SecureConfig:     secure,
 		AllowedProtocols: []goplugin.Protocol{goplugin.ProtocolGRPC},
 		TLSConfig:        p.h.tls.ClientConfig(),
-		Logger:           p.log,
-		StartTimeout:     startTimeout,
+		Logger:           p.fileLog,
+		StartTimeout:     p.h.startTimeout,
 		Stderr:           tail,
 		SyncStdout:       logw,
 		SyncStderr:       logw,
@@ -235,30 +354,41 @@ func (p *pluginProc) launch() (shared.ToolPlugin, *goplugin.Client, *exec.Cmd, *
 			grpc.WithInitialWindowSize(shared.StreamWindow),
 			grpc.WithInitialConnWindowSize(shared.ConnWindow)},
 	})
+	fail := func(err error) (*launched, error) {
+		client.Kill()
+		kill()
+		p.mu.Lock()
+		closed := p.closed
+		p.mu.Unlock()
+		if closed {
+			return nil, errHostClosed
+		}
+		return nil, err
+	}
 	rpc, err := client.Client()
 	if err != nil {
+		// Kill first: it waits for the plugin's stderr to be read whole,
+		// which the explanation reads.
 		client.Kill()
-		return nil, nil, nil, nil, p.explainStartError(err, cmd, tail)
+		return fail(p.explainStartError(err, cmd, tail, id))
 	}
 	raw, err := rpc.Dispense(shared.PluginName)
 	if err != nil {
-		client.Kill()
-		return nil, nil, nil, nil, &startError{Msg: fmt.Sprintf("The %s plugin started but serves no riot tools (%s). Rebuild it with riot's plugin SDK.", p.spec.Name, errText(err))}
+		return fail(&startError{Msg: fmt.Sprintf("The %s plugin started but serves no riot tools (%s). Rebuild it with riot's plugin SDK.", p.spec.Name, errText(err))})
 	}
 	stub, ok := raw.(shared.ToolPlugin)
 	if !ok {
-		client.Kill()
-		return nil, nil, nil, nil, &startError{Msg: fmt.Sprintf("The %s plugin serves an unknown interface. Rebuild it with riot's plugin SDK.", p.spec.Name)}
+		return fail(&startError{Msg: fmt.Sprintf("The %s plugin serves an unknown interface. Rebuild it with riot's plugin SDK.", p.spec.Name)})
 	}
 	p.log.Debug("plugin started", "path", cmd.Path, "pid", cmd.Process.Pid, "protocol", client.NegotiatedVersion())
-	return stub, client, cmd, tail, nil
+	return &launched{stub: stub, client: client, cmd: cmd, tail: tail, kill: kill, id: id}, nil
 }
 
 // explainStartError turns go-plugin's start errors into something a user
 // can act on.
-func (p *pluginProc) explainStartError(err error, cmd *exec.Cmd, tail *tailBuffer) error {
+func (p *pluginProc) explainStartError(err error, cmd *exec.Cmd, tail *tailBuffer, id binaryID) error {
 	name, msg := p.spec.Name, err.Error()
-	p.log.Error("plugin failed to start", "error", err, "stderr", tail.String())
+	p.fileLog.Error("plugin failed to start", "error", err, "stderr", tail.String())
 	switch {
 	case errors.Is(err, goplugin.ErrChecksumsDoNotMatch):
 		actual := "unknown"
@@ -266,28 +396,38 @@ func (p *pluginProc) explainStartError(err error, cmd *exec.Cmd, tail *tailBuffe
 			actual = sum
 		}
 		return &startError{Msg: fmt.Sprintf("The %s plugin's binary %s does not match its pinned sha256 (the config pins %s, the file has %s). If you trust the new binary, update [plugins.%s] sha256; otherwise reinstall the plugin.", name, p.spec.Path, short(p.spec.SHA256), short(actual), name)}
-	case strings.Contains(tail.String(), "This binary is a plugin"):
+	case strings.Contains(tail.String(), gpNotForHumans):
 		return &startError{Msg: fmt.Sprintf("The %s plugin did not accept riot's handshake (%s: it expects another host's magic cookie). It is not a riot plugin, or was built for another host.", name, exitState(cmd))}
-	case strings.Contains(msg, "Unrecognized remote plugin message: ") && garbageLine(msg) != "":
+	case strings.Contains(msg, gpUnrecognized) && garbageLine(msg) != "":
 		return &startError{Msg: fmt.Sprintf("The %s plugin wrote to stdout before the handshake (%q). A plugin's stdout is the protocol: it must log to stderr. Fix the plugin or build it with riot's plugin SDK, whose Serve protects stdout.", name, clip(garbageLine(msg), 60))}
-	case strings.Contains(msg, "Incompatible API version"), strings.Contains(msg, "Incompatible core API version"):
+	case strings.Contains(msg, gpVersion), strings.Contains(msg, gpCoreVersion):
 		return &startError{Msg: fmt.Sprintf("The %s plugin speaks another protocol version than this riot (which speaks %d). Rebuild the plugin against this riot's SDK.", name, shared.ProtocolVersion)}
-	case strings.Contains(msg, "exited before we could connect"), strings.Contains(msg, "plugin exited"), strings.Contains(msg, "Unrecognized remote plugin message"):
+	case strings.Contains(msg, gpExited), strings.Contains(msg, gpUnrecognized):
 		if detail := firstLine(tail.String()); detail != "" {
 			return &startError{Msg: fmt.Sprintf("The %s plugin did not complete the handshake: %s; its last words: %q. See the log for more.", name, exitState(cmd), clip(detail, 200))}
 		}
 		return &startError{Msg: fmt.Sprintf("The %s plugin did not complete the handshake: %s without a word. Check that %s is a riot plugin.", name, exitState(cmd), cmd.Path)}
-	case strings.Contains(msg, "timeout while waiting for plugin to start"):
-		return &startError{Msg: fmt.Sprintf("The %s plugin did not complete the handshake within %s. Check that %s is a riot plugin and is not stuck at start.", name, startTimeout, cmd.Path)}
+	case strings.Contains(msg, gpTimeout):
+		text := fmt.Sprintf("The %s plugin did not complete the handshake within %s: %s hangs at start. Fix or reinstall it (any change to the file makes riot try it again), or disable [plugins.%s] in the riot config.", name, secondsText(p.h.startTimeout), cmd.Path, name)
+		p.h.cache.putFailure(p.spec, id, text, p.h.now())
+		return &startError{Msg: text}
 	default:
 		return &startError{Msg: fmt.Sprintf("The %s plugin could not start. See the log at %s for why.", name, p.h.logFile)}
 	}
 }
 
+// socketOf is the Unix socket a plugin listens on, if it does.
+func socketOf(client *goplugin.Client) string {
+	if rc := client.ReattachConfig(); rc != nil && rc.Addr != nil && rc.Addr.Network() == "unix" {
+		return rc.Addr.String()
+	}
+	return ""
+}
+
 // garbageLine is the first line a plugin wrote to stdout instead of the
 // handshake, as go-plugin reports it.
 func garbageLine(msg string) string {
-	_, after, _ := strings.Cut(msg, "Unrecognized remote plugin message: ")
+	_, after, _ := strings.Cut(msg, gpUnrecognized)
 	line, _, _ := strings.Cut(after, "\n")
 	return strings.TrimSpace(line)
 }
@@ -310,8 +450,8 @@ func (p *pluginProc) crashed(gen int) string {
 		p.mu.Unlock()
 		return p.lastExit(gen)
 	}
-	client, cmd, tail := p.client, p.cmd, p.stderr
-	p.stub, p.client, p.cmd = nil, nil, nil
+	client, cmd, tail, kill, sock := p.client, p.cmd, p.stderr, p.killProc, p.sock
+	p.stub, p.client, p.cmd, p.killProc, p.sock = nil, nil, nil, nil, ""
 	now := p.h.now()
 	p.crashes = append(p.crashes, now)
 	recent := p.crashes[:0]
@@ -330,23 +470,62 @@ func (p *pluginProc) crashed(gen int) string {
 	if state == "" {
 		// The connection broke but the process lives: it is not to be
 		// trusted with more calls.
-		_ = cmd.Process.Kill()
+		if kill != nil {
+			kill()
+		}
 		state = "it stopped responding"
 	}
 	client.Kill()
-	p.log.Error("plugin crashed", "how", state, "stderr", tail.String())
+	if kill != nil {
+		kill()
+	}
+	p.removeSocket(sock)
+	p.log.Warn("plugin crashed; its output is in the log file", "how", state)
+	p.fileLog.Error("plugin crashed", "how", state, "stderr", tail.String())
 	p.recordExit(gen, state)
 	return state
+}
+
+// retire stops generation gen, which is alive but broke the protocol in a
+// way that leaves it useless; it is no crash, and the next use restarts
+// the plugin.
+func (p *pluginProc) retire(gen int) {
+	p.mu.Lock()
+	if gen != p.gen || p.stub == nil {
+		p.mu.Unlock()
+		return
+	}
+	client, kill, sock := p.client, p.killProc, p.sock
+	p.stub, p.client, p.cmd, p.killProc, p.sock = nil, nil, nil, nil, ""
+	p.mu.Unlock()
+	client.Kill()
+	if kill != nil {
+		kill()
+	}
+	p.removeSocket(sock)
+}
+
+// removeSocket removes a dead generation's socket, which a killed plugin
+// leaves behind; only sockets in the host's own directory are touched. The
+// generation's start made that directory, so this makes none.
+func (p *pluginProc) removeSocket(sock string) {
+	dir := p.h.socketDir()
+	if sock == "" || dir == "" || filepath.Dir(sock) != dir {
+		return
+	}
+	if err := os.Remove(sock); err != nil && !errors.Is(err, os.ErrNotExist) {
+		p.log.Debug("cannot remove a dead plugin's socket", "socket", sock, "error", err)
+	}
 }
 
 // kill stops the plugin's process now, for a call that hung.
 func (p *pluginProc) kill(gen int) {
 	p.mu.Lock()
-	cmd := p.cmd
+	kill := p.killProc
 	cur := p.gen
 	p.mu.Unlock()
-	if cmd != nil && cmd.Process != nil && cur == gen {
-		_ = cmd.Process.Kill()
+	if kill != nil && cur == gen {
+		kill()
 	}
 }
 
@@ -355,17 +534,31 @@ func (p *pluginProc) unavailableMessage() string {
 		p.spec.Name, maxCrashes, int(crashWindow.Seconds()), p.h.logFile)
 }
 
-// close stops the plugin, gracefully first.
+// close stops the plugin, gracefully first, and a start under way at
+// once; it returns when no process of this plugin is left.
 func (p *pluginProc) close() {
 	p.mu.Lock()
-	client := p.client
-	p.stub, p.client, p.cmd = nil, nil, nil
-	p.disabled = true
+	client, kill, startKill, starting := p.client, p.killProc, p.startKill, p.starting
+	p.stub, p.client, p.cmd, p.killProc = nil, nil, nil, nil
+	p.disabled, p.closed = true, true
 	p.mu.Unlock()
+	if startKill != nil {
+		startKill()
+	}
 	if client != nil {
 		client.Kill()
 	}
+	if kill != nil {
+		kill()
+	}
+	if starting != nil {
+		<-starting
+	}
 }
+
+// keptExits is how many generations' exits are remembered: only calls
+// of a generation that just died can still ask.
+const keptExits = 4
 
 func (p *pluginProc) recordExit(gen int, state string) {
 	p.mu.Lock()
@@ -374,6 +567,13 @@ func (p *pluginProc) recordExit(gen int, state string) {
 		p.exits = map[int]string{}
 	}
 	p.exits[gen] = state
+	// A session that outlives many crashes, each more than a minute apart,
+	// must not keep them all.
+	for g := range p.exits {
+		if g <= gen-keptExits {
+			delete(p.exits, g)
+		}
+	}
 }
 
 func (p *pluginProc) lastExit(gen int) string {

@@ -198,7 +198,9 @@ func (h *Host) applyTurnBudget(calls []*call, results []ToolResult) {
 	}
 	var order []int
 	for i, c := range calls {
-		if c != nil && c.col != nil && c.limited && !c.col.spilled() && c.col.text.Len() > 0 {
+		// A cancelled call's result is why it was cancelled, not its
+		// output: spilling would put a preview in place of the reason.
+		if c != nil && c.col != nil && c.limited && !c.col.spilled() && c.col.text.Len() > 0 && results[i].Status != StatusCancelled {
 			order = append(order, i)
 		}
 	}

@@ -2,13 +2,15 @@ package plugin
 
 import (
 	"io"
-	"os"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/riot-tools/riot/internal/paths"
 	"github.com/riot-tools/riot/plugin/sandbox"
 )
 
@@ -56,6 +58,7 @@ type Env struct {
 
 	state    map[string]string
 	baseProc Proc
+	shared   map[string]map[string]string
 	output   io.Writer
 	progress func(string)
 }
@@ -73,6 +76,15 @@ func (e *Env) ProcIn(profile *sandbox.Profile) Proc {
 // State is the session state recorded by earlier outcomes of this plugin's
 // tools, or "".
 func (e *Env) State(key string) string { return e.state[key] }
+
+// StateKeys are the keys of this plugin's session state, sorted.
+func (e *Env) StateKeys() []string { return slices.Sorted(maps.Keys(e.state)) }
+
+// StateOf is the session state another plugin's tools recorded under key,
+// or "": Edit reads what Read saw. plugin is the plugin's name in the
+// host's config, such as "read". It is for reading only; an outcome
+// updates only its own plugin's keys.
+func (e *Env) StateOf(plugin, key string) string { return e.shared[plugin][key] }
 
 // Output is the call's streamed text content. What a tool writes here
 // reaches the host as it is produced, in order, ahead of the content of the
@@ -121,7 +133,7 @@ func (e *Env) Rel(path string) string {
 // when there is no home directory, stay as they are.
 func expandHome(path string) string {
 	if path == "~" || strings.HasPrefix(path, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
+		if home, err := paths.Home(); err == nil {
 			return home + path[1:]
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/riot-tools/riot/plugin"
 	"github.com/riot-tools/riot/plugin/plugintest"
@@ -38,6 +39,9 @@ func TestDefaultsFailClosed(t *testing.T) {
 	}
 	if b := spec.GetResultBudget(); b.GetUnlimited() || b.GetLimitChars() != plugin.DefaultBudgetChars {
 		t.Errorf("budget = %v", b)
+	}
+	if a := spec.GetAnnotations(); a.GetTitle() != "" || a.GetReadOnly() || a.GetNonDestructive() || a.GetIdempotent() || a.GetLocal() {
+		t.Errorf("annotations of a tool that declares none = %v, want every conservative value", a)
 	}
 	p := c.Prepare("Bare", `{"path":"x"}`)
 	if p.ReadOnly || p.ConcurrencySafe || p.ClassifierInput != "" || p.Permission != plugin.Passthrough || len(p.Subjects) != 0 {
@@ -142,6 +146,9 @@ func (full) CheckPermissions(_ context.Context, in fullIn, _ *plugin.Env) plugin
 	}
 	return plugin.PassthroughPermission()
 }
+func (full) Annotations() plugin.Annotations {
+	return plugin.Annotations{Title: "Full tool", ReadOnly: true, NonDestructive: true, Idempotent: true, Local: true}
+}
 func (full) ValidateInput(_ context.Context, in fullIn, _ *plugin.Env) plugin.Validation {
 	if in.N > 100 {
 		return plugin.Rejected("`n` must be at most 100; pass a smaller n.")
@@ -170,6 +177,9 @@ func TestOptionalProperties(t *testing.T) {
 	spec := c.Manifest()[0]
 	if !spec.GetCascadesOnFailure() || !spec.GetResultBudget().GetUnlimited() {
 		t.Errorf("spec = %v", spec)
+	}
+	if a := spec.GetAnnotations(); a.GetTitle() != "Full tool" || !a.GetReadOnly() || !a.GetNonDestructive() || !a.GetIdempotent() || !a.GetLocal() {
+		t.Errorf("declared annotations = %v", a)
 	}
 	p := c.Prepare("Full", `{"n":2}`)
 	if !p.ReadOnly || !p.ConcurrencySafe || p.ClassifierInput != "do the full thing" || len(p.Subjects) != 4 {
@@ -298,5 +308,39 @@ func TestChildEnvDropsProtocolVariables(t *testing.T) {
 	got := plugin.ChildEnv([]string{"PATH=/bin", shared.TLSEnv + "=secret", shared.Handshake.MagicCookieKey + "=x", "PLUGIN_MIN_PORT=1", "HOME=/h"})
 	if strings.Join(got, " ") != "PATH=/bin HOME=/h" {
 		t.Fatalf("child env = %v", got)
+	}
+}
+
+// utf8Tool streams a character cut across a flush, and bytes that are not
+// UTF-8, and returns a text block that is not UTF-8 either.
+type utf8In struct{}
+type utf8Tool struct{}
+
+func (utf8Tool) Name() string                { return "Bytes" }
+func (utf8Tool) Prompt() string              { return "Writes bytes." }
+func (utf8Tool) Describe(utf8In) string      { return "Bytes" }
+func (utf8Tool) IsReadOnly(utf8In) bool      { return true }
+func (utf8Tool) ResultBudget() plugin.Budget { return plugin.Unlimited() }
+func (utf8Tool) Call(_ context.Context, _ utf8In, env *plugin.Env) plugin.Outcome {
+	out := env.Output()
+	// 64 KiB fills the buffer, which is flushed at once, ending inside "é".
+	_, _ = out.Write([]byte(strings.Repeat("a", 64<<10-1) + "\xc3"))
+	_, _ = out.Write([]byte("\xa9 \xff\xfe end\xe2\x82"))
+	return plugin.Ok(plugin.Text("block \xff"))
+}
+
+// Text reaches the host as UTF-8 whatever a tool writes: a character cut
+// between writes is kept whole, bytes that are not UTF-8 become U+FFFD.
+func TestTextIsValidUTF8OnTheWire(t *testing.T) {
+	c := plugintest.Serve(t, []plugin.Handler{plugin.New[utf8In](utf8Tool{})})
+	res := c.Call("Bytes", map[string]any{})
+	want := strings.Repeat("a", 64<<10-1) + "é \uFFFD end\uFFFDblock \uFFFD"
+	if res.Text != want {
+		t.Fatalf("text = …%q, want …%q", res.Text[64<<10-8:], want[64<<10-8:])
+	}
+	for i, b := range res.Blocks {
+		if !utf8.Valid(b.Data) {
+			t.Fatalf("block %d is not UTF-8: %q", i, b.Data)
+		}
 	}
 }

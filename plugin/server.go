@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os/exec"
 	"runtime/debug"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -107,7 +109,8 @@ func (s *Server) Call(ctx context.Context, req *toolv1.CallRequest, send func(*t
 	}
 	if outcome.ok {
 		for _, b := range outcome.content {
-			kind, data := toolv1.BlockKind_BLOCK_KIND_TEXT, []byte(b.text)
+			// Text on the wire is UTF-8; the host refuses anything else.
+			kind, data := toolv1.BlockKind_BLOCK_KIND_TEXT, []byte(strings.ToValidUTF8(b.text, string(utf8.RuneError)))
 			if b.IsImage() {
 				kind, data = toolv1.BlockKind_BLOCK_KIND_IMAGE, b.data
 			}
@@ -160,6 +163,12 @@ func (s *Server) env(callID string, c *toolv1.CallContext) *Env {
 		baseProc:    s.rt.Proc,
 	}
 	env.Proc = procFor(s.rt.Proc, env.Sandbox)
+	for name, st := range c.GetSharedState() {
+		if env.shared == nil {
+			env.shared = make(map[string]map[string]string, len(c.GetSharedState()))
+		}
+		env.shared[name] = st.GetValues()
+	}
 	if ms := c.GetDeadlineUnixMs(); ms > 0 {
 		env.Deadline = time.UnixMilli(ms)
 	}

@@ -1,9 +1,11 @@
 package plugin
 
 import (
+	"bytes"
 	"io"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/riot-tools/riot/shared"
 	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
@@ -96,9 +98,38 @@ func (o *output) flushLocked() error {
 	if len(o.buf) == 0 {
 		return nil
 	}
-	err := o.s.block(0, toolv1.BlockKind_BLOCK_KIND_TEXT, "", o.buf)
-	o.buf = o.buf[:0]
+	// Text on the wire is UTF-8, and the host refuses anything else; what
+	// a tool streams (a command's output among it) may not be. A character
+	// cut at the end of this write waits for the next one, unless the
+	// output is closing.
+	keep := 0
+	if !o.closed {
+		keep = incompleteSuffix(o.buf)
+	}
+	data := o.buf[:len(o.buf)-keep]
+	if !utf8.Valid(data) {
+		data = bytes.ToValidUTF8(data, []byte(string(utf8.RuneError)))
+	}
+	var err error
+	if len(data) > 0 {
+		err = o.s.block(0, toolv1.BlockKind_BLOCK_KIND_TEXT, "", data)
+	}
+	o.buf = append(o.buf[:0], o.buf[len(o.buf)-keep:]...)
 	return err
+}
+
+// incompleteSuffix is the length of the start of a character that p ends
+// inside, or 0.
+func incompleteSuffix(p []byte) int {
+	for n := 1; n < utf8.UTFMax && n <= len(p); n++ {
+		if tail := p[len(p)-n:]; utf8.RuneStart(tail[0]) {
+			if !utf8.FullRune(tail) {
+				return n
+			}
+			return 0
+		}
+	}
+	return 0
 }
 
 func (o *output) ticker() {

@@ -31,6 +31,9 @@ func (p *Policy) resolveSubject(v string) (resolved, error) {
 	if v == "" {
 		return resolved{}, errors.New("the path is empty")
 	}
+	if p.home == "" && (v == "~" || strings.HasPrefix(v, "~/")) {
+		return resolved{}, errors.New("it is under ~, and riot cannot find your home directory (set HOME)")
+	}
 	raw := p.absolute(v)
 	phys, err := resolvePath(p.fs, raw)
 	if err != nil {
@@ -39,10 +42,19 @@ func (p *Policy) resolveSubject(v string) (resolved, error) {
 	return resolved{lexical: filepath.Clean(raw), physical: phys}, nil
 }
 
+// noHome stands for the home directory in a path's written form when
+// there is none.
+const noHome = "/~"
+
 // absolute expands `~` and joins a relative v to the working directory,
 // without cleaning it.
 func (p *Policy) absolute(v string) string {
 	switch {
+	case p.home == "" && (v == "~" || strings.HasPrefix(v, "~/")):
+		// No home: the path cannot be resolved, so it asks; as /~/…, a
+		// rule that matches at any depth (Read(**/.env)) still denies it,
+		// and no rule anchored elsewhere matches it by accident.
+		return noHome + v[1:]
 	case v == "~":
 		return p.home
 	case strings.HasPrefix(v, "~/"):

@@ -6,11 +6,11 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	goplugin "github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -44,6 +44,10 @@ type Client struct {
 	// State is the session state; Call applies each outcome's updates to it,
 	// as the host does.
 	State map[string]string
+	// Shared is the other plugins' session state, by plugin name, which the
+	// tools read with Env.StateOf. Call leaves it alone: a plugin updates
+	// only its own state.
+	Shared map[string]map[string]string
 	// Mode is the permission mode, "default" unless set.
 	Mode string
 	// SessionID defaults to "plugintest".
@@ -65,7 +69,7 @@ func Serve(t testing.TB, handlers []plugin.Handler, opts ...Option) *Client {
 		Clock: plugin.SystemClock{},
 		Proc:  NullProc{},
 		Net:   NullNet{},
-		Log:   hclog.New(&hclog.LoggerOptions{Name: "plugintest", Output: testWriter{t}, Level: hclog.Debug}),
+		Log:   hclog.New(&hclog.LoggerOptions{Name: "plugintest", Output: newTestWriter(t), Level: hclog.Debug}),
 	}
 	for _, o := range opts {
 		o(&rt)
@@ -74,19 +78,18 @@ func Serve(t testing.TB, handlers []plugin.Handler, opts ...Option) *Client {
 	if err != nil {
 		t.Fatalf("plugintest: %v", err)
 	}
-	conn, server := goplugin.TestPluginGRPCConn(t, false, shared.VersionedPlugins(srv)[shared.ProtocolVersion])
-	t.Cleanup(func() {
-		// Server first: conn.Close sends a Shutdown RPC whose handler stops
-		// the server too, and two concurrent Stops race inside go-plugin.
-		server.Stop()
-		_ = conn.Close()
-	})
-	raw, err := conn.Dispense(shared.PluginName)
-	if err != nil {
-		t.Fatalf("plugintest: dispense: %v", err)
-	}
+	stub := serveInProcess(t, srv)
 	cwd := t.TempDir()
-	return &Client{t: t, stub: raw.(shared.ToolPlugin), Cwd: cwd, State: map[string]string{}, SessionID: "plugintest"}
+	return &Client{t: t, stub: stub, Cwd: cwd, State: map[string]string{}, SessionID: "plugintest"}
+}
+
+// For is c reporting to t: a fuzz target, which may not use the F that
+// served the tools, calls through c.For(t). The copy shares the
+// connection and the State and Shared maps.
+func (c *Client) For(t testing.TB) *Client {
+	cp := *c
+	cp.t = t
+	return &cp
 }
 
 // Manifest returns the tools served, in order.
@@ -245,6 +248,12 @@ func (c *Client) context(deadline time.Time) *toolv1.CallContext {
 		SessionId: c.SessionID, Cwd: c.Cwd, WorkspaceRoots: roots,
 		PermissionMode: mode, State: c.State, Sandbox: c.Sandbox,
 	}
+	for name, st := range c.Shared {
+		if cc.SharedState == nil {
+			cc.SharedState = map[string]*toolv1.PluginState{}
+		}
+		cc.SharedState[name] = &toolv1.PluginState{Values: st}
+	}
 	if !deadline.IsZero() {
 		cc.DeadlineUnixMs = deadline.UnixMilli()
 	}
@@ -268,9 +277,30 @@ func (c *Client) raw(input any) []byte {
 }
 
 // testWriter sends the tools' log to the test log.
-type testWriter struct{ t testing.TB }
+// testWriter logs to the test while it runs; a line written after the
+// test ended (a server goroutine stopping) is dropped, since t.Log would
+// panic.
+type testWriter struct {
+	t    testing.TB
+	mu   *sync.Mutex
+	done *bool
+}
+
+func newTestWriter(t testing.TB) testWriter {
+	w := testWriter{t: t, mu: new(sync.Mutex), done: new(bool)}
+	t.Cleanup(func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		*w.done = true
+	})
+	return w
+}
 
 func (w testWriter) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimRight(string(p), "\n"))
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !*w.done {
+		w.t.Log(strings.TrimRight(string(p), "\n"))
+	}
 	return len(p), nil
 }

@@ -165,11 +165,13 @@ func TestInterleavedOutputKeepsOrder(t *testing.T) {
 	}
 }
 
+// Text on the wire is UTF-8 (the host refuses anything else): NUL passes
+// through, a byte that is not UTF-8 becomes U+FFFD.
 func TestOutputBytesPassThrough(t *testing.T) {
 	f := newFixture(t, nil)
 	res := f.c.Call("Bash", run(`printf 'a\xffb\x00c'`))
-	if !bytes.Equal(res.Blocks[0].Data, []byte("a\xffb\x00c")) {
-		t.Fatalf("invalid UTF-8 and NUL should pass through as bytes: %q", res.Blocks[0].Data)
+	if !bytes.Equal(res.Blocks[0].Data, []byte("a\uFFFDb\x00c")) {
+		t.Fatalf("NUL should pass through and invalid UTF-8 become U+FFFD: %q", res.Blocks[0].Data)
 	}
 }
 

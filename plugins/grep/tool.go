@@ -11,7 +11,12 @@ import (
 
 // Tools are the tools this package serves, in the order the model sees
 // them.
-func Tools() []plugin.Handler { return []plugin.Handler{plugin.New[Input](New())} }
+// Glob shares Grep's settings; riot lists it after Edit and Write, by the
+// builtin order, not by this one.
+func Tools() []plugin.Handler {
+	g := New()
+	return []plugin.Handler{plugin.New[Input](g), plugin.New[GlobInput](NewGlob(g))}
+}
 
 // Input is what the model sends. The field names, flags included, are the
 // ones models are trained on; keep them. Optional numbers are pointers

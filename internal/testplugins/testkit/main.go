@@ -19,6 +19,15 @@ import (
 func init() { fmt.Println("testkit: a stray print from init") }
 
 func main() {
+	// With RIOT_TESTKIT_HANG=DIR, it hangs before serving while DIR/hang
+	// exists, as a plugin stuck in its start would, after writing its pid
+	// to DIR/pid (a FIFO the test reads).
+	if dir := os.Getenv("RIOT_TESTKIT_HANG"); dir != "" {
+		if _, err := os.Stat(dir + "/hang"); err == nil {
+			_ = os.WriteFile(dir+"/pid", []byte(fmt.Sprintln(os.Getpid())), 0o600)
+			select {}
+		}
+	}
 	b := &barriers{m: map[string]*barrier{}}
 	plugin.Serve(
 		plugin.New[noopIn](noop{}),

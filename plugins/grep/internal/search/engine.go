@@ -29,6 +29,9 @@ const (
 	// Count reports the number of matching lines of each file, in path
 	// order.
 	Count
+	// ListFiles reports every file the walk would search, newest first,
+	// reading none: the file set of Glob, and of rg --files.
+	ListFiles
 )
 
 // Options say what to search and how.
@@ -299,7 +302,7 @@ func (c *collector) files() []File {
 		c.trim()
 	}
 	out := c.all
-	if c.mode == FilesWithMatches {
+	if c.mode == FilesWithMatches || c.mode == ListFiles {
 		slices.SortFunc(out, func(a, b File) int {
 			if a.ModTime != b.ModTime {
 				if a.ModTime > b.ModTime {

@@ -97,6 +97,10 @@ func (e *engine) walk() {
 		if e.skip(parent, path, name, false) {
 			return nil
 		}
+		if e.o.Mode == ListFiles {
+			e.listFile(path, de)
+			return nil
+		}
 		w := workers.Get().(*worker)
 		w.searchFile(path, e.display(path), false)
 		workers.Put(w)
