@@ -44,7 +44,7 @@ type sandboxLayer struct {
 	Network    *string  `toml:"network"`
 	AllowWrite []string `toml:"allow_write"`
 	AllowRead  []string `toml:"allow_read"`
-	DenyRead   []string `toml:"deny_read"`
+	DenyRead   []string `toml:"deny_read" trust:"tighten"`
 }
 
 var sandboxKeys = []string{"mode", "network", "allow_write", "allow_read", "deny_read"}

@@ -65,6 +65,7 @@ func (e *env) py(code string) string {
 func TestSandboxConfinesAnAllowedCommand(t *testing.T) {
 	requireSandbox(t)
 	e := newEnv(t)
+	e.trust()
 	e.sandboxConfig("")
 	outside := t.TempDir()
 	secretDir := filepath.Join(e.home, ".ssh")
@@ -129,6 +130,7 @@ func TestSandboxConfinesAnAllowedCommand(t *testing.T) {
 func TestSandboxNetworkNone(t *testing.T) {
 	requireSandbox(t)
 	e := newEnv(t)
+	e.trust()
 	e.sandboxConfig("network = \"none\"\n")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -180,6 +182,7 @@ func blindRiot(t *testing.T) string {
 func TestSandboxHoldsWhenTheAnalysisIsWrong(t *testing.T) {
 	requireSandbox(t)
 	e := newEnv(t)
+	e.trust()
 	e.exe = blindRiot(t)
 	e.write(".riot/config.toml", "[permissions]\ndeny = [\"Read(./secret.txt)\", \"Read(./private/**)\"]\n\n[sandbox]\nmode = \"required\"\n")
 	e.write("keep.txt", "keep\n")
@@ -223,6 +226,7 @@ func TestSandboxHoldsWhenTheAnalysisIsWrong(t *testing.T) {
 func TestSandboxKeepsProtectedPathsReadOnly(t *testing.T) {
 	requireSandbox(t)
 	e := newEnv(t)
+	e.trust()
 	e.sandboxConfig("")
 	e.write(".git/hooks/pre-commit", "#!/bin/sh\n")
 	e.write(".git/config", "[core]\n")
@@ -239,6 +243,7 @@ func TestSandboxKeepsProtectedPathsReadOnly(t *testing.T) {
 // to install it; mode = "auto" runs it unsandboxed with one warning.
 func TestSandboxUnavailable(t *testing.T) {
 	e := newEnv(t)
+	e.trust()
 	// A PATH with bash and python3 but no bwrap.
 	bin := t.TempDir()
 	for _, prog := range []string{"bash"} {
@@ -287,6 +292,7 @@ func TestSandboxUnavailable(t *testing.T) {
 // naming the file and line.
 func TestSandboxConfigErrors(t *testing.T) {
 	e := newEnv(t)
+	e.trust()
 	cfg := e.write(".riot/config.toml", "[sandbox]\nmode = \"auto\"\nallow_write = [\n  \"relative/dir\",\n]\n")
 	e.riot("", "call", "Bash", `{"command":"true"}`).want(t, 2, cfg+":4", "is relative")
 	e.write(".riot/config.toml", "[sandbox]\ndeny_read = [\"/no/such/path\"]\n")
@@ -406,6 +412,7 @@ func TestSandboxLeavesNoOrphans(t *testing.T) {
 		for name := range escapes {
 			t.Run(mode+"/"+name, func(t *testing.T) {
 				e := newEnv(t)
+	e.trust()
 				e.write(".riot/config.toml", "[sandbox]\nmode = \"required\"\n")
 				riot, sleepPID := startEscape(t, e, name, func(command string) *exec.Cmd { return start(e, command) })
 				if err := riot.Process.Signal(syscall.SIGKILL); err != nil {
@@ -425,6 +432,7 @@ func TestSandboxLeavesNoOrphans(t *testing.T) {
 func TestSandboxShownByExplainAndConfig(t *testing.T) {
 	requireSandbox(t)
 	e := newEnv(t)
+	e.trust()
 	e.sandboxConfig("network = \"none\"\n")
 	e.riot("", "explain", "Bash", `{"command":"ls"}`).want(t, 0, "sandbox: read-only, nothing writable; no network", "a call allowed as read-only")
 	e.riot("", "explain", "Bash", e.py("print(1)")).want(t, 0, "sandbox: writable only in "+e.ws, "a call allowed by the rule Bash(python3:*)")
@@ -435,6 +443,7 @@ func TestSandboxShownByExplainAndConfig(t *testing.T) {
 // it, and the MCP server's jobs run on.
 func TestOneShotBackgroundJobSaysItEnds(t *testing.T) {
 	e := newEnv(t)
+	e.trust()
 	r := e.riot("", "call", "Bash", `{"command":"true","run_in_background":true}`, "--mode", "bypassPermissions")
 	r.want(t, 0, "This riot invocation is one-shot", "will not find it")
 	s := e.connect(t, nil, "--mode", "bypassPermissions")
@@ -470,6 +479,7 @@ func TestReadOnlyPluginsAreConfined(t *testing.T) {
 		t.Skipf("this kernel has no Landlock (%v); the restriction is best effort", errno)
 	}
 	e := newEnv(t)
+	e.trust()
 	e.write("a.txt", "alpha\n")
 	s := e.connect(t, nil, "--mode", "bypassPermissions")
 	for _, call := range []*mcp.CallToolParams{
