@@ -194,8 +194,10 @@ func (h *Host) profile(readOnly bool, req permission.Request, d permission.Decis
 	}
 	for _, r := range roots {
 		for _, rel := range protectedInRoot {
+			// Listed whether or not they exist (bwrap skips a missing
+			// one), so the profile does not depend on them.
 			prot := filepath.Join(r, rel)
-			if _, err := os.Lstat(prot); err == nil && !decisionCovers(d, prot) {
+			if !decisionCovers(d, prot) {
 				p.ProtectedPaths = append(p.ProtectedPaths, prot)
 			}
 		}

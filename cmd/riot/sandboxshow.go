@@ -49,14 +49,8 @@ func printExplainSandbox(w io.Writer, ex core.Explanation) {
 	}
 	p := sandbox.FromProto(ex.Sandbox)
 	fmt.Fprintf(w, "sandbox: %s (the profile of %s)\n", p.Summary(), p.Reason)
-	for _, l := range []struct {
-		name  string
-		paths []string
-	}{{"read-only", p.ReadPaths}, {"protected", p.ProtectedPaths}, {"hidden", p.MaskedPaths}} {
-		for _, path := range l.paths {
-			fmt.Fprintf(w, "  %s %s\n", l.name, path)
-		}
-	}
+	fmt.Fprintf(w, "  %d paths shown read-only, %d kept read-only inside writable ones, %d hidden; --json lists them\n",
+		len(p.ReadPaths), len(p.ProtectedPaths), len(p.MaskedPaths))
 }
 
 // sandboxOut is the profile in `riot explain --json`.

@@ -61,7 +61,9 @@ func (p *Profile) Args(dir string) []string {
 	if target, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && !covers(systemDirs, target) && p.NetworkOn() {
 		args = append(args, "--ro-bind-try", target, target)
 	}
-	args = append(args, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp")
+	// The private /tmp is the temporary directory, whatever TMPDIR named
+	// outside, which the sandbox does not show.
+	args = append(args, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--setenv", "TMPDIR", "/tmp")
 	for _, b := range p.binds() {
 		switch b.kind {
 		case bindRead:
