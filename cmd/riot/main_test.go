@@ -108,6 +108,16 @@ func (e *env) enableTestkit() {
 	e.userConfig(fmt.Sprintf("plugin_dirs = [%q]\n\n[plugins.testkit]\nenabled = true\n", filepath.Dir(bin.testkit)))
 }
 
+// sandboxOff adds [sandbox] mode = "off" to the user's config, for tests of
+// what holds where the sandbox is off (the process-group guard) or that
+// follow a command by its pid, which a PID namespace renumbers.
+func (e *env) sandboxOff() {
+	e.t.Helper()
+	p := filepath.Join(e.home, ".config", "riot", "config.toml")
+	old, _ := os.ReadFile(p)
+	e.userConfig(string(old) + "\n[sandbox]\nmode = \"off\"\n")
+}
+
 // userConfig writes $XDG_CONFIG_HOME/riot/config.toml.
 func (e *env) userConfig(body string) string {
 	e.t.Helper()

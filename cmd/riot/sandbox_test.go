@@ -412,7 +412,7 @@ func TestSandboxLeavesNoOrphans(t *testing.T) {
 		for name := range escapes {
 			t.Run(mode+"/"+name, func(t *testing.T) {
 				e := newEnv(t)
-	e.trust()
+				e.trust()
 				e.write(".riot/config.toml", "[sandbox]\nmode = \"required\"\n")
 				riot, sleepPID := startEscape(t, e, name, func(command string) *exec.Cmd { return start(e, command) })
 				if err := riot.Process.Signal(syscall.SIGKILL); err != nil {
