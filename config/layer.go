@@ -26,6 +26,7 @@ type layer struct {
 	Results     *resultsLayer           `toml:"results"`
 	Log         *logLayer               `toml:"log"`
 	Plugins     map[string]*pluginLayer `toml:"plugins"`
+	Sandbox     *sandboxLayer           `toml:"sandbox"`
 	Hooks       *hooksLayer             `toml:"hooks"`
 }
 
@@ -73,7 +74,8 @@ type pluginLayer struct {
 
 // validKeys lists the keys of each table, for unknown-key suggestions.
 var validKeys = map[string][]string{
-	"":                       {"state_dir", "plugin_dirs", "permissions", "limits", "results", "log", "plugins", "hooks"},
+	"":                       {"state_dir", "plugin_dirs", "permissions", "limits", "results", "log", "plugins", "hooks", "sandbox"},
+	"sandbox":                sandboxKeys,
 	"hooks":                  HookEvents,
 	"hooks.PreToolUse":       hookKeys,
 	"hooks.PostToolUse":      hookKeys,

@@ -319,6 +319,9 @@ func (c *Config) apply(l *parsedLayer) error {
 			set("log.max_size_mb", l.at("log", "max_size_mb"))
 		}
 	}
+	if err := c.applySandbox(l); err != nil {
+		return err
+	}
 	for _, name := range l.order {
 		if err := c.applyPlugin(l, name, l.Plugins[name]); err != nil {
 			return err

@@ -13,6 +13,7 @@ type Config struct {
 	Limits      Limits
 	Results     Results
 	Log         Log
+	Sandbox     Sandbox
 	// Plugins are in order: the builtins of the defaults first, then each
 	// plugin in the order a later layer first names it.
 	Plugins []Plugin

@@ -28,8 +28,10 @@ type call struct {
 	limited  bool // the tool's budget is a limit, not Unlimited
 	message  string
 	cascades bool
-	// reads are the read paths the permission chain allowed, resolved.
-	reads []string
+	// req and decision are the permission chain's input and answer, which
+	// the call's sandbox follows.
+	req      permission.Request
+	decision permission.Decision
 }
 
 // resolve checks what needs no RPC: the name and the input's structure.
@@ -91,16 +93,16 @@ func (h *Host) prepare(ctx context.Context, use ToolUse) *call {
 	req := permissionRequest(use.Name, c.prep)
 	req.Hook = hooks.verdict
 	d := h.policy.Decide(ctx, req)
+	c.req, c.decision = req, d
 	switch d.Behavior {
 	case permission.Allow:
-		c.reads = d.Reads
 		return c
 	case permission.Deny:
 		c.finish(StatusDenied, d.DeniedMessage())
 		return c
 	}
 	if d = h.ask(ctx, req, d); d.Behavior == permission.Allow {
-		c.reads = d.Reads
+		c.decision = d
 		return c
 	}
 	c.finish(StatusDenied, d.DeniedMessage())
@@ -342,13 +344,19 @@ func (h *Host) execute(ctx context.Context, c *call) {
 	h.progress(c, "start", "", 0)
 	defer func() { h.progress(c, "end", "", h.now().Sub(start)) }()
 
+	sandbox, refused := h.sandboxFor(ctx, c)
+	if refused != "" {
+		c.finish(StatusFailed, refused)
+		return
+	}
 	stub, gen, err := p.conn(cctx)
 	if err != nil {
 		c.finish(StatusFailed, h.connError(ctx, c.use, err))
 		return
 	}
 	cc := h.callContext(p, deadline)
-	cc.AllowedReads = c.reads
+	cc.AllowedReads = c.decision.Reads
+	cc.Sandbox = sandbox
 	err = stub.Call(cctx, &toolv1.CallRequest{
 		Tool: c.use.Name, CallId: c.use.ID, Input: c.use.Input, Context: cc,
 	}, func(ev *toolv1.CallEvent) error {

@@ -58,6 +58,10 @@ type Options struct {
 	OnProgress func(Progress)
 	// Now is the clock for crash windows; nil means time.Now.
 	Now func() time.Time
+	// OneShot says the host serves one invocation and closes after it, as
+	// `riot call` and `riot run` do, so tools can say that what they leave
+	// running (background jobs) ends with it.
+	OneShot bool
 }
 
 // Progress is one event of a running call, for a UI.
@@ -100,6 +104,8 @@ type Host struct {
 
 	sockOnce sync.Once
 	sockDir  string
+
+	sbox sandboxHost
 
 	closeOnce sync.Once
 }

@@ -313,6 +313,9 @@ func (p *pluginProc) launch() (*launched, error) {
 	if dir := p.h.socketDir(); dir != "" {
 		cmd.Env = append(cmd.Env, goplugin.EnvUnixSocketDir+"="+dir)
 	}
+	if p.h.opts.OneShot {
+		cmd.Env = append(cmd.Env, shared.OneShotEnv+"=1")
+	}
 	for k, v := range p.spec.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}

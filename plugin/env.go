@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/riot-tools/riot/internal/paths"
+	"github.com/riot-tools/riot/plugin/sandbox"
 )
 
 // Env is what a call knows about the session it serves and the world it may
@@ -39,9 +40,18 @@ type Env struct {
 	Mode string
 	// Deadline is when the host gives up on the call; zero means none.
 	Deadline time.Time
+	// OneShotHost: the host serves one invocation (`riot call`, `riot
+	// run`) and ends this plugin when it exits, so nothing a call leaves
+	// running outlives that invocation.
+	OneShotHost bool
+
+	// Sandbox is the kernel sandbox the host decided for this call, as wide
+	// as its permission decision; nil means none. Proc applies it.
+	Sandbox *sandbox.Profile
 
 	// Clock, Proc and Net are the tool's access to time, processes and the
 	// network. plugintest replaces them with FixedClock and null versions.
+	// Proc starts processes in Sandbox.
 	Clock Clock
 	Proc  Proc
 	Net   Net
@@ -50,9 +60,20 @@ type Env struct {
 	Log hclog.Logger
 
 	state    map[string]string
+	baseProc Proc
 	shared   map[string]map[string]string
 	output   io.Writer
 	progress func(string)
+}
+
+// ProcIn is a Proc whose processes run in profile instead of the call's
+// own sandbox, such as Sandbox.AllowedCall() for a checker that runs build
+// scripts. A nil profile, or a Proc that cannot sandbox, gives Proc.
+func (e *Env) ProcIn(profile *sandbox.Profile) Proc {
+	if sp, ok := e.baseProc.(SandboxingProc); ok && profile != nil {
+		return sp.Sandboxed(profile)
+	}
+	return e.Proc
 }
 
 // State is the session state recorded by earlier outcomes of this plugin's

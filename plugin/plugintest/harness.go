@@ -64,6 +64,8 @@ type Client struct {
 	SessionID string
 	// Timeout bounds each call; the default is one minute.
 	Timeout time.Duration
+	// Sandbox is the sandbox profile the host sends; nil sends none.
+	Sandbox *toolv1.Sandbox
 
 	calls int
 }
@@ -256,7 +258,7 @@ func (c *Client) context(deadline time.Time) *toolv1.CallContext {
 	}
 	cc := &toolv1.CallContext{
 		SessionId: c.SessionID, Cwd: c.Cwd, WorkspaceRoots: roots,
-		PermissionMode: mode, State: c.State,
+		PermissionMode: mode, State: c.State, Sandbox: c.Sandbox,
 		ResultsDirs: c.ResultsDirs, DenyRead: c.DenyRead,
 	}
 	for name, st := range c.Shared {

@@ -53,7 +53,7 @@ func diffRun(t testing.TB, bash, dir, script string) []string {
 	log := filepath.Join(t.TempDir(), "executed.log")
 	_ = os.Remove(log)
 	handler := "command_not_found_handle() { printf '%s\\0' \"$1\" >> " + shellQuote(log) + "; return 127; }\n"
-	cmd := shellCommand(bash, script, dir, "")
+	cmd := shellCommand(bash, script, dir, nil)
 	cmd.Args[2] = handler + cmd.Args[2] + "\nwait"
 	cmd.Env = []string{"PATH=" + filepath.Join(dir, "no-such-bin"), "HOME=" + dir, "LC_ALL=C"}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -91,7 +91,7 @@ func newToolSet(cfg config) toolSet {
 	bash := &Bash{cfg: cfg, jobs: jobs}
 	return toolSet{
 		handlers: []plugin.Handler{
-			plugin.New[Input](bash),
+			bashHandler(bash),
 			plugin.New[OutputInput](&BashOutput{jobs: jobs}),
 			plugin.New[KillInput](&KillShell{cfg: cfg, jobs: jobs}),
 		},
