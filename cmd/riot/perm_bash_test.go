@@ -125,7 +125,7 @@ func TestPermBashClasses(t *testing.T) {
 		{"9 options that write", "sort -T $OUT a.txt", "ask", "$OUT is outside the workspace roots", []string{"--allow", "Bash(sort:*)"}},
 		{"11 parser and bash", "ls #\\\ntouch x", "allow", "Read-only calls are allowed in default mode.", nil},
 		{"11 parser and bash", "echo x\r#; touch x", "ask", "holds a control character", nil},
-		{"13 /proc/self", "cat /proc/self/cwd/a.txt", "ask", "names a process's own view", nil},
+		{"13 /proc/self", "cat /proc/self/cwd/a.txt", "ask", "goes through /proc/self, /proc/thread-self or /proc/<pid>", nil},
 	} {
 		t.Run(c.class+": "+c.cmd, func(t *testing.T) {
 			ex := e.explainBash(r.Replace(c.cmd), append([]string{"--deny", denySecret}, c.flags...)...)
@@ -225,6 +225,10 @@ func TestPermBashStraceOracle(t *testing.T) {
 		t.Skip("strace is not installed")
 	}
 	e := newEnv(t)
+	// The oracle tests the first line of defence alone: the analysis, not
+	// the kernel sandbox behind it (which sandbox_test.go tests with the
+	// analysis forced wrong).
+	e.sandboxOff()
 	tr := newBashTree(t, e, true)
 	// The oracle sees what it must refuse: in bypassPermissions (no safety checks), a read through a symlink out,
 	// a write, and a listing of an outside directory are all reported.
@@ -354,7 +358,7 @@ func oracleViolations(t *testing.T, dir string, tr bashTree, tmp string) ([]stri
 					children[pid] = append(children[pid], strings.TrimSpace(l[i+2:]))
 				}
 			}
-			if strings.HasPrefix(l, "execve(") && strings.Contains(l, `bash", "-c", "trap 'pwd >| `) {
+			if strings.HasPrefix(l, "execve(") && strings.Contains(l, `bash", "-c", "trap 'pwd >`) {
 				roots = append(roots, pid)
 				script[pid] = l
 			}
@@ -443,6 +447,7 @@ func FuzzStraceOracle(f *testing.F) {
 			t.Skip("strace is not installed")
 		}
 		e := newEnv(t)
+		e.sandboxOff() // the analysis alone, as in TestPermBashStraceOracle
 		tr := newBashTree(t, e, true)
 		_, violations := runOracle(t, e, tr, strace, oracleCorpus(tr, rand.New(rand.NewPCG(a, b)), 60)[40:])
 		for _, v := range violations {
