@@ -14,7 +14,7 @@ import (
 )
 
 func (a *app) pluginsCommand() *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "plugins",
 		Short: "List the plugins discovered and configured, and what each serves",
 		Args:  cobra.NoArgs,
@@ -41,6 +41,8 @@ func (a *app) pluginsCommand() *cobra.Command {
 			return nil
 		},
 	}
+	cmd.AddCommand(a.pluginsSubcommands()...)
+	return cmd
 }
 
 func printPlugin(w io.Writer, st core.PluginStatus, info core.PluginInfo, riotVersion string) {
@@ -78,6 +80,7 @@ func printPlugin(w io.Writer, st core.PluginStatus, info core.PluginInfo, riotVe
 	if len(info.Tools) > 0 {
 		fmt.Fprintf(w, "  tools:    %s\n", strings.Join(info.Tools, ", "))
 	}
+	printLocked(w, st, info)
 	switch {
 	case info.Problem != "":
 		fmt.Fprintf(w, "  problem:  %s\n", info.Problem)
