@@ -252,6 +252,7 @@ func (c *Config) apply(l *parsedLayer) error {
 }
 
 var pluginName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+
 // ValidPluginName reports whether name can name a plugin (riot-tool-NAME).
 func ValidPluginName(name string) bool { return pluginName.MatchString(name) }
 

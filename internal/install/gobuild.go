@@ -5,6 +5,7 @@ import (
 	"context"
 	"debug/buildinfo"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -43,7 +44,8 @@ func goRun(ctx context.Context, req Request, dir, what string, env []string, arg
 		if ctx.Err() != nil {
 			return nil, failErr(fmt.Sprintf("%s was interrupted; nothing was installed", what))
 		}
-		if _, ok := err.(*exec.ExitError); !ok {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
 			return nil, failErr(fmt.Sprintf("%s needs the go command, which cannot run (%v); install Go (https://go.dev/dl) or use a prebuilt binary's URL as the source", what, err))
 		}
 		return nil, failErr(fmt.Sprintf("%s failed; nothing was installed. The last lines of go %s:\n%s", what, args[0], indent(lastLines(stderr.String(), 12))))

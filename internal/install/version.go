@@ -2,6 +2,7 @@ package install
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"golang.org/x/mod/semver"
@@ -27,10 +28,10 @@ type cond struct {
 // Go source without a version would build whatever is newest today.
 func ParseConstraint(raw string) (Constraint, error) {
 	c := Constraint{raw: strings.TrimSpace(raw)}
-	switch {
-	case c.raw == "":
+	switch c.raw {
+	case "":
 		return c, usageErr(`a Go package source needs a version: write version = "v1.2.3", a constraint such as "~> 1.2", or "latest"`)
-	case c.raw == "latest":
+	case "latest":
 		return c, nil
 	}
 	if v := canon(c.raw); v != "" && semver.Canonical(v) == v {
@@ -79,9 +80,8 @@ func pessimisticUpper(v string) string {
 		return semver.Canonical("v" + parts[0]) // ~> 1 is >= 1; no bound
 	}
 	keep := parts[:len(parts)-1]
-	last := 0
-	fmt.Sscanf(keep[len(keep)-1], "%d", &last)
-	keep[len(keep)-1] = fmt.Sprint(last + 1)
+	last, _ := strconv.Atoi(keep[len(keep)-1]) // canon checked it is digits
+	keep[len(keep)-1] = strconv.Itoa(last + 1)
 	return "v" + strings.Join(keep, ".")
 }
 
