@@ -44,15 +44,13 @@ func declaredTables(path string) (map[string]string, []byte, error) {
 // workspace config, unless it declares that source already.
 func declarePlugin(ws, name, source, version string) error {
 	path := workspaceConfig(ws)
-	tables, data, err := declaredTables(path)
-	if err != nil {
+	declared, err := canDeclare(ws, name, source)
+	if err != nil || declared {
 		return err
 	}
-	if src, ok := tables[name]; ok {
-		if src == source {
-			return nil
-		}
-		return usageErr("%s already has [plugins.%s]; add source = %s there (and version, for a Go package) by hand, or choose another name with --name", path, name, strconv.Quote(source))
+	_, data, err := declaredTables(path)
+	if err != nil {
+		return err
 	}
 	var b strings.Builder
 	b.Write(data)
@@ -67,6 +65,22 @@ func declarePlugin(ws, name, source, version string) error {
 		fmt.Fprintf(&b, "version = %s\n", strconv.Quote(version))
 	}
 	return atomicfile.Write(path, []byte(b.String()), 0o644)
+}
+
+// canDeclare reports whether the workspace config declares name with
+// source already, and refuses a [plugins.NAME] it has without it, which
+// riot does not edit.
+func canDeclare(ws, name, source string) (bool, error) {
+	path := workspaceConfig(ws)
+	tables, _, err := declaredTables(path)
+	if err != nil {
+		return false, err
+	}
+	src, ok := tables[name]
+	if ok && src != source {
+		return false, usageErr("%s already has [plugins.%s]; add source = %s there (and version, for a Go package) by hand, or choose another name with --name", path, name, strconv.Quote(source))
+	}
+	return ok, nil
 }
 
 // undeclarePlugin removes [plugins.NAME] and its subtables from the

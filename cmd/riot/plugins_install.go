@@ -183,6 +183,9 @@ func (l *pluginLifecycle) installSource(ctx context.Context, raw, name, version 
 	if p, ok := l.cfg.Plugin(name); ok && p.Source != "" && p.Source != raw {
 		return usageErr("the %s plugin is declared with source %q (%s); change it there, or choose another name with --name", name, p.Source, l.cfg.Sources["plugins."+name+".source"])
 	}
+	if _, err := canDeclare(l.ws, name, raw); err != nil {
+		return err
+	}
 	p := config.Plugin{Name: name, Enabled: true, Source: raw, Version: version}
 	if prev, ok := l.cfg.Plugin(name); ok && prev.Source == raw {
 		p = prev

@@ -282,3 +282,29 @@ func TestPluginInstallFromURL(t *testing.T) {
 	e.write(".riot/plugins.lock", strings.Replace(lockText, got.SHA256[lock.Platform()], strings.Repeat("a", 64), 1))
 	e.riotEnv(tlsEnv, "plugins", "install").want(t, 1, "but the lock pins "+strings.Repeat("a", 64))
 }
+
+// TestPluginInstallLocal installs a local binary into the user's plugin
+// directory and builds a local directory, and refuses what it must not
+// edit or run.
+func TestPluginInstallLocal(t *testing.T) {
+	e := newEnv(t)
+	goenv := []string{"GOCACHE=" + goEnv(t, "GOCACHE"), "GOMODCACHE=" + goEnv(t, "GOMODCACHE"), "GOTOOLCHAIN=local", "GOFLAGS="}
+	run := func(args ...string) result { return e.riotEnv(goenv, args...) }
+	userBin := filepath.Join(e.home, ".local", "share", "riot", "plugins", "riot-tool-kit")
+	run("plugins", "install", bin.testkit, "--user", "--name", "kit").want(t, 0, "kit local installed as "+userBin)
+	if fileSum(t, userBin) != fileSum(t, bin.testkit) || e.readLock().Plugins["kit"].BinarySHA256() != fileSum(t, bin.testkit) {
+		t.Fatal("the local binary was not installed as it is")
+	}
+	run("plugins").want(t, 0, "kit (plugin, enabled)", "found in: $XDG_DATA_HOME/riot/plugins", "protocol: 1")
+
+	hello := filepath.Join(filepath.Dir(goEnv(t, "GOMOD")), "examples", "hello-tool", "cmd", "riot-tool-hello")
+	run("plugins", "install", hello).want(t, 0, "hello local installed", "tools: Hello", "building "+hello+" with go build")
+	run("plugins", "verify").want(t, 0, "2 plugin(s) match")
+	run("call", "Hello", `{"name":"lock"}`).want(t, 0, "Hello, lock!")
+
+	e.write(".riot/config.toml", e.read(".riot/config.toml")+"\n[plugins.other]\nenabled = true\n")
+	run("plugins", "install", bin.testkit, "--name", "other").want(t, 2, "already has [plugins.other]; add source = ")
+	e.write(".riot/config.toml", e.read(".riot/config.toml")+"\n[plugins.nope]\nenabled = true\nsource = \"./nowhere\"\n")
+	run("plugins").want(t, 0, `The nope plugin is declared with source "./nowhere" but not installed`)
+	run("plugins", "verify").want(t, 1, "nope: The nope plugin is declared")
+}
