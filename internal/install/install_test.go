@@ -10,6 +10,9 @@ import (
 
 func TestConstraints(t *testing.T) {
 	versions := []string{"v0.9.0", "v1.0.0", "v1.1.0", "v1.2.3", "v1.3.0-rc.1", "v2.0.0"}
+	if k, _ := ParseConstraint("v1.2.3"); k.Allows("v1.2.3+meta") {
+		t.Error("an exact pin allows another build")
+	}
 	for _, c := range []struct{ constraint, want string }{
 		{"v1.1.0", "v1.1.0"},
 		{"1.1.0", "v1.1.0"},
@@ -23,6 +26,7 @@ func TestConstraints(t *testing.T) {
 		{"<= v1.0.0", "v1.0.0"},
 		{"= 0.9.0", "v0.9.0"},
 		{"v1.3.0-rc.1", "v1.3.0-rc.1"},
+		{"v3.0.0+incompatible", "v3.0.0+incompatible"},
 	} {
 		k, err := ParseConstraint(c.constraint)
 		if err != nil {
@@ -98,4 +102,24 @@ func TestSumFor(t *testing.T) {
 	if _, ok := sumFor(sums, "riot-tool-x"); ok {
 		t.Fatal("a file the sums do not list was found")
 	}
+}
+
+func FuzzConstraint(f *testing.F) {
+	for _, s := range []string{"v1.2.3", "~> 1.2", ">= 1.0, < 2.0", "latest", "~> 1", "!= 0.1.0"} {
+		f.Add(s, "v1.2.4")
+	}
+	f.Fuzz(func(t *testing.T, raw, v string) {
+		c, err := ParseConstraint(raw)
+		if err != nil {
+			return
+		}
+		// What a constraint allows is a valid version, and an exact one
+		// allows only itself.
+		if c.Allows(v) && canon(strings.TrimPrefix(v, "v")) == "" {
+			t.Fatalf("%q allows %q, which is no version", raw, v)
+		}
+		if e := c.Exact(); e != "" && c.Allows(v) && v != e {
+			t.Fatalf("exact %q allows %q", e, v)
+		}
+	})
 }

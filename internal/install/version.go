@@ -34,7 +34,7 @@ func ParseConstraint(raw string) (Constraint, error) {
 	case "latest":
 		return c, nil
 	}
-	if v := canon(c.raw); v != "" && semver.Canonical(v) == v {
+	if v := canon(c.raw); v != "" && (semver.Canonical(v) == v || strings.HasSuffix(v, "+incompatible")) {
 		c.exact = v
 		return c, nil
 	}
@@ -97,7 +97,8 @@ func (c Constraint) Allows(v string) bool {
 		return false
 	}
 	if c.exact != "" {
-		return semver.Compare(v, c.exact) == 0
+		// Equal as written: semver ignores build metadata, a pin must not.
+		return v == c.exact
 	}
 	if semver.Prerelease(v) != "" {
 		return false
