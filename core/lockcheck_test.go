@@ -84,11 +84,12 @@ func TestLockedToolsOrder(t *testing.T) {
 
 // Probe reports a plugin's protocol and tools, and leaves no process.
 func TestProbe(t *testing.T) {
-	p, err := core.Probe(t.Context(), "testkit", bins.testkit, 0)
+	cfg := testConfig(t)
+	p, err := core.Probe(t.Context(), cfg, "testkit", bins.testkit)
 	if err != nil || p.Protocol != 1 || len(p.Tools) < 3 {
 		t.Fatalf("probe = %+v, %v", p, err)
 	}
-	if _, err := core.Probe(t.Context(), "garbage", bins.garbage, 0); err == nil || !strings.Contains(err.Error(), "wrote to stdout before the handshake") {
+	if _, err := core.Probe(t.Context(), cfg, "garbage", bins.garbage); err == nil || !strings.Contains(err.Error(), "wrote to stdout before the handshake") {
 		t.Fatalf("probe of a broken plugin: %v", err)
 	}
 	assertNoProcesses(t, bins.testkit, bins.garbage)

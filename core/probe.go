@@ -3,11 +3,11 @@ package core
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
-
+	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/shared"
 )
 
@@ -23,7 +23,9 @@ type Probed struct {
 // returns its protocol version and tools: what `riot plugins install`
 // records in the lock. Its failure is the message a session would show.
 // The process is gone when Probe returns.
-func Probe(ctx context.Context, name, path string, timeout time.Duration) (Probed, error) {
+// What the plugin prints goes to cfg's log file, which its messages name.
+func Probe(ctx context.Context, cfg *config.Config, name, path string) (Probed, error) {
+	timeout := cfg.Limits.StartTimeout
 	if timeout <= 0 {
 		timeout = defaultStartTimeout
 	}
@@ -31,12 +33,15 @@ func Probe(ctx context.Context, name, path string, timeout time.Duration) (Probe
 	if err != nil {
 		return Probed{}, fmt.Errorf("TLS material: %w", err)
 	}
+	logFile := cfg.ResolvedLogFile(nil)
+	_, fileLog, closeLog := newLogger(cfg.Log.Level, logFile, int64(cfg.Log.MaxSizeMB)<<20, io.Discard)
+	defer func() { _ = closeLog() }()
 	h := &Host{
-		cfg: nil, log: hclog.NewNullLogger(), fileLog: hclog.NewNullLogger(), logFile: os.DevNull,
+		cfg: cfg, log: fileLog, fileLog: fileLog, logFile: logFile,
 		tls: tls, cache: &manifestCache{entries: map[string]cacheEntry{}, builds: map[string]string{}, failures: map[string]failureEntry{}},
 		now: time.Now, pluginLogLevel: "warn", startTimeout: timeout,
 	}
-	p := &pluginProc{h: h, spec: PluginSpec{Name: name, Path: path}, log: h.log, fileLog: h.fileLog}
+	p := &pluginProc{h: h, spec: PluginSpec{Name: name, Path: path}, log: h.log.Named(name), fileLog: h.fileLog.Named(name)}
 	defer func() {
 		p.close()
 		h.sockOnce.Do(func() {})

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -29,6 +30,8 @@ type pluginLifecycle struct {
 	lockPath string
 	lk       *lock.File
 	out      io.Writer
+	// release ends the command's hold on the workspace's plugins.
+	release func()
 	// user installs into $XDG_DATA_HOME/riot/plugins instead of
 	// .riot/plugins; acceptTools lets a new version remove or reorder the
 	// tools the lock records.
@@ -40,8 +43,19 @@ func (a *app) lifecycle(cmd *cobra.Command) (*pluginLifecycle, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &pluginLifecycle{a: a, ws: ws, cfg: cfg, lockPath: lock.Path(ws), out: cmd.OutOrStdout()}
+	l := &pluginLifecycle{a: a, ws: ws, cfg: cfg, lockPath: lock.Path(ws), out: cmd.OutOrStdout(), release: func() {}}
+	// One lifecycle command at a time per workspace: each reads the lock,
+	// changes it and writes it whole. The lock is on the .riot directory,
+	// so it leaves no file behind.
+	if dir, err := os.Open(filepath.Dir(l.lockPath)); err == nil {
+		if err := syscall.Flock(int(dir.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			dir.Close()
+			return nil, &exitError{code: exitOutcome, msg: fmt.Sprintf("another riot plugins command is changing %s; run this one when it has finished", l.lockPath)}
+		}
+		l.release = func() { dir.Close() }
+	}
 	if l.lk, err = lock.Read(l.lockPath); err != nil {
+		l.release()
 		return nil, usageErr("%v", err)
 	}
 	return l, nil
@@ -66,6 +80,7 @@ func (a *app) pluginsInstallCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			defer l.release()
 			l.user, l.acceptTools = user, accept
 			if len(args) == 0 {
 				if name != "" || version != "" {
@@ -95,6 +110,7 @@ func (a *app) pluginsUpgradeCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			defer l.release()
 			l.user, l.acceptTools = user, accept
 			plugins, err := l.sourced(args)
 			if err != nil {
@@ -246,7 +262,7 @@ func (l *pluginLifecycle) install(ctx context.Context, p config.Plugin, upgrade 
 	if err != nil {
 		return installExit(err)
 	}
-	probed, err := core.Probe(ctx, p.Name, got.Binary, l.cfg.Limits.StartTimeout)
+	probed, err := core.Probe(ctx, l.cfg, p.Name, got.Binary)
 	if err != nil {
 		return &exitError{code: exitOutcome, msg: fmt.Sprintf("the new binary of %s does not work as a riot plugin, so nothing was installed: %v", p.Name, err)}
 	}
@@ -369,6 +385,7 @@ func (a *app) pluginsVerifyCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			defer l.release()
 			exe, _ := os.Executable()
 			specs, _ := core.Resolver{Workspace: l.ws, Exe: exe, Builtins: builtinNames()}.ResolvePlugins(l.cfg)
 			var problems []string
@@ -416,7 +433,7 @@ func (l *pluginLifecycle) verifyOne(ctx context.Context, spec core.PluginSpec) s
 	if sum != spec.SHA256 {
 		return fmt.Sprintf("its binary %s has sha256 %s, the lock pins %s; run `riot plugins install %s` to reinstall the locked version", spec.Path, sum, spec.SHA256, spec.Name)
 	}
-	probed, err := core.Probe(ctx, spec.Name, spec.Path, l.cfg.Limits.StartTimeout)
+	probed, err := core.Probe(ctx, l.cfg, spec.Name, spec.Path)
 	if err != nil {
 		return err.Error()
 	}
@@ -439,6 +456,7 @@ func (a *app) pluginsRemoveCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			defer l.release()
 			name := args[0]
 			_, locked := l.lk.Plugins[name]
 			p, declared := l.cfg.Plugin(name)

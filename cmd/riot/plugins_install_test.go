@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/BurntSushi/toml"
@@ -307,4 +308,20 @@ func TestPluginInstallLocal(t *testing.T) {
 	e.write(".riot/config.toml", e.read(".riot/config.toml")+"\n[plugins.nope]\nenabled = true\nsource = \"./nowhere\"\n")
 	run("plugins").want(t, 0, `The nope plugin is declared with source "./nowhere" but not installed`)
 	run("plugins", "verify").want(t, 1, "nope: The nope plugin is declared")
+
+	// Another lifecycle command holds the workspace: this one waits for
+	// nothing and changes nothing.
+	dir, err := os.Open(filepath.Join(e.ws, ".riot"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dir.Close()
+	if err := syscall.Flock(int(dir.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	before := e.read(".riot/plugins.lock")
+	run("plugins", "remove", "kit").want(t, 1, "another riot plugins command is changing "+lock.Path(e.ws))
+	if e.read(".riot/plugins.lock") != before {
+		t.Fatal("a command that could not take the workspace changed the lock")
+	}
 }
