@@ -4,7 +4,7 @@
 
 GO       ?= go
 TOOL     := $(GO) tool -modfile=$(CURDIR)/tools/go.mod
-BUILTINS := bash grep read diagnostics
+BUILTINS := bash grep read diagnostics edit
 BIN      := bin
 # Stamp binaries with their commit even where GOFLAGS says -buildvcs=false:
 # riot serves a builtin from the bin/riot-tool-NAME beside it only when

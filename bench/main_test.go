@@ -16,7 +16,7 @@ var bins struct {
 }
 
 // builtins are riot's builtin tool sets, in the default order.
-var builtins = []string{"bash", "grep", "read", "diagnostics"}
+var builtins = []string{"bash", "grep", "read", "diagnostics", "edit"}
 
 func TestMain(m *testing.M) {
 	flag.Parse()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/riot-tools/riot/config"
+	"github.com/riot-tools/riot/config/trust"
 )
 
 // workspace makes a workspace whose .riot/ holds the given files.
@@ -27,14 +28,26 @@ func workspace(t *testing.T, files map[string]string) string {
 	return ws
 }
 
+// load loads ws's layers as a workspace the user trusts.
 func load(t *testing.T, ws string, env map[string]string, flags config.Flags) (*config.Config, error) {
 	t.Helper()
 	return config.Load(config.Options{
 		Workspace: ws,
 		UserFile:  filepath.Join(ws, "user.toml"),
+		TrustFile: trustedRecord(t, ws),
 		Getenv:    func(k string) string { return env[k] },
 		Flags:     flags,
 	})
+}
+
+// trustedRecord is a trust record, outside ws, that trusts ws.
+func trustedRecord(t *testing.T, ws string) string {
+	t.Helper()
+	st := trust.Store{File: filepath.Join(t.TempDir(), "trusted.json")}
+	if _, err := st.Trust(ws, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	return st.File
 }
 
 func TestDefaults(t *testing.T) {
@@ -49,7 +62,7 @@ func TestDefaults(t *testing.T) {
 			t.Errorf("builtin %s is not enabled", p.Name)
 		}
 	}
-	if got := strings.Join(names, ","); got != "bash,grep,read,diagnostics" {
+	if got := strings.Join(names, ","); got != "bash,grep,read,diagnostics,edit" {
 		t.Fatalf("builtins in order %s", got)
 	}
 	if c.Permissions.Mode != "default" || c.Limits.MaxParallel != 10 || c.Limits.TurnBudgetChars != 200_000 || c.Limits.CallTimeout != 10*time.Minute {

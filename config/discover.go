@@ -20,7 +20,7 @@ type Discovered struct {
 }
 
 // SearchDirs are the directories searched for plugin binaries, in order:
-// plugin_dirs, $RIOT_PLUGIN_PATH, .riot/plugins,
+// plugin_dirs, $RIOT_PLUGIN_PATH, .riot/plugins (in a trusted workspace),
 // $XDG_DATA_HOME/riot/plugins (or ~/.local/share/riot/plugins), and the
 // directory of the riot executable.
 func (c *Config) SearchDirs(workspace, exeDir string, getenv func(string) string) []Discovered {
@@ -46,12 +46,13 @@ func (c *Config) SearchDirs(workspace, exeDir string, getenv func(string) string
 	for _, d := range filepath.SplitList(getenv("RIOT_PLUGIN_PATH")) {
 		add(d, "$RIOT_PLUGIN_PATH")
 	}
-	if workspace != "" {
+	if workspace != "" && c.Trust.Trusted() {
+		// The repository's binaries, started only once the user trusts it.
 		add(filepath.Join(workspace, ".riot", "plugins"), ".riot/plugins")
 	}
 	data := getenv("XDG_DATA_HOME")
 	if data == "" {
-		if home, err := os.UserHomeDir(); err == nil {
+		if home, err := HomeDir(); err == nil {
 			data = filepath.Join(home, ".local", "share")
 		}
 	}

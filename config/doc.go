@@ -8,4 +8,8 @@
 // RIOT_* environment variables, and flags. Scalars override; the rule and
 // directory lists merge. An unknown key or a bad value is an *Error naming
 // the file and line, with the nearest valid key where there is one.
+//
+// The two workspace layers come from the repository, so until the user
+// trusts the workspace (package trust) they keep only the keys declared
+// tightening, and .riot/plugins is not searched (gate.go).
 package config

@@ -2,6 +2,7 @@ package config
 
 import (
 	_ "embed"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/riot-tools/riot/config/trust"
 )
 
 //go:embed defaults.toml
@@ -30,6 +33,9 @@ type Options struct {
 	// ExtraFile is the --config file, read after the workspace layers. It
 	// must exist.
 	ExtraFile string
+	// TrustFile is the workspace trust record; empty means trusted.json
+	// in UserConfigDir.
+	TrustFile string
 	// Getenv reads the environment; nil means os.Getenv.
 	Getenv func(string) string
 	// Flags are the command-line overrides, the last layer.
@@ -73,24 +79,66 @@ func Load(opts Options) (*Config, error) {
 	}
 	userFile := opts.UserFile
 	if userFile == "" {
-		userFile = filepath.Join(UserConfigDir(getenv), "config.toml")
+		if dir := UserConfigDir(getenv); dir != "" {
+			userFile = filepath.Join(dir, "config.toml")
+		}
 	}
-	files := []struct{ path, layer string }{{userFile, "user"}}
+	// The workspace's own layers are gated by trust.
+	type file struct {
+		path, layer string
+		gated       bool
+	}
+	var files []file
+	if userFile != "" {
+		files = append(files, file{userFile, "user", false})
+	}
 	if opts.Workspace != "" {
 		files = append(files,
-			struct{ path, layer string }{filepath.Join(opts.Workspace, ".riot", "config.toml"), "workspace"},
-			struct{ path, layer string }{LocalFile(opts.Workspace), "local"})
+			file{filepath.Join(opts.Workspace, ".riot", "config.toml"), "workspace", true},
+			file{LocalFile(opts.Workspace), "local", true})
 	}
+	trustFile := opts.TrustFile
+	if dir := UserConfigDir(getenv); trustFile == "" && dir != "" {
+		trustFile = trust.ForConfigDir(dir).File
+	}
+	c.Trust = Trust{Record: trustFile, Workspace: opts.Workspace}
 	for _, f := range files {
 		l, err := readLayer(f.path, f.layer)
 		if err != nil {
 			return nil, err
 		}
-		if l != nil {
-			c.Files = append(c.Files, f.path)
-			if err := c.apply(l); err != nil {
+		if l == nil {
+			continue
+		}
+		c.Files = append(c.Files, f.path)
+		if f.layer == "local" {
+			c.Trust.LocalSum = l.sum
+		}
+		if f.gated {
+			if err := c.lookupTrust(); err != nil {
 				return nil, err
 			}
+			if f.layer == "local" && c.Trust.pin == l.sum {
+				c.Trust.LocalPinned = true
+			} else if !c.Trust.Trusted() {
+				// A bad value is an error even where it would be ignored:
+				// the file is wrong either way.
+				if err := (&Config{Sources: map[string]Source{}}).apply(l); err != nil {
+					return nil, err
+				}
+				c.Trust.Ignored = append(c.Trust.Ignored, l.gate()...)
+			}
+		}
+		if err := c.apply(l); err != nil {
+			return nil, err
+		}
+	}
+	if dir := workspacePlugins(opts.Workspace); dir != "" {
+		if err := c.lookupTrust(); err != nil {
+			return nil, err
+		}
+		if !c.Trust.Trusted() {
+			c.Trust.Ignored = append(c.Trust.Ignored, Ignored{Key: "discovery", Source: Source{Layer: "workspace", File: dir}})
 		}
 	}
 	if opts.ExtraFile != "" {
@@ -110,7 +158,28 @@ func Load(opts Options) (*Config, error) {
 		return nil, err
 	}
 	c.applyFlags(opts.Flags)
+	if c.ResolvedStateDir(getenv) == "" {
+		return nil, &Error{Msg: "riot needs a directory for its state, and without a home directory it has none: set RIOT_STATE_DIR (or state_dir, XDG_STATE_HOME or HOME)"}
+	}
 	return c, c.validateFlags()
+}
+
+// lookupTrust reads the record's word on the workspace, once.
+func (c *Config) lookupTrust() error {
+	if c.trustRead {
+		return nil
+	}
+	c.trustRead = true
+	st, err := trust.Store{File: c.Trust.Record}.Lookup(c.Trust.Workspace)
+	var re *trust.RecordError
+	if errors.As(err, &re) {
+		return &Error{Source: Source{Layer: "trust", File: re.File}, Msg: "the workspace trust record cannot be used: " + re.Reason()}
+	}
+	if err != nil {
+		return &Error{Source: Source{Layer: "trust", File: c.Trust.Record}, Msg: err.Error()}
+	}
+	c.Trust.State, c.Trust.pin = st.State, st.Local
+	return nil
 }
 
 // LocalFile is the workspace's untracked layer, where "always allow"
@@ -119,12 +188,16 @@ func LocalFile(workspace string) string {
 	return filepath.Join(workspace, ".riot", "config.local.toml")
 }
 
-// UserConfigDir is $XDG_CONFIG_HOME/riot, or ~/.config/riot.
+// UserConfigDir is $XDG_CONFIG_HOME/riot, or ~/.config/riot; "" without
+// either, and then there is no user layer.
 func UserConfigDir(getenv func(string) string) string {
 	if d := getenv("XDG_CONFIG_HOME"); d != "" {
 		return filepath.Join(d, "riot")
 	}
-	home, _ := os.UserHomeDir()
+	home, err := HomeDir()
+	if err != nil {
+		return "" // no user layer
+	}
 	return filepath.Join(home, ".config", "riot")
 }
 
@@ -159,6 +232,9 @@ func (c *Config) apply(l *parsedLayer) error {
 			}
 		}
 		c.Permissions.AdditionalDirs = append(c.Permissions.AdditionalDirs, p.AdditionalDirs...)
+		if len(p.AdditionalDirs) > 0 {
+			set("permissions.additional_dirs", l.at("permissions", "additional_dirs"))
+		}
 		if cl := p.Classifier; cl != nil {
 			if cl.URL != nil {
 				if err := checkURL(*cl.URL); err != "" {
@@ -382,6 +458,9 @@ func (c *Config) applyFlags(f Flags) {
 		}
 	}
 	c.Permissions.AdditionalDirs = append(c.Permissions.AdditionalDirs, f.AddDirs...)
+	if len(f.AddDirs) > 0 {
+		c.Sources["permissions.additional_dirs"] = Source{Layer: "flag", Name: "--add-dir"}
+	}
 }
 
 // validateFlags checks what a flag can set wrongly; file values were

@@ -6,6 +6,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/riot-tools/riot/config/trust"
 )
 
 func readFile(t *testing.T, path string) string {
@@ -20,7 +23,11 @@ func readFile(t *testing.T, path string) string {
 // loadAllow loads the workspace's layers and returns the allow rules.
 func loadAllow(t *testing.T, ws string) []Rule {
 	t.Helper()
-	c, err := Load(Options{Workspace: ws, UserFile: filepath.Join(ws, "no-user.toml"), Getenv: func(string) string { return "" }})
+	st := trust.Store{File: filepath.Join(t.TempDir(), "trusted.json")}
+	if _, err := st.Trust(ws, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(Options{Workspace: ws, UserFile: filepath.Join(ws, "no-user.toml"), TrustFile: st.File, Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}

@@ -23,6 +23,11 @@ type Config struct {
 	Sources map[string]Source
 	// Files are the config files that were read, in layer order.
 	Files []string
+	// Trust says whether the workspace's own layers applied, and what was
+	// ignored because they did not.
+	Trust Trust
+
+	trustRead bool
 }
 
 // Permissions is the [permissions] table.
@@ -113,7 +118,7 @@ func (c *Config) Plugin(name string) (Plugin, bool) {
 // Source is where a value came from.
 type Source struct {
 	// Layer is "default", "user", "workspace", "local", "--config", "env"
-	// or "flag".
+	// or "flag"; "trust" for an error in the workspace trust record.
 	Layer string
 	// File and Line locate a value read from a file.
 	File string

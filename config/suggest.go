@@ -22,3 +22,7 @@ func nearest(s string, candidates []string) string {
 	}
 	return best
 }
+
+// Nearest is the candidate the user most likely meant by s, or "" when
+// none is close: the CLI suggests commands and tools with it.
+func Nearest(s string, candidates []string) string { return nearest(s, candidates) }

@@ -28,6 +28,8 @@ type call struct {
 	limited  bool // the tool's budget is a limit, not Unlimited
 	message  string
 	cascades bool
+	// reads are the read paths the permission chain allowed, resolved.
+	reads []string
 }
 
 // resolve checks what needs no RPC: the name and the input's structure.
@@ -91,12 +93,14 @@ func (h *Host) prepare(ctx context.Context, use ToolUse) *call {
 	d := h.policy.Decide(ctx, req)
 	switch d.Behavior {
 	case permission.Allow:
+		c.reads = d.Reads
 		return c
 	case permission.Deny:
 		c.finish(StatusDenied, d.DeniedMessage())
 		return c
 	}
 	if d = h.ask(ctx, req, d); d.Behavior == permission.Allow {
+		c.reads = d.Reads
 		return c
 	}
 	c.finish(StatusDenied, d.DeniedMessage())
@@ -186,8 +190,15 @@ func (h *Host) ask(ctx context.Context, req permission.Request, d permission.Dec
 		h.log.Warn("an allow rule could not be saved; it holds for this session only", "error", err)
 	}
 	if d.Behavior == permission.Allow && d.ByUser {
-		if err := h.session.setGrants(h.policy.Grants()); err != nil {
+		grants, err := h.session.AddGrants(h.policy.Grants())
+		if err != nil {
 			h.log.Warn("cannot save the session's grants", "error", err)
+		}
+		// Other processes on the session may have granted more meanwhile.
+		for _, g := range grants {
+			if err := h.policy.Grant(g); err != nil {
+				h.log.Warn("dropping a session grant that no longer parses", "grant", g, "error", err)
+			}
 		}
 	}
 	return d
@@ -263,14 +274,21 @@ func (h *Host) connError(ctx context.Context, use ToolUse, err error) string {
 
 // callContext is what a plugin is told about the session.
 func (h *Host) callContext(p *pluginProc, deadline time.Time) *toolv1.CallContext {
+	own, others := h.session.Snapshot(p.spec.Name)
 	cc := &toolv1.CallContext{
-		SessionId:      h.session.id,
+		SessionId:      h.session.ID(),
 		Cwd:            h.opts.Workspace,
 		WorkspaceRoots: h.roots(),
 		PermissionMode: h.cfg.Permissions.Mode,
-		State:          h.session.state(p.spec.Name),
-		ResultsDirs:    []string{h.resultsRoot()},
+		State:          own,
+		ResultsDirs:    []string{h.resultDir},
 		DenyRead:       h.policy.DenyReadGlobs(),
+	}
+	for name, st := range others {
+		if cc.SharedState == nil {
+			cc.SharedState = make(map[string]*toolv1.PluginState, len(others))
+		}
+		cc.SharedState[name] = &toolv1.PluginState{Values: st}
 	}
 	if !deadline.IsZero() {
 		cc.DeadlineUnixMs = deadline.UnixMilli()
@@ -278,14 +296,17 @@ func (h *Host) callContext(p *pluginProc, deadline time.Time) *toolv1.CallContex
 	return cc
 }
 
+// roots are the workspace and the additional directories, absolute but
+// not cleaned: a `..` after a symlink is the parent of the link's target,
+// and the policy and the SDK resolve them as the kernel does.
 func (h *Host) roots() []string {
 	roots := []string{h.opts.Workspace}
 	for _, d := range h.cfg.Permissions.AdditionalDirs {
 		d = config.ExpandHome(d)
 		if !filepath.IsAbs(d) {
-			d = filepath.Join(h.opts.Workspace, d)
+			d = h.opts.Workspace + string(filepath.Separator) + d
 		}
-		roots = append(roots, filepath.Clean(d))
+		roots = append(roots, d)
 	}
 	return roots
 }
@@ -326,8 +347,10 @@ func (h *Host) execute(ctx context.Context, c *call) {
 		c.finish(StatusFailed, h.connError(ctx, c.use, err))
 		return
 	}
+	cc := h.callContext(p, deadline)
+	cc.AllowedReads = c.reads
 	err = stub.Call(cctx, &toolv1.CallRequest{
-		Tool: c.use.Name, CallId: c.use.ID, Input: c.use.Input, Context: h.callContext(p, deadline),
+		Tool: c.use.Name, CallId: c.use.ID, Input: c.use.Input, Context: cc,
 	}, func(ev *toolv1.CallEvent) error {
 		if pr := ev.GetProgress(); pr != nil {
 			h.progress(c, "progress", pr.GetMessage(), h.now().Sub(start))
@@ -395,7 +418,7 @@ func (h *Host) execute(ctx context.Context, c *call) {
 
 func (h *Host) finishOutcome(c *call, p *pluginProc) {
 	f := c.col.final
-	if err := h.session.update(p.spec.Name, f.GetStateUpdates()); err != nil {
+	if err := h.session.Update(p.spec.Name, f.GetStateUpdates()); err != nil {
 		h.log.Warn("cannot save session state", "error", err)
 	}
 	c.message = f.GetMessage()

@@ -17,6 +17,7 @@ import (
 
 	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/core/permission"
+	"github.com/riot-tools/riot/core/session"
 	"github.com/riot-tools/riot/shared"
 	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
@@ -35,6 +36,9 @@ type Options struct {
 	// through the same contract as plugins (plugin.NewServer builds one).
 	// Their tools come last in tools[].
 	HostTools []shared.ToolPlugin
+	// NotEnabled names the plugins discovered but not enabled: a call of
+	// an unknown tool says they are there, since the tool may be theirs.
+	NotEnabled []string
 	// SessionID names a session persisted under the state dir; empty means
 	// an ephemeral session.
 	SessionID string
@@ -77,7 +81,7 @@ type Host struct {
 	logCloser func() error
 	tls       *shared.TLSMaterial
 	cache     *manifestCache
-	session   *session
+	session   *session.Session
 	policy    *permission.Policy
 	stateDir  string
 	resultDir string
@@ -169,11 +173,11 @@ func New(ctx context.Context, opts Options) (_ *Host, err error) {
 		h.tls, err = shared.NewTLSMaterial()
 		tlsDone <- err
 	}()
-	if h.session, err = openSession(h.stateDir, opts.SessionID); err != nil {
+	if h.session, err = session.Open(h.stateDir, opts.SessionID); err != nil {
 		return nil, err
 	}
-	h.resultDir = filepath.Join(h.stateDir, "results", h.session.id)
-	h.results = openResultStore(h.resultsRoot(), h.session.id, opts.Config.Results, h.now, h.log)
+	h.resultDir = filepath.Join(h.stateDir, "results", h.session.ID())
+	h.results = openResultStore(h.resultsRoot(), h.session.ID(), opts.Config.Results, h.now, h.log)
 	if err := h.buildPolicy(); err != nil {
 		return nil, err
 	}
@@ -198,21 +202,16 @@ func New(ctx context.Context, opts Options) (_ *Host, err error) {
 
 func (h *Host) buildPolicy() error {
 	perms := h.cfg.Permissions
-	roots := []string{h.opts.Workspace}
-	for _, d := range perms.AdditionalDirs {
-		d = config.ExpandHome(d)
-		if !filepath.IsAbs(d) {
-			d = filepath.Join(h.opts.Workspace, d)
-		}
-		roots = append(roots, filepath.Clean(d))
-	}
+	roots := h.roots()
 	classifier := h.opts.Classifier
 	if classifier == nil && perms.Classifier.URL != "" {
 		classifier = permission.NewHTTPClassifier(perms.Classifier.URL, perms.Classifier.Model, perms.Classifier.Timeout, nil)
 	}
 	p, err := permission.New(permission.Config{
 		Mode: perms.Mode, Allow: perms.Allow, Ask: perms.Ask, Deny: perms.Deny,
-		Roots: roots, ReadOnlyRoots: []string{h.resultsRoot()}, Classifier: classifier,
+		// Only this session's results: another session's, or another
+		// workspace's, spilled output is not this call's to read.
+		Roots: roots, ReadOnlyRoots: []string{h.resultDir}, Classifier: classifier,
 		// riot's own config and state decide what tools may do, so a tool
 		// must not change them without asking.
 		Protect: []string{config.UserConfigDir(os.Getenv), h.stateDir},
@@ -220,7 +219,7 @@ func (h *Host) buildPolicy() error {
 	if err != nil {
 		return err
 	}
-	for _, g := range h.session.Grants {
+	for _, g := range h.session.Grants() {
 		if err := p.Grant(g); err != nil {
 			h.log.Warn("dropping a session grant that no longer parses", "grant", g, "error", err)
 		}
@@ -230,7 +229,8 @@ func (h *Host) buildPolicy() error {
 }
 
 // resultsRoot is the directory of every session's spilled results, which
-// Read may read without asking.
+// the result store prunes. Tools may read only this session's, resultDir,
+// without asking.
 func (h *Host) resultsRoot() string { return filepath.Join(h.stateDir, "results") }
 
 // register loads every plugin's manifest and builds the ordered registry:
@@ -286,6 +286,28 @@ func (h *Host) register(ctx context.Context) {
 			h.byName[name] = t
 		}
 	}
+	h.tools = orderTools(h.tools)
+}
+
+// orderTools puts the builtin plugins' tools first, in the one order of
+// config.BuiltinTools whichever builtin serves each, then every other tool
+// in plugin and manifest order. A builtin plugin's tool missing from that
+// list keeps its place among the others.
+func orderTools(tools []*tool) []*tool {
+	rank := map[string]int{}
+	for i, name := range config.BuiltinTools() {
+		rank[name] = i
+	}
+	var listed, rest []*tool
+	for _, t := range tools {
+		if _, ok := rank[t.spec.GetName()]; ok && t.plugin.spec.isBuiltin() {
+			listed = append(listed, t)
+		} else {
+			rest = append(rest, t)
+		}
+	}
+	slices.SortStableFunc(listed, func(a, b *tool) int { return rank[a.spec.GetName()] - rank[b.spec.GetName()] })
+	return append(listed, rest...)
 }
 
 func (h *Host) fetchManifest(ctx context.Context, p *pluginProc) (*toolv1.ManifestResponse, error) {
@@ -334,13 +356,14 @@ func (h *Host) Tools() []ToolInfo {
 		out = append(out, ToolInfo{
 			Name: t.spec.GetName(), Description: t.spec.GetPrompt(),
 			InputSchema: t.spec.GetInputSchema(), Plugin: t.plugin.spec.Name,
+			Annotations: annotationsOf(t.spec.GetAnnotations()),
 		})
 	}
 	return out
 }
 
 // SessionID is the host's session id.
-func (h *Host) SessionID() string { return h.session.id }
+func (h *Host) SessionID() string { return h.session.ID() }
 
 // ResultsDir is where this session's spilled results go.
 func (h *Host) ResultsDir() string { return h.resultDir }
@@ -418,6 +441,9 @@ func (h *Host) unknownTool(name string) string {
 	if len(failed) > 0 {
 		msg += " Some plugins could not start, so their tools are missing: " + strings.Join(failed, " ")
 	}
+	if n := h.opts.NotEnabled; len(n) > 0 {
+		msg += fmt.Sprintf(" Installed but not enabled, so their tools cannot be called in this session: %s. If the tool you need is one of theirs, tell the user that its plugin must be enabled (`riot plugins` shows how); do not retry the call.", strings.Join(n, ", "))
+	}
 	return msg
 }
 
@@ -430,6 +456,10 @@ type PluginInfo struct {
 	// Protocol is the protocol version the plugin negotiated; 0 if it has
 	// not started.
 	Protocol int
+	// Unfenced are its tools that can call themselves read-only but
+	// declare no permission subjects: the fence and deny rules cannot
+	// see what their read-only calls read.
+	Unfenced []string
 	// Problem is why the plugin could not start, if it could not.
 	Problem string
 }
@@ -447,6 +477,9 @@ func (h *Host) Plugins() []PluginInfo {
 		for _, t := range h.tools {
 			if t.plugin == p {
 				info.Tools = append(info.Tools, t.spec.GetName())
+				if t.spec.GetReadOnlyWithoutSubjects() {
+					info.Unfenced = append(info.Unfenced, t.spec.GetName())
+				}
 			}
 		}
 		if err, ok := h.startErrs[p.spec.Name]; ok {

@@ -201,3 +201,37 @@ func TestSameBuildVerdictCached(t *testing.T) {
 		t.Fatalf("after the binary changed: %v, want SameBuild's own verdict %q", err, first)
 	}
 }
+
+// TestManifestCacheKeepsAnnotations: a tool listed from the cache carries
+// the annotations its plugin declared, and one that declared none keeps
+// the conservative reading rather than gaining any.
+func TestManifestCacheKeepsAnnotations(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "riot-tool-x")
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	spec := PluginSpec{Name: "x", Path: p}
+	ann := &toolv1.Annotations{Title: "Look", ReadOnly: true, NonDestructive: true, Idempotent: true, Local: true}
+	m := &toolv1.ManifestResponse{Tools: []*toolv1.ToolSpec{{Name: "Look", Annotations: ann}, {Name: "Plain"}}}
+	path := filepath.Join(dir, "manifests.json")
+	id, err := identify(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := loadManifestCache(path)
+	c.put(spec, id, m)
+	if err := c.save(); err != nil {
+		t.Fatal(err)
+	}
+	got, _, ok := loadManifestCache(path).get(spec)
+	if !ok {
+		t.Fatal("the saved entry does not load")
+	}
+	if a := annotationsOf(got.GetTools()[0].GetAnnotations()); a != (Annotations{Title: "Look", ReadOnly: true, NonDestructive: true, Idempotent: true, Local: true}) {
+		t.Fatalf("cached annotations = %+v", a)
+	}
+	if a := annotationsOf(got.GetTools()[1].GetAnnotations()); a != (Annotations{}) {
+		t.Fatalf("a tool that declared nothing reads from the cache as %+v, want the conservative zero", a)
+	}
+}

@@ -56,7 +56,10 @@ func (r Resolver) ResolvePlugins(cfg *config.Config) ([]PluginSpec, []PluginStat
 		spec := PluginSpec{Name: p.Name, Path: p.Path, Args: p.Args, Env: p.Env, SHA256: p.SHA256, Timeout: p.Timeout}
 		builtin := slices.Contains(r.Builtins, p.Name)
 		i := slices.IndexFunc(found, func(d config.Discovered) bool { return d.Name == p.Name })
-		if i >= 0 {
+		if i >= 0 && p.Path == "" && !builtin {
+			// Only a binary that is used is shown as found: a path or a
+			// builtin is served from elsewhere, and one entry names one
+			// location.
 			st.Discovered = found[i].Via
 		}
 		switch {
@@ -160,8 +163,14 @@ func (r Resolver) standalone(name string) string {
 // `riot __plugin NAME`.
 const BuiltinCommand = "__plugin"
 
+// isBuiltin reports whether the plugin fills a builtin's place: served by
+// riot, or by a binary the config points that builtin at.
+func (s PluginSpec) isBuiltin() bool {
+	return s.Builtin || s.impl == nil && slices.Contains(defaultBuiltins, s.Name)
+}
+
 // defaultBuiltins are the builtins the embedded defaults enable.
-var defaultBuiltins = []string{"bash", "grep", "read", "diagnostics"}
+var defaultBuiltins = []string{"bash", "grep", "read", "diagnostics", "edit"}
 
 func (r Resolver) searchDir(cfg *config.Config) string {
 	dirs := cfg.SearchDirs(r.Workspace, filepath.Dir(r.Exe), r.Getenv)

@@ -5,8 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/riot-tools/riot/config"
+	"github.com/riot-tools/riot/config/trust"
 )
 
 // TestResolveStandalone: a builtin may be served by the riot-tool-NAME in
@@ -38,6 +40,10 @@ func TestResolveStandalone(t *testing.T) {
 			return root
 		}
 		return ""
+	}
+	// Trusted, so that its pin applies and its plugin directory is searched.
+	if _, err := trust.ForConfigDir(config.UserConfigDir(getenv)).Trust(ws, time.Now()); err != nil {
+		t.Fatal(err)
 	}
 	cfg, err := config.Load(config.Options{Workspace: ws, Getenv: getenv})
 	if err != nil {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
+
+	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
 
 // ToolUse is one tool call from the model.
@@ -81,6 +83,26 @@ type ToolInfo struct {
 	InputSchema json.RawMessage
 	// Plugin is the name of the plugin that serves it.
 	Plugin string
+	// Annotations are what the tool declares of every call, for clients
+	// that show or gate tools; the zero value is the conservative reading.
+	Annotations Annotations
+}
+
+// Annotations are the static properties a tool declares of every call
+// (plugin.Annotations), hints for a UI and never a permission.
+type Annotations struct {
+	Title          string
+	ReadOnly       bool
+	NonDestructive bool
+	Idempotent     bool
+	Local          bool
+}
+
+func annotationsOf(a *toolv1.Annotations) Annotations {
+	return Annotations{
+		Title: a.GetTitle(), ReadOnly: a.GetReadOnly(), NonDestructive: a.GetNonDestructive(),
+		Idempotent: a.GetIdempotent(), Local: a.GetLocal(),
+	}
 }
 
 func textResult(use ToolUse, status Status, text string) ToolResult {

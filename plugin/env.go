@@ -2,12 +2,15 @@ package plugin
 
 import (
 	"io"
-	"os"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/riot-tools/riot/internal/paths"
 )
 
 // Env is what a call knows about the session it serves and the world it may
@@ -29,6 +32,9 @@ type Env struct {
 	// DenyRead are the user's Read(...) deny rules as absolute doublestar
 	// globs; see Denied.
 	DenyRead []string
+	// AllowedReads are the call's read paths as the host's permission
+	// chain resolved and allowed them; see OpenRead. Empty in Prepare.
+	AllowedReads []string
 	// Mode is the permission mode, for tools whose behaviour depends on it.
 	Mode string
 	// Deadline is when the host gives up on the call; zero means none.
@@ -44,6 +50,7 @@ type Env struct {
 	Log hclog.Logger
 
 	state    map[string]string
+	shared   map[string]map[string]string
 	output   io.Writer
 	progress func(string)
 }
@@ -51,6 +58,15 @@ type Env struct {
 // State is the session state recorded by earlier outcomes of this plugin's
 // tools, or "".
 func (e *Env) State(key string) string { return e.state[key] }
+
+// StateKeys are the keys of this plugin's session state, sorted.
+func (e *Env) StateKeys() []string { return slices.Sorted(maps.Keys(e.state)) }
+
+// StateOf is the session state another plugin's tools recorded under key,
+// or "": Edit reads what Read saw. plugin is the plugin's name in the
+// host's config, such as "read". It is for reading only; an outcome
+// updates only its own plugin's keys.
+func (e *Env) StateOf(plugin, key string) string { return e.shared[plugin][key] }
 
 // Output is the call's streamed text content. What a tool writes here
 // reaches the host as it is produced, in order, ahead of the content of the
@@ -72,14 +88,22 @@ func (e *Env) Progress(message string) {
 }
 
 // Abs resolves a path from the input: ~ and ~/x are under the home
-// directory, a relative path is under Cwd, and the result is cleaned.
-// Symlinks are not resolved; the host's fence does that.
+// directory, a relative path is under Cwd, and `.` and `..` are applied
+// as the kernel applies them: a `..` after a symlink is the parent of the
+// link's target, so `lnk/../x`, where lnk points to /outside/sub, is
+// /outside/x (filepath.Clean would say x beside lnk, and the host would
+// check a file the tool does not open). Other symlinks stay as written;
+// the host's fence resolves them. A path whose `..` cannot be applied (a
+// broken link before it) is returned unclean, for the host to refuse.
 func (e *Env) Abs(path string) string {
-	path = expandHome(path)
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(e.Cwd, path)
+	abs := e.unclean(path)
+	if !filepath.IsAbs(abs) {
+		return filepath.Clean(abs) // no Cwd to put it under
 	}
-	return filepath.Clean(path)
+	if c, err := paths.Clean(paths.OS{}, abs); err == nil {
+		return c
+	}
+	return abs
 }
 
 // Rel shows path relative to Cwd when it lies under it, and absolute
@@ -99,7 +123,7 @@ func (e *Env) Rel(path string) string {
 // when there is no home directory, stay as they are.
 func expandHome(path string) string {
 	if path == "~" || strings.HasPrefix(path, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
+		if home, err := paths.Home(); err == nil {
 			return home + path[1:]
 		}
 	}

@@ -58,12 +58,20 @@ func (h *typed[In]) spec() *toolv1.ToolSpec {
 	if c, ok := h.tool.(Cascader); ok {
 		cascades = c.CascadesOnFailure()
 	}
+	_, readOnly := h.tool.(ReadOnlyChecker[In])
+	_, subjects := h.tool.(SubjectLister[In])
+	var ann Annotations
+	if a, ok := h.tool.(Annotated); ok {
+		ann = a.Annotations()
+	}
 	return &toolv1.ToolSpec{
-		Name:              h.name,
-		Prompt:            h.tool.Prompt(),
-		InputSchema:       h.schema,
-		CascadesOnFailure: cascades,
-		ResultBudget:      &toolv1.Budget{Unlimited: budget.IsUnlimited(), LimitChars: int64(budget.Chars())},
+		Annotations:             annotationsToWire(ann),
+		Name:                    h.name,
+		Prompt:                  h.tool.Prompt(),
+		InputSchema:             h.schema,
+		CascadesOnFailure:       cascades,
+		ResultBudget:            &toolv1.Budget{Unlimited: budget.IsUnlimited(), LimitChars: int64(budget.Chars())},
+		ReadOnlyWithoutSubjects: readOnly && !subjects,
 	}
 }
 

@@ -40,6 +40,9 @@ func TestDefaultsFailClosed(t *testing.T) {
 	if b := spec.GetResultBudget(); b.GetUnlimited() || b.GetLimitChars() != plugin.DefaultBudgetChars {
 		t.Errorf("budget = %v", b)
 	}
+	if a := spec.GetAnnotations(); a.GetTitle() != "" || a.GetReadOnly() || a.GetNonDestructive() || a.GetIdempotent() || a.GetLocal() {
+		t.Errorf("annotations of a tool that declares none = %v, want every conservative value", a)
+	}
 	p := c.Prepare("Bare", `{"path":"x"}`)
 	if p.ReadOnly || p.ConcurrencySafe || p.ClassifierInput != "" || p.Permission != plugin.Passthrough || len(p.Subjects) != 0 {
 		t.Errorf("prepared = %+v", p)
@@ -143,6 +146,9 @@ func (full) CheckPermissions(_ context.Context, in fullIn, _ *plugin.Env) plugin
 	}
 	return plugin.PassthroughPermission()
 }
+func (full) Annotations() plugin.Annotations {
+	return plugin.Annotations{Title: "Full tool", ReadOnly: true, NonDestructive: true, Idempotent: true, Local: true}
+}
 func (full) ValidateInput(_ context.Context, in fullIn, _ *plugin.Env) plugin.Validation {
 	if in.N > 100 {
 		return plugin.Rejected("`n` must be at most 100; pass a smaller n.")
@@ -171,6 +177,9 @@ func TestOptionalProperties(t *testing.T) {
 	spec := c.Manifest()[0]
 	if !spec.GetCascadesOnFailure() || !spec.GetResultBudget().GetUnlimited() {
 		t.Errorf("spec = %v", spec)
+	}
+	if a := spec.GetAnnotations(); a.GetTitle() != "Full tool" || !a.GetReadOnly() || !a.GetNonDestructive() || !a.GetIdempotent() || !a.GetLocal() {
+		t.Errorf("declared annotations = %v", a)
 	}
 	p := c.Prepare("Full", `{"n":2}`)
 	if !p.ReadOnly || !p.ConcurrencySafe || p.ClassifierInput != "do the full thing" || len(p.Subjects) != 4 {

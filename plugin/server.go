@@ -154,9 +154,16 @@ func (s *Server) env(callID string, c *toolv1.CallContext) *Env {
 		Log:         s.rt.Log.With("call_id", callID),
 		state:       c.GetState(),
 	}
+	for name, st := range c.GetSharedState() {
+		if env.shared == nil {
+			env.shared = make(map[string]map[string]string, len(c.GetSharedState()))
+		}
+		env.shared[name] = st.GetValues()
+	}
 	if ms := c.GetDeadlineUnixMs(); ms > 0 {
 		env.Deadline = time.UnixMilli(ms)
 	}
+	env.AllowedReads = c.GetAllowedReads()
 	return env
 }
 

@@ -6,6 +6,7 @@ import (
 	"github.com/riot-tools/riot/plugin"
 	"github.com/riot-tools/riot/plugins/bash"
 	"github.com/riot-tools/riot/plugins/diagnostics"
+	"github.com/riot-tools/riot/plugins/edit"
 	"github.com/riot-tools/riot/plugins/grep"
 	"github.com/riot-tools/riot/plugins/read"
 )
@@ -18,6 +19,7 @@ func builtins() map[string]func() []plugin.Handler {
 		"grep":        grep.Tools,
 		"read":        read.Tools,
 		"diagnostics": diagnostics.Tools,
+		"edit":        edit.Tools,
 	}
 }
 

@@ -21,11 +21,15 @@ func (a *app) callCommand() *cobra.Command {
 		Long: `Run one call of TOOL with the JSON input (an argument, stdin for -, or {} when absent)
 through validation, the permission chain, the call and the result budget, and print what the
 model would see. With --json, print {status, content, ui, describe}. Exits 0 when the call
-ended ok, 1 when it failed, was denied or was cancelled, and 2 on a usage or config error.`,
+ended ok, 1 when it failed, was denied or was cancelled, and 2 on a usage or config error:
+input that is not a JSON object, or a tool that is not enabled.`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			input, err := a.inputArg(args[1:])
 			if err != nil {
+				return err
+			}
+			if err := checkCallInput(args[0], input); err != nil {
 				return err
 			}
 			spin := a.spinner()
@@ -35,6 +39,9 @@ ended ok, 1 when it failed, was denied or was cancelled, and 2 on a usage or con
 				return err
 			}
 			defer h.Close()
+			if err := a.checkToolName(h, args[0]); err != nil {
+				return err
+			}
 			use := core.ToolUse{ID: newCallID(), Name: args[0], Input: json.RawMessage(input)}
 			r := h.RunTurn(cmd.Context(), []core.ToolUse{use})[0]
 			spin.stop()

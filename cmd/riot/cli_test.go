@@ -7,8 +7,14 @@ import (
 	"testing"
 )
 
+// riot version and riot --version print one line: the version, the commit
+// (or why it is unknown: this test binary is built without VCS stamps
+// where GOFLAGS says -buildvcs=false) and the protocol.
 func TestVersion(t *testing.T) {
-	newEnv(t).riot("", "version").want(t, 0, "riot 0.1.0 (plugin protocol 1")
+	e := newEnv(t)
+	r := e.riot("", "version")
+	r.want(t, 0, "riot 0.1.0 (commit ", "plugin protocol 1")
+	e.riot("", "--version").want(t, 0, r.stdout)
 }
 
 // tools --json is the Anthropic tools[] array: builtins first, in order,
@@ -52,9 +58,9 @@ func TestCallExitCodes(t *testing.T) {
 	e.riot("", "call", "Read", `{"file_path":"a.txt"}`).want(t, 0, "     1\talpha\n     2\tbeta")
 	e.riot("", "call", "Read", `{"file_path":"missing.txt"}`).want(t, 1)
 	e.riot("", "call", "Read", `{"path":"a.txt"}`).want(t, 1, "add the required field `file_path`")
-	e.riot("", "call", "Nope").want(t, 1, `There is no tool named "Nope"`)
+	e.riot("", "call", "Nope").want(t, 2, `there is no enabled tool named "Nope"`)
 	e.riot("", "call", "Bash", `{"command":"touch x"}`).want(t, 1, "Bash(touch:*)")
-	e.riot("", "call", "--bogus").want(t, 2, "unknown flag: --bogus")
+	e.riot("", "call", "--bogus").want(t, 2, "riot call has no flag --bogus")
 	e.riot("", "call").want(t, 2)
 	e.riot(`{"file_path":"a.txt"}`, "call", "Read", "-").want(t, 0, "alpha")
 }
@@ -80,6 +86,7 @@ func TestCallJSON(t *testing.T) {
 
 func TestConfigErrorExits2WithFileAndLine(t *testing.T) {
 	e := newEnv(t)
+	e.trust() // an untrusted workspace's allow rules are not read at all
 	p := e.write(".riot/config.toml", "[permissions]\nmood = \"plan\"\n")
 	e.riot("", "tools").want(t, 2, p+":2: unknown key \"mood\" in [permissions]; did you mean \"mode\"?")
 	e.write(".riot/config.toml", "[permissions]\nallow = [\"Bash(ls\"]\n")
@@ -133,7 +140,7 @@ func TestRunMalformedExits2(t *testing.T) {
 
 func TestPluginsListsDiscoveredAndEnabled(t *testing.T) {
 	e := newEnv(t)
-	e.write(".riot/config.toml", "plugin_dirs = [\""+filepath.Dir(bin.testkit)+"\"]\n")
+	e.userConfig("plugin_dirs = [\"" + filepath.Dir(bin.testkit) + "\"]\n")
 	r := e.riot("", "plugins")
 	r.want(t, 0, "read (builtin, enabled)", "testkit (plugin, discovered, not enabled)", "[plugins.testkit]\n              enabled = true")
 	e.enableTestkit()
@@ -144,6 +151,7 @@ func TestPluginsListsDiscoveredAndEnabled(t *testing.T) {
 
 func TestConfigShowsSources(t *testing.T) {
 	e := newEnv(t)
+	e.trust()
 	p := e.write(".riot/config.toml", "[permissions]\nmode = \"plan\"\n")
 	r := e.riot("", "config", "--allow", "Bash(ls:*)")
 	r.want(t, 0, `permissions.mode = "plan"`, p+":2", `permissions.allow += "Bash(ls:*)"`, "flag --allow")

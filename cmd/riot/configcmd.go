@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -28,6 +29,7 @@ func (a *app) configCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			a.warnUntrusted(cfg)
 			printConfig(cmd.OutOrStdout(), cfg)
 			return nil
 		},
@@ -36,34 +38,50 @@ func (a *app) configCommand() *cobra.Command {
 	return cmd
 }
 
+// printConfig prints every effective value, each with where it came from:
+// empty lists and unset plugin keys included, so that the listing is the
+// whole configuration riot runs with.
 func printConfig(w io.Writer, c *config.Config) {
 	fmt.Fprintln(w, "# files read, in layer order:")
 	if len(c.Files) == 0 {
 		fmt.Fprintln(w, "#   (none: embedded defaults only)")
 	}
 	for _, f := range c.Files {
-		fmt.Fprintf(w, "#   %s\n", f)
+		fmt.Fprintf(w, "#   %s%s\n", f, untrustedNote(c.Trust, f))
+	}
+	if dirs := ignoredDirs(c.Trust); len(dirs) > 0 {
+		fmt.Fprintf(w, "# not searched for plugins, as the workspace is not trusted: %s\n", strings.Join(dirs, ", "))
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	line := func(key, value string) {
-		fmt.Fprintf(tw, "%s = %s\t# %s\n", key, value, c.Sources[key])
+	entry := func(key, value string, src config.Source) {
+		fmt.Fprintf(tw, "%s = %s\t# %s\n", key, value, src)
+	}
+	line := func(key, value string) { entry(key, value, source(c, key)) }
+	list := func(key string, values []string) {
+		if len(values) == 0 {
+			line(key, "[]")
+			return
+		}
+		for _, v := range values {
+			fmt.Fprintf(tw, "%s += %s\t# %s\n", key, quote(v), source(c, key))
+		}
 	}
 	line("state_dir", quote(c.StateDir)+" ("+c.ResolvedStateDir(nil)+")")
-	for _, d := range c.PluginDirs {
-		fmt.Fprintf(tw, "plugin_dirs += %s\t# %s\n", quote(d), c.Sources["plugin_dirs"])
-	}
+	list("plugin_dirs", c.PluginDirs)
 	line("permissions.mode", quote(c.Permissions.Mode))
 	for _, l := range []struct {
 		key   string
 		rules []config.Rule
 	}{{"allow", c.Permissions.Allow}, {"ask", c.Permissions.Ask}, {"deny", c.Permissions.Deny}} {
+		key := "permissions." + l.key
+		if len(l.rules) == 0 {
+			line(key, "[]")
+		}
 		for _, r := range l.rules {
-			fmt.Fprintf(tw, "permissions.%s += %s\t# %s\n", l.key, quote(r.Text), r.Source)
+			fmt.Fprintf(tw, "%s += %s\t# %s\n", key, quote(r.Text), r.Source)
 		}
 	}
-	for _, d := range c.Permissions.AdditionalDirs {
-		fmt.Fprintf(tw, "permissions.additional_dirs += %s\t#\n", quote(d))
-	}
+	list("permissions.additional_dirs", c.Permissions.AdditionalDirs)
 	line("permissions.classifier.url", quote(c.Permissions.Classifier.URL))
 	line("permissions.classifier.model", quote(c.Permissions.Classifier.Model))
 	line("permissions.classifier.timeout", quote(dur(c.Permissions.Classifier.Timeout)))
@@ -79,20 +97,25 @@ func printConfig(w io.Writer, c *config.Config) {
 	for _, p := range c.Plugins {
 		k := "plugins." + p.Name + "."
 		line(k+"enabled", strconv.FormatBool(p.Enabled))
-		if p.Path != "" {
-			line(k+"path", quote(p.Path))
+		line(k+"path", quote(p.Path))
+		line(k+"sha256", quote(p.SHA256))
+		line(k+"args", "["+strings.Join(quoteAll(p.Args), ", ")+"]")
+		if len(p.Env) == 0 {
+			line(k+"env", "{}")
 		}
-		if p.SHA256 != "" {
-			line(k+"sha256", quote(p.SHA256))
+		names := make([]string, 0, len(p.Env))
+		for name := range p.Env {
+			names = append(names, name)
 		}
-		if len(p.Args) > 0 {
-			line(k+"args", "["+strings.Join(quoteAll(p.Args), ", ")+"]")
-		}
-		for name, v := range p.Env {
-			fmt.Fprintf(tw, "%senv.%s = %s\t# %s\n", k, name, quote(v), c.Sources[k+"env"])
+		slices.Sort(names)
+		for _, name := range names {
+			fmt.Fprintf(tw, "%senv.%s = %s\t# %s\n", k, name, quote(p.Env[name]), source(c, k+"env"))
 		}
 		if p.Timeout > 0 {
 			line(k+"timeout", quote(dur(p.Timeout)))
+		} else {
+			// Unset: the call timeout applies, and that is the value.
+			entry(k+"timeout", quote(dur(c.Limits.CallTimeout)), config.Source{Layer: "limits.call_timeout"})
 		}
 	}
 	for _, ev := range []struct {
@@ -107,6 +130,35 @@ func printConfig(w io.Writer, c *config.Config) {
 	_ = tw.Flush()
 }
 
+// source is where key's value came from; a key no layer set (an empty
+// list, an unset plugin key) is the default.
+func source(c *config.Config, key string) config.Source {
+	if s, ok := c.Sources[key]; ok {
+		return s
+	}
+	return config.Source{Layer: "default"}
+}
+
+// untrustedNote says what was ignored in file for lack of trust.
+func untrustedNote(t config.Trust, file string) string {
+	keys := t.IgnoredKeys(file)
+	if len(keys) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (not trusted: ignored %s; riot trust %s applies them)", strings.Join(keys, ", "), shellQuote(t.Workspace))
+}
+
+// ignoredDirs are the plugin directories not searched for lack of trust.
+func ignoredDirs(t config.Trust) []string {
+	var dirs []string
+	for _, ig := range t.Ignored {
+		if ig.Key == "discovery" {
+			dirs = append(dirs, ig.Source.File)
+		}
+	}
+	return dirs
+}
+
 func quote(s string) string { return strconv.Quote(s) }
 
 func quoteAll(ss []string) []string {
@@ -117,13 +169,14 @@ func quoteAll(ss []string) []string {
 	return out
 }
 
+// dur is d as a config file would say it, in time.ParseDuration's terms:
+// 10m, 10s, 1m30s, 1h, never 10m0s.
 func dur(d time.Duration) string {
-	if d == 0 {
-		return "0s"
-	}
 	s := d.String()
-	s = strings.TrimSuffix(s, "0s")
-	if strings.HasSuffix(s, "m") || strings.HasSuffix(s, "h") {
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
 		s = strings.TrimSuffix(s, "0m")
 	}
 	return s

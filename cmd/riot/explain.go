@@ -23,18 +23,31 @@ func (a *app) explainCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := checkCallInput(args[0], input); err != nil {
+				return err
+			}
 			h, err := a.host(cmd.Context(), core.Options{})
 			if err != nil {
 				return err
 			}
 			defer h.Close()
+			if err := a.checkToolName(h, args[0]); err != nil {
+				return err
+			}
 			ex := h.Explain(cmd.Context(), args[0], input, core.ExplainOptions{SkipHooks: noHooks})
 			if asJSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
-				return enc.Encode(explainJSON(ex))
+				out := explainJSON(ex)
+				if a.cfg != nil && len(a.cfg.Trust.Ignored) > 0 {
+					out.Untrusted = untrustedLine(a.cfg.Trust)
+				}
+				return enc.Encode(out)
 			}
 			printExplain(cmd.OutOrStdout(), ex)
+			if a.cfg != nil && len(a.cfg.Trust.Ignored) > 0 {
+				fmt.Fprintf(cmd.OutOrStdout(), "not applied: %s\n", untrustedLine(a.cfg.Trust))
+			}
 			if ex.Invalid != "" {
 				return errOutcome
 			}
@@ -132,6 +145,9 @@ type explainOut struct {
 	Reason   string        `json:"reason,omitempty"`
 	Suggest  string        `json:"suggest,omitempty"`
 	Hooks    []explainHook `json:"hooks,omitempty"`
+	// Untrusted says what the untrusted workspace's files set that was
+	// not applied.
+	Untrusted string `json:"untrusted,omitempty"`
 }
 
 type explainHook struct {

@@ -3,6 +3,7 @@ package main_test
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,6 +17,11 @@ import (
 var bin struct{ riot, testkit, dir string }
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if f := flag.Lookup("test.fuzzworker"); f != nil && f.Value.String() == "true" {
+		// A fuzz worker runs only the parser fuzz targets: no binaries.
+		os.Exit(m.Run())
+	}
 	dir, err := os.MkdirTemp("", "riot-cli-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -94,9 +100,29 @@ func (e *env) write(name, body string) string {
 	return p
 }
 
-// enableTestkit enables the testkit plugin in the workspace config.
+// enableTestkit enables the testkit plugin in the user's config, which
+// needs no workspace trust.
 func (e *env) enableTestkit() {
-	e.write(".riot/config.toml", fmt.Sprintf("plugin_dirs = [%q]\n\n[plugins.testkit]\nenabled = true\n", filepath.Dir(bin.testkit)))
+	e.userConfig(fmt.Sprintf("plugin_dirs = [%q]\n\n[plugins.testkit]\nenabled = true\n", filepath.Dir(bin.testkit)))
+}
+
+// userConfig writes $XDG_CONFIG_HOME/riot/config.toml.
+func (e *env) userConfig(body string) string {
+	e.t.Helper()
+	p := filepath.Join(e.home, ".config", "riot", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+	return p
+}
+
+// trust runs riot trust on the workspace.
+func (e *env) trust() {
+	e.t.Helper()
+	e.riot("", "trust").want(e.t, 0, "trusted ")
 }
 
 type result struct {

@@ -25,6 +25,7 @@ func (a *app) pluginsCommand() *cobra.Command {
 			}
 			exe, _ := os.Executable()
 			_, statuses := core.Resolver{Workspace: ws, Exe: exe, Builtins: builtinNames()}.ResolvePlugins(cfg)
+			a.noPluginWarnings = true // each problem is in the listing
 			h, err := a.host(cmd.Context(), core.Options{})
 			if err != nil {
 				return err
@@ -79,6 +80,14 @@ func printPlugin(w io.Writer, st core.PluginStatus, info core.PluginInfo, riotVe
 	}
 	if len(info.Tools) > 0 {
 		fmt.Fprintf(w, "  tools:    %s\n", strings.Join(info.Tools, ", "))
+	}
+	if len(info.Unfenced) > 0 && !st.Builtin {
+		verb := "declares"
+		if len(info.Unfenced) > 1 {
+			verb = "declare"
+		}
+		fmt.Fprintf(w, "  warning:  %s can be read-only but %s no permission subjects: such calls are allowed in every mode, and neither the workspace fence nor a deny rule sees what they read. Trust the plugin, or deny the tool (docs/permissions.md, \"Tools without subjects\").\n",
+			strings.Join(info.Unfenced, ", "), verb)
 	}
 	printLocked(w, st, info)
 	switch {

@@ -80,6 +80,7 @@ func TestPluginLifecycleFromModuleProxy(t *testing.T) {
 	sum2 := px.plugin(mod, "v1.1.0", []string{"Hello", "Bye"}, "")
 	px.plugin("example.com/broken", "v1.0.0", nil, "package main\n\nfunc main() { undefinedCall() }\n")
 	e := newEnv(t)
+	e.trust() // the workspace config declares the plugins
 	goenv := px.env()
 	run := func(args ...string) result { return e.riotEnv(goenv, args...) }
 	bin := filepath.Join(e.ws, ".riot", "plugins", "riot-tool-greet")
@@ -107,7 +108,7 @@ func TestPluginLifecycleFromModuleProxy(t *testing.T) {
 		}
 		run("plugins").want(t, 0, "does not match "+lock.Path(e.ws), "the lock pins sha256", "riot plugins install greet")
 		r := run("call", "Hello", `{"name":"x"}`)
-		if r.code == 0 || !strings.Contains(r.stdout+r.stderr, "does not match "+lock.Path(e.ws)) {
+		if r.code == 0 || !strings.Contains(r.stdout+r.stderr, "the plugin greet is enabled but cannot start") {
 			t.Fatalf("a tampered plugin was called: %+v", r)
 		}
 		run("plugins", "verify").want(t, 1, "greet: its binary", "the lock pins "+g.SHA256[lock.Platform()])
@@ -246,6 +247,7 @@ func TestPluginInstallFromURL(t *testing.T) {
 	}))
 	defer srv.Close()
 	e := newEnv(t)
+	e.trust() // the workspace config declares the plugins
 	certFile := filepath.Join(t.TempDir(), "ca.pem")
 	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o644); err != nil {
 		t.Fatal(err)
@@ -289,6 +291,7 @@ func TestPluginInstallFromURL(t *testing.T) {
 // edit or run.
 func TestPluginInstallLocal(t *testing.T) {
 	e := newEnv(t)
+	e.trust() // the workspace config declares the plugins
 	goenv := []string{"GOCACHE=" + goEnv(t, "GOCACHE"), "GOMODCACHE=" + goEnv(t, "GOMODCACHE"), "GOTOOLCHAIN=local", "GOFLAGS="}
 	run := func(args ...string) result { return e.riotEnv(goenv, args...) }
 	userBin := filepath.Join(e.home, ".local", "share", "riot", "plugins", "riot-tool-kit")

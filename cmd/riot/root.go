@@ -31,6 +31,17 @@ type app struct {
 	configFile string
 	session    string
 	quiet      bool
+
+	// noPluginWarnings is set by commands that report plugin problems
+	// themselves (riot plugins) or must print nothing extra (completion).
+	noPluginWarnings bool
+	// statuses are every plugin known, discovered or configured, as the
+	// last host was resolved.
+	statuses []core.PluginStatus
+	// trustWarned says the untrusted-workspace line was printed.
+	trustWarned bool
+	// cfg is the config the host was built from.
+	cfg *config.Config
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -54,13 +65,19 @@ func (a *app) rootCommand() *cobra.Command {
 		Use:           "riot",
 		Short:         "A tool host for LLM coding agents",
 		Long:          "riot runs an agent's tool calls (Bash, Grep, Read, Diagnostics and plugins) through one pipeline:\nschema validation, the permission chain, parallel scheduling, cascade cancellation and result budgets.",
+		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Args:          rootArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return cmd.Help()
+		},
 	}
+	root.SetVersionTemplate(versionLine() + "\n")
 	root.SetIn(a.stdin)
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr("%v", err) })
+	root.SetFlagErrorFunc(flagError)
 	f := root.PersistentFlags()
 	f.StringVar(&a.mode, "mode", "", "permission mode: default, acceptEdits, plan, auto, dontAsk or bypassPermissions")
 	f.StringArrayVar(&a.allow, "allow", nil, "allow rule, such as 'Bash(git log:*)' (repeatable)")
@@ -74,8 +91,11 @@ func (a *app) rootCommand() *cobra.Command {
 	root.AddCommand(
 		a.toolsCommand(), a.callCommand(), a.runCommand(), a.pluginsCommand(),
 		a.explainCommand(), a.configCommand(), a.mcpCommand(), a.versionCommand(),
-		a.servePluginCommand(),
+		a.trustCommand(), a.servePluginCommand(),
 	)
+	root.InitDefaultCompletionCmd() // now, so that its arguments are checked in riot's words too
+	argsInOwnWords(root)
+	a.completions(root)
 	return root
 }
 
@@ -116,9 +136,25 @@ func (a *app) loadConfig() (*config.Config, string, error) {
 	return cfg, ws, nil
 }
 
+// trustedConfig is loadConfig for the commands that run tools: in an
+// untrusted workspace whose files would loosen something, it asks once on
+// a terminal, and warns about what stays ignored.
+func (a *app) trustedConfig() (*config.Config, string, error) {
+	cfg, ws, err := a.loadConfig()
+	if err == nil && a.askTrust(cfg) {
+		cfg, ws, err = a.loadConfig()
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	a.warnUntrusted(cfg)
+	a.cfg = cfg
+	return cfg, ws, nil
+}
+
 // host builds the host for a command; the caller closes it.
 func (a *app) host(ctx context.Context, opts core.Options) (*core.Host, error) {
-	cfg, ws, err := a.loadConfig()
+	cfg, ws, err := a.trustedConfig()
 	if err != nil {
 		return nil, err
 	}
@@ -126,14 +162,33 @@ func (a *app) host(ctx context.Context, opts core.Options) (*core.Host, error) {
 	if err != nil {
 		return nil, &exitError{code: exitUsage, msg: "cannot find the riot executable: " + err.Error()}
 	}
-	specs, _ := core.Resolver{Workspace: ws, Exe: exe, Builtins: builtinNames()}.ResolvePlugins(cfg)
+	specs, statuses := core.Resolver{Workspace: ws, Exe: exe, Builtins: builtinNames()}.ResolvePlugins(cfg)
+	a.statuses = statuses
+	for _, st := range statuses {
+		if !st.Enabled && st.Discovered != "" {
+			opts.NotEnabled = append(opts.NotEnabled, st.Name)
+		}
+	}
 	opts.Config, opts.Workspace, opts.Plugins, opts.SessionID = cfg, ws, specs, a.session
 	if opts.Prompter == nil && interactive(a.stdin, a.stderr) {
-		opts.Prompter = &permission.TTYPrompter{In: a.stdin, Out: a.stderr}
+		opts.Prompter = &trustingPrompter{Prompter: &permission.TTYPrompter{In: a.stdin, Out: a.stderr}, a: a, cfg: cfg}
 	}
 	h, err := core.New(ctx, opts)
 	if err != nil {
 		return nil, &exitError{code: exitUsage, msg: err.Error()}
 	}
+	if !a.noPluginWarnings {
+		warnPlugins(a.stderr, h)
+	}
 	return h, nil
+}
+
+// warnPlugins says, one line each, which enabled plugins could not start:
+// their tools are missing from tools[], and nothing else would say so.
+func warnPlugins(w io.Writer, h *core.Host) {
+	for _, p := range h.Plugins() {
+		if p.Problem != "" {
+			fmt.Fprintf(w, "riot: warning: the plugin %s is enabled but cannot start, so its tools are left out; `riot plugins` says why.\n", p.Name)
+		}
+	}
 }

@@ -2,8 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
+	"io/fs"
 	"os"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -19,7 +22,8 @@ func (a *app) runCommand() *cobra.Command {
 {"type":"tool_use","id","name","input"} blocks, or an assistant message holding them; with
 --format openai, an array of tool_calls or a message holding them. The output is one result per
 call, in input order: {"type":"tool_result","tool_use_id","content","is_error"}, or
-{"role":"tool","tool_call_id","content"} for openai. Exits 0 whenever the turn ran, and 2 when
+{"role":"tool","tool_call_id","content","status"} for openai, where status is ok, failed,
+denied or cancelled. Exits 0 whenever the turn ran, and 2 when
 the input is malformed.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -63,9 +67,27 @@ func (a *app) readInput(args []string) ([]byte, error) {
 	}
 	data, err := os.ReadFile(args[0])
 	if err != nil {
-		return nil, usageErr("cannot read %s: %v", args[0], err)
+		return nil, usageErr("cannot read %s: %s; give a readable file, or - for stdin", args[0], fileReason(err))
 	}
 	return data, nil
+}
+
+// fileReason says why a file cannot be read, in words rather than as the
+// operation's Go error ("open x: no such file or directory").
+func fileReason(err error) string {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "it does not exist"
+	case errors.Is(err, fs.ErrPermission):
+		return "permission denied"
+	case errors.Is(err, syscall.EISDIR):
+		return "it is a directory"
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }
 
 // inputArg is a call's input: the JSON argument, stdin for "-", or {}

@@ -23,6 +23,11 @@ func (a *app) toolsCommand() *cobra.Command {
 			if err := checkFormat(format); err != nil {
 				return err
 			}
+			if cmd.Flags().Changed("format") && !asJSON {
+				// The table is the same for every API: a --format that
+				// changed nothing would be silently ignored.
+				return usageErr("--format shapes the tools[] array that --json prints; add --json (riot tools --json --format %s)", format)
+			}
 			h, err := a.host(cmd.Context(), core.Options{})
 			if err != nil {
 				return err
@@ -43,7 +48,7 @@ func (a *app) toolsCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the tools[] array")
-	cmd.Flags().StringVar(&format, "format", "anthropic", "API shape: anthropic or openai")
+	cmd.Flags().StringVar(&format, "format", "anthropic", "API shape of the --json output: anthropic or openai")
 	return cmd
 }
 

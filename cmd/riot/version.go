@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"runtime"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
@@ -16,11 +17,48 @@ const version = "0.1.0"
 func (a *app) versionCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
-		Short: "Print the version",
+		Short: "Print the version, the commit it was built from, and the plugin protocol",
 		Args:  cobra.NoArgs,
 		Run: func(cmd *cobra.Command, _ []string) {
-			fmt.Fprintf(cmd.OutOrStdout(), "riot %s (plugin protocol %d, SDK %s, %s %s/%s)\n",
-				version, shared.ProtocolVersion, plugin.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			fmt.Fprintln(cmd.OutOrStdout(), versionLine())
 		},
 	}
+}
+
+// versionLine is what `riot version` and `riot --version` print.
+func versionLine() string {
+	return fmt.Sprintf("riot %s (%s, plugin protocol %d, SDK %s, %s %s/%s)",
+		version, commit(readBuildInfo()), shared.ProtocolVersion, plugin.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
+
+// commit names the commit the binary was built from, as the Go toolchain
+// stamped it, with "+dirty" for a tree with uncommitted changes.
+func commit(info *debug.BuildInfo) string {
+	if info == nil {
+		return "commit unknown: built without module information"
+	}
+	var rev, modified string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value
+		}
+	}
+	if rev == "" {
+		return "commit unknown: built without VCS information (-buildvcs=false or outside a git checkout)"
+	}
+	if modified == "true" {
+		rev += "+dirty"
+	}
+	return "commit " + rev
+}
+
+func readBuildInfo() *debug.BuildInfo {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return nil
+	}
+	return info
 }

@@ -23,8 +23,12 @@ type Config struct {
 	// ReadOnlyRoots may be read but not written, such as riot's results
 	// directory.
 	ReadOnlyRoots []string
-	// Home is the home directory; "" means os.UserHomeDir.
+	// Home is the home directory; "" means config.HomeDir. Without one,
+	// a rule with a ~ path is an error and a ~ path in a call cannot be
+	// resolved, so it asks.
 	Home string
+	// lookupHome replaces config.HomeDir in tests.
+	lookupHome func() (string, error)
 	// Protect adds protected paths to the built-in list, such as the user
 	// config directory when $XDG_CONFIG_HOME moves it.
 	Protect []string
@@ -79,18 +83,20 @@ func newPolicy(cfg Config, fsys fileSystem) (*Policy, error) {
 	}
 	p.home = cfg.Home
 	if p.home == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			return nil, fmt.Errorf("permission: cannot find the home directory for ~ paths: %w", err)
+		lookup := cfg.lookupHome
+		if lookup == nil {
+			lookup = config.HomeDir
 		}
-		p.home = h
+		p.home, _ = lookup() // no home: only ~ paths need one, and they say so
 	}
-	p.home = filepath.Clean(p.home)
-	home, err := p.resolveRoot(p.home)
-	if err != nil {
-		return nil, err
+	if p.home != "" {
+		home, err := p.resolveRoot(p.home)
+		if err != nil {
+			return nil, err
+		}
+		p.home = home.lexical
+		p.homes = forms(home)
 	}
-	p.homes = forms(home)
 	for _, r := range cfg.Roots {
 		rr, err := p.resolveRoot(r)
 		if err != nil {
@@ -112,6 +118,9 @@ func newPolicy(cfg Config, fsys fileSystem) (*Policy, error) {
 		}
 	}
 	for _, x := range cfg.Protect {
+		if x == "" {
+			continue // a default that is not known, such as the user config dir without a home
+		}
 		rr, err := p.resolveRoot(x)
 		if err != nil {
 			return nil, err
@@ -137,20 +146,21 @@ func newPolicy(cfg Config, fsys fileSystem) (*Policy, error) {
 // resolveRoot resolves a configured directory; one that cannot be
 // resolved is an error, since the fence would be wrong.
 func (p *Policy) resolveRoot(dir string) (resolved, error) {
+	// Never cleaned before it is resolved: `lnk/..` is the parent of the
+	// link's target.
 	abs := dir
 	if !filepath.IsAbs(abs) {
-		a, err := filepath.Abs(abs)
+		wd, err := os.Getwd()
 		if err != nil {
 			return resolved{}, err
 		}
-		abs = a
+		abs = wd + "/" + abs
 	}
-	abs = filepath.Clean(abs)
 	phys, err := resolvePath(p.fs, abs)
 	if err != nil {
 		return resolved{}, fmt.Errorf("permission: cannot resolve the directory %s: %w", dir, err)
 	}
-	return resolved{lexical: abs, physical: phys}, nil
+	return resolved{lexical: lexicalForm(p.fs, abs), physical: phys}, nil
 }
 
 func forms(r resolved) []string {
@@ -172,6 +182,11 @@ func (p *Policy) compile(r config.Rule) (*compiled, error) {
 	}
 	c.cmd = compileCommand(rule.Spec)
 	if ps, bad := rule.pathSpec(); bad == "" {
+		if ps.anchor == anchorHome && len(p.homes) == 0 {
+			// Without a home the rule would match nothing: a deny rule
+			// that silently denies nothing.
+			return nil, &config.Error{Source: r.Source, Msg: fmt.Sprintf("the rule %s names a path under ~, but %v", r.Text, config.ErrNoHome)}
+		}
 		c.globs = ps.globs(p.rootForms, p.homes)
 	}
 	return c, nil

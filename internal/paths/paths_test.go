@@ -10,7 +10,7 @@ import (
 // tree makes ws/{a.txt,sub/x}, outside/{o.txt,sub/y} and links
 // ws/lnk -> outside/sub, ws/olnk -> outside, ws/rel -> sub (relative),
 // ws/broken -> nowhere, ws/loop -> ws/loop.
-func tree(t *testing.T) (ws, outside string) {
+func tree(t testing.TB) (ws, outside string) {
 	t.Helper()
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {

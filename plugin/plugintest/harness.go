@@ -6,11 +6,11 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	goplugin "github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -41,9 +41,23 @@ type Client struct {
 	Cwd string
 	// Roots are the workspace roots; they default to [Cwd].
 	Roots []string
+	// ResultsDirs are the session's results directories; none by default.
+	ResultsDirs []string
+	// DenyRead are the Read(...) deny rules as absolute doublestar globs,
+	// as the host sends them; none by default.
+	DenyRead []string
+	// AllowedReads are the read paths the host's chain allowed, resolved,
+	// sent with each Call as the host sends them: a tool that checks what
+	// it opened (Env.OpenRead) reads outside Roots only these. None by
+	// default, as if every outside read had been refused.
+	AllowedReads []string
 	// State is the session state; Call applies each outcome's updates to it,
 	// as the host does.
 	State map[string]string
+	// Shared is the other plugins' session state, by plugin name, which the
+	// tools read with Env.StateOf. Call leaves it alone: a plugin updates
+	// only its own state.
+	Shared map[string]map[string]string
 	// Mode is the permission mode, "default" unless set.
 	Mode string
 	// SessionID defaults to "plugintest".
@@ -63,7 +77,7 @@ func Serve(t testing.TB, handlers []plugin.Handler, opts ...Option) *Client {
 		Clock: plugin.SystemClock{},
 		Proc:  NullProc{},
 		Net:   NullNet{},
-		Log:   hclog.New(&hclog.LoggerOptions{Name: "plugintest", Output: testWriter{t}, Level: hclog.Debug}),
+		Log:   hclog.New(&hclog.LoggerOptions{Name: "plugintest", Output: newTestWriter(t), Level: hclog.Debug}),
 	}
 	for _, o := range opts {
 		o(&rt)
@@ -72,19 +86,18 @@ func Serve(t testing.TB, handlers []plugin.Handler, opts ...Option) *Client {
 	if err != nil {
 		t.Fatalf("plugintest: %v", err)
 	}
-	conn, server := goplugin.TestPluginGRPCConn(t, false, shared.VersionedPlugins(srv)[shared.ProtocolVersion])
-	t.Cleanup(func() {
-		// Server first: conn.Close sends a Shutdown RPC whose handler stops
-		// the server too, and two concurrent Stops race inside go-plugin.
-		server.Stop()
-		_ = conn.Close()
-	})
-	raw, err := conn.Dispense(shared.PluginName)
-	if err != nil {
-		t.Fatalf("plugintest: dispense: %v", err)
-	}
+	stub := serveInProcess(t, srv)
 	cwd := t.TempDir()
-	return &Client{t: t, stub: raw.(shared.ToolPlugin), Cwd: cwd, State: map[string]string{}, SessionID: "plugintest"}
+	return &Client{t: t, stub: stub, Cwd: cwd, State: map[string]string{}, SessionID: "plugintest"}
+}
+
+// For is c reporting to t: a fuzz target, which may not use the F that
+// served the tools, calls through c.For(t). The copy shares the
+// connection and the State and Shared maps.
+func (c *Client) For(t testing.TB) *Client {
+	cp := *c
+	cp.t = t
+	return &cp
 }
 
 // Manifest returns the tools served, in order.
@@ -179,8 +192,10 @@ func (c *Client) CallContext(ctx context.Context, tool string, input any) Result
 	defer cancel()
 	deadline, _ := ctx.Deadline()
 	var res Result
+	cc := c.context(deadline)
+	cc.AllowedReads = c.AllowedReads
 	err := c.stub.Call(ctx, &toolv1.CallRequest{
-		Tool: tool, CallId: c.nextID(), Input: c.raw(input), Context: c.context(deadline),
+		Tool: tool, CallId: c.nextID(), Input: c.raw(input), Context: cc,
 	}, func(ev *toolv1.CallEvent) error {
 		switch e := ev.Event.(type) {
 		case *toolv1.CallEvent_Progress:
@@ -242,6 +257,13 @@ func (c *Client) context(deadline time.Time) *toolv1.CallContext {
 	cc := &toolv1.CallContext{
 		SessionId: c.SessionID, Cwd: c.Cwd, WorkspaceRoots: roots,
 		PermissionMode: mode, State: c.State,
+		ResultsDirs: c.ResultsDirs, DenyRead: c.DenyRead,
+	}
+	for name, st := range c.Shared {
+		if cc.SharedState == nil {
+			cc.SharedState = map[string]*toolv1.PluginState{}
+		}
+		cc.SharedState[name] = &toolv1.PluginState{Values: st}
 	}
 	if !deadline.IsZero() {
 		cc.DeadlineUnixMs = deadline.UnixMilli()
@@ -266,9 +288,30 @@ func (c *Client) raw(input any) []byte {
 }
 
 // testWriter sends the tools' log to the test log.
-type testWriter struct{ t testing.TB }
+// testWriter logs to the test while it runs; a line written after the
+// test ended (a server goroutine stopping) is dropped, since t.Log would
+// panic.
+type testWriter struct {
+	t    testing.TB
+	mu   *sync.Mutex
+	done *bool
+}
+
+func newTestWriter(t testing.TB) testWriter {
+	w := testWriter{t: t, mu: new(sync.Mutex), done: new(bool)}
+	t.Cleanup(func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		*w.done = true
+	})
+	return w
+}
 
 func (w testWriter) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimRight(string(p), "\n"))
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !*w.done {
+		w.t.Log(strings.TrimRight(string(p), "\n"))
+	}
 	return len(p), nil
 }

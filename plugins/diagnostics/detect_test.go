@@ -153,3 +153,41 @@ func TestMarkerAboveTheWorkspaceRoot(t *testing.T) {
 		t.Errorf("scope outside the workspace is absolute: %q", ui.Scope)
 	}
 }
+
+// TestLanguageFirst: a file's language picks the checker before the
+// markers do, and a call above several projects names them.
+func TestLanguageFirst(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{
+		"both/go.mod":            "module example.com/both\n",
+		"both/Cargo.toml":        "[package]\nname = \"b\"\n",
+		"both/src/lib.rs":        "",
+		"both/main.go":           "package main\n",
+		"gomod/go.mod":           "module example.com/g\n",
+		"gomod/x.rs":             "",
+		"gomod/notes.md":         "",
+		"mono/svc/go.mod":        "module example.com/svc\n",
+		"mono/web/tsconfig.json": "{}",
+		"mono/.hidden/go.mod":    "module example.com/h\n",
+		"mono/deep/a/b/c/go.mod": "module example.com/deep\n",
+	}
+	c := serve(t, options{})
+	writeFiles(t, c.Cwd, files)
+	for _, tc := range []struct{ path, describe string }{
+		{"both/src/lib.rs", "Check ./both/src/lib.rs with cargo check"},
+		{"both/main.go", "Check ./both/main.go with go vet"},
+		{"gomod/notes.md", "Check ./gomod/notes.md with go vet"}, // no language: the markers decide
+	} {
+		if p := c.Prepare(toolName, map[string]any{"path": tc.path}); p.Rejected != "" || p.Describe != tc.describe {
+			t.Errorf("%s: describe %q rejected %q, want %q", tc.path, p.Describe, p.Rejected, tc.describe)
+		}
+	}
+	if got := c.Prepare(toolName, `{"path":"gomod/x.rs"}`).Rejected; got != "./gomod/x.rs is checked by cargo check, but no Cargo.toml was found in ./gomod or any directory above it. Pass a `path` inside that project, or pass `checker` to check this directory with another checker." {
+		t.Errorf("a .rs file without a crate: %q", got)
+	}
+	got := c.Prepare(toolName, `{"path":"mono"}`).Rejected
+	if !strings.HasPrefix(got, "No project marker found in ./mono or any directory above it.") ||
+		!strings.HasSuffix(got, " Projects below it: ./mono/svc (go.mod), ./mono/web (tsconfig.json). Pass one of them as `path`.") {
+		t.Errorf("above several projects: %q", got)
+	}
+}

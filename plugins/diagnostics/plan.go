@@ -144,9 +144,22 @@ func makePlan(in *Input, env *plugin.Env, lk lookup) (*plan, string) {
 		start = filepath.Dir(target)
 	}
 
-	checker, dir, marker := findMarker(start, in.Checker)
+	want := in.Checker
+	if want == "" && !info.IsDir() {
+		// A file's language decides first: a .rs file beside a go.mod
+		// and a Cargo.toml is Rust's to check, not go vet's.
+		want = languageOf(target)
+	}
+	checker, dir, marker := findMarker(start, want)
 	if dir == "" {
-		return nil, noMarkerMessage(shownPath(env.Rel(start)), in.Checker)
+		if want != in.Checker {
+			return nil, noLanguageMarkerMessage(shownPath(env.Rel(target)), shownPath(env.Rel(start)), want)
+		}
+		msg := noMarkerMessage(shownPath(env.Rel(start)), in.Checker)
+		if in.Checker == "" && info.IsDir() {
+			msg += projectsBelow(start, env)
+		}
+		return nil, msg
 	}
 	pl := &plan{
 		Checker: checker, Marker: marker, Dir: dir, Target: target,
@@ -177,7 +190,7 @@ func makePlan(in *Input, env *plugin.Env, lk lookup) (*plan, string) {
 func findMarker(start, checker string) (chosen, dir, marker string) {
 	for d := start; ; d = filepath.Dir(d) {
 		if checker != "" {
-			for _, m := range checkers[checker].markers {
+			for _, m := range markersOf(checker) {
 				if isFile(filepath.Join(d, m)) {
 					return checker, d, filepath.Join(d, m)
 				}

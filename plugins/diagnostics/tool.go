@@ -56,7 +56,7 @@ func (*Tool) Prompt() string {
 
 Use it after editing code, to see whether the project still builds and type-checks, instead of running the build with Bash and reading raw logs.
 
-The checker comes from the nearest project marker at or above ` + "`path`" + `:
+For a source file, its language picks the checker first (.go go vet, .rs cargo check, .ts tsc, .py ruff or pyright), then that checker's nearest marker at or above it. Otherwise the checker comes from the nearest project marker at or above ` + "`path`" + `; above several projects, the rejection names them, and you pass one as ` + "`path`" + `:
 - go.mod: ` + "`go vet`" + ` on the packages under ` + "`path`" + ` (a file means its package). Build and type errors are reported too; go vet shows only the first type error of a package.
 - Cargo.toml: ` + "`cargo check`" + ` on the whole crate.
 - tsconfig.json: ` + "`tsc --noEmit`" + ` on the whole project.

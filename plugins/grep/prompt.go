@@ -18,3 +18,22 @@ NEVER:
 - run grep, rg, ag or find ... -exec grep through Bash to search contents;
 - use a glob syntax as the pattern ("*.go" is not a regular expression; use glob for file names);
 - rely on a result marked incomplete or cut as if it were all of it.`
+
+// globPrompt is the Glob tool's usage text.
+const globPrompt = `Finds files by path pattern, in any size of tree, and lists them newest first (most recently modified at the top).
+
+Usage:
+- ` + "`pattern`" + ` is a glob matched against paths relative to ` + "`path`" + ` (the working directory by default): ` + "`**`" + ` is any number of directories, ` + "`*`" + ` and ` + "`?`" + ` stay within one, ` + "`{ts,tsx}`" + ` is either, ` + "`[abc]`" + ` a class. A pattern without a slash matches file names at any depth: ` + "`*.go`" + ` is every Go file. Examples: ` + "`**/*.go`, `src/**/*.{ts,tsx}`, `cmd/*/main.go`" + `.
+- Glob skips what Grep skips: files ignored by .gitignore, .ignore and .rgignore, hidden files and directories, and .git. To look at an ignored file, pass its path to Read.
+- At most 100 paths are listed; when more match, the result says how many more. Narrow the pattern or the path then.
+- Files the permission rules deny you reading are left out, and the result says how many.
+- Glob lists files only, never directories. Listings are independent and run in parallel: ask for several patterns in one turn.
+
+How Glob divides the work with the other tools:
+- Glob finds files by name or path. Grep finds files by what they contain. Read shows a file once you know its path.
+- Bash ` + "`ls`" + ` shows one directory's entries, directories included.
+
+NEVER:
+- NEVER use Bash ` + "`find`" + ` or ` + "`ls -R`" + ` to find files by name: use Glob, which respects the ignore files and the permission rules, and bounds its output.
+- NEVER list a whole large tree with ` + "`**/*`" + ` to look for something you can name: put the name or extension in the pattern.
+`

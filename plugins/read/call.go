@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"syscall"
 
 	"github.com/riot-tools/riot/plugin"
@@ -28,9 +27,15 @@ func (Read) Call(ctx context.Context, in Input, env *plugin.Env) plugin.Outcome 
 	if msg := checkPath(abs, env, env.InFence(abs)); msg != "" {
 		return plugin.Failed(msg)
 	}
-	// O_NONBLOCK so that a file swapped for a pipe since the check cannot
-	// block the open; the Stat below then refuses it.
-	f, err := os.OpenFile(abs, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	// OpenRead checks the file it opened, not the name checked before: a
+	// symlink swapped since then cannot lead outside what the chain
+	// allowed. It opens non-blocking, so that a file swapped for a pipe
+	// cannot block the open; the Stat below then refuses it.
+	f, err := env.OpenRead(abs)
+	var refused *plugin.RefusedError
+	if errors.As(err, &refused) {
+		return plugin.Failed(refused.Message)
+	}
 	if err != nil {
 		return plugin.Failed(statMessage(abs, env, err, false))
 	}
@@ -50,20 +55,28 @@ func (Read) Call(ctx context.Context, in Input, env *plugin.Env) plugin.Outcome 
 	}
 	head = head[:n]
 	ui := UI{Path: abs}
+	// What Read sees is hashed as it goes, for the record Edit and Write
+	// check a file against.
+	seen := newSeen(info, io.MultiReader(bytes.NewReader(head), f))
 	// Not info.Size(): files under /proc say 0 and have content.
 	if n == 0 {
 		ui.TotalLines = new(0)
-		return plugin.Ok(plugin.Text(fmt.Sprintf("%s is empty (0 bytes).", shown))).WithUI(ui)
+		out := plugin.Ok(plugin.Text(fmt.Sprintf("%s is empty (0 bytes).", shown))).WithUI(ui)
+		return seen.record(out, env, abs, true)
 	}
 	if kind, ok := sniffImage(head); ok {
-		return readImage(io.MultiReader(bytes.NewReader(head), f), info.Size(), kind, shown, ui)
+		out := readImage(seen, info.Size(), kind, shown, ui)
+		if !out.IsOk() {
+			return out
+		}
+		return seen.record(out, env, abs, true)
 	}
 	if bytes.IndexByte(head, 0) >= 0 {
 		return plugin.Failed(binaryMessage(shown, head))
 	}
 
 	offset, limit := in.window()
-	w, err := readWindow(ctx, io.MultiReader(bytes.NewReader(head), f), defaultSpec(offset, limit, info.Size()))
+	w, err := readWindow(ctx, seen, defaultSpec(offset, limit, info.Size()))
 	if err != nil {
 		if ctx.Err() != nil {
 			return plugin.Failed(fmt.Sprintf("Read of %s was stopped before it finished (cancelled or out of time).\nRead a smaller window with `offset` and `limit`.", shown))
@@ -79,7 +92,8 @@ func (Read) Call(ctx context.Context, in Input, env *plugin.Env) plugin.Outcome 
 	if w.totalKnown {
 		ui.TotalLines = new(w.total)
 	}
-	return plugin.Ok(plugin.Text(string(w.text) + footer(w))).WithUI(ui)
+	out := plugin.Ok(plugin.Text(string(w.text) + footer(w))).WithUI(ui)
+	return seen.record(out, env, abs, w.first == 1 && !w.more)
 }
 
 // readImage passes an image on as an image block, with a line saying what

@@ -378,8 +378,15 @@ type ToolSpec struct {
 	InputSchema       []byte  `protobuf:"bytes,3,opt,name=input_schema,json=inputSchema,proto3" json:"input_schema,omitempty"`
 	CascadesOnFailure bool    `protobuf:"varint,4,opt,name=cascades_on_failure,json=cascadesOnFailure,proto3" json:"cascades_on_failure,omitempty"`
 	ResultBudget      *Budget `protobuf:"bytes,5,opt,name=result_budget,json=resultBudget,proto3" json:"result_budget,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// The tool can call itself read-only but declares no permission subjects:
+	// its read-only calls are allowed in every mode with nothing for the
+	// workspace fence or a deny rule to check. `riot plugins` warns about it.
+	ReadOnlyWithoutSubjects bool `protobuf:"varint,7,opt,name=read_only_without_subjects,json=readOnlyWithoutSubjects,proto3" json:"read_only_without_subjects,omitempty"`
+	// What every call of the tool does, for clients that show or gate tools
+	// (MCP's tool annotations). A missing message is the conservative reading.
+	Annotations   *Annotations `protobuf:"bytes,6,opt,name=annotations,proto3" json:"annotations,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ToolSpec) Reset() {
@@ -447,6 +454,104 @@ func (x *ToolSpec) GetResultBudget() *Budget {
 	return nil
 }
 
+func (x *ToolSpec) GetReadOnlyWithoutSubjects() bool {
+	if x != nil {
+		return x.ReadOnlyWithoutSubjects
+	}
+	return false
+}
+
+func (x *ToolSpec) GetAnnotations() *Annotations {
+	if x != nil {
+		return x.Annotations
+	}
+	return nil
+}
+
+// Annotations are static properties of every call of a tool, declared by
+// the tool. Each zero value is the conservative reading: a call may change
+// state, destroy data, differ when repeated, and reach beyond this machine.
+type Annotations struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A short human-readable name for a UI.
+	Title string `protobuf:"bytes,1,opt,name=title,proto3" json:"title,omitempty"`
+	// No call changes any state or executes arbitrary code.
+	ReadOnly bool `protobuf:"varint,2,opt,name=read_only,json=readOnly,proto3" json:"read_only,omitempty"`
+	// No call deletes or overwrites data; meaningful when not read-only.
+	NonDestructive bool `protobuf:"varint,3,opt,name=non_destructive,json=nonDestructive,proto3" json:"non_destructive,omitempty"`
+	// Repeating a call with the same input has no further effect.
+	Idempotent bool `protobuf:"varint,4,opt,name=idempotent,proto3" json:"idempotent,omitempty"`
+	// Calls touch only this machine, not an open world such as the network.
+	Local         bool `protobuf:"varint,5,opt,name=local,proto3" json:"local,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Annotations) Reset() {
+	*x = Annotations{}
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Annotations) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Annotations) ProtoMessage() {}
+
+func (x *Annotations) ProtoReflect() protoreflect.Message {
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Annotations.ProtoReflect.Descriptor instead.
+func (*Annotations) Descriptor() ([]byte, []int) {
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *Annotations) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *Annotations) GetReadOnly() bool {
+	if x != nil {
+		return x.ReadOnly
+	}
+	return false
+}
+
+func (x *Annotations) GetNonDestructive() bool {
+	if x != nil {
+		return x.NonDestructive
+	}
+	return false
+}
+
+func (x *Annotations) GetIdempotent() bool {
+	if x != nil {
+		return x.Idempotent
+	}
+	return false
+}
+
+func (x *Annotations) GetLocal() bool {
+	if x != nil {
+		return x.Local
+	}
+	return false
+}
+
 // Budget is the largest model content, in characters, that a result may carry
 // before the host spills it to a file. A missing budget means the default limit.
 type Budget struct {
@@ -459,7 +564,7 @@ type Budget struct {
 
 func (x *Budget) Reset() {
 	*x = Budget{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[3]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -471,7 +576,7 @@ func (x *Budget) String() string {
 func (*Budget) ProtoMessage() {}
 
 func (x *Budget) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[3]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -484,7 +589,7 @@ func (x *Budget) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Budget.ProtoReflect.Descriptor instead.
 func (*Budget) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{3}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Budget) GetUnlimited() bool {
@@ -520,14 +625,23 @@ type CallContext struct {
 	// covering what lies below a path it matches (as in gitignore). A tool
 	// that walks a tree skips every path they match: the permission chain
 	// sees only the paths a call names, not the files a walk finds.
-	DenyRead      []string `protobuf:"bytes,8,rep,name=deny_read,json=denyRead,proto3" json:"deny_read,omitempty"`
+	DenyRead []string `protobuf:"bytes,8,rep,name=deny_read,json=denyRead,proto3" json:"deny_read,omitempty"`
+	// Only in a CallRequest: the read paths of this call as the permission
+	// chain resolved and allowed them (symlinks followed). A tool that
+	// checks the file it opened (Env.OpenRead) accepts one of these, or what
+	// lies below one, outside the workspace roots: the user allowed it.
+	AllowedReads []string `protobuf:"bytes,13,rep,name=allowed_reads,json=allowedReads,proto3" json:"allowed_reads,omitempty"`
+	// Every other plugin's session state, by the name of the plugin that owns
+	// it, for reading only: Edit reads what Read recorded. A plugin writes only
+	// its own state, through Final.state_updates.
+	SharedState   map[string]*PluginState `protobuf:"bytes,10,rep,name=shared_state,json=sharedState,proto3" json:"shared_state,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CallContext) Reset() {
 	*x = CallContext{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[4]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -539,7 +653,7 @@ func (x *CallContext) String() string {
 func (*CallContext) ProtoMessage() {}
 
 func (x *CallContext) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[4]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -552,7 +666,7 @@ func (x *CallContext) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallContext.ProtoReflect.Descriptor instead.
 func (*CallContext) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{4}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *CallContext) GetSessionId() string {
@@ -611,6 +725,65 @@ func (x *CallContext) GetDenyRead() []string {
 	return nil
 }
 
+func (x *CallContext) GetAllowedReads() []string {
+	if x != nil {
+		return x.AllowedReads
+	}
+	return nil
+}
+
+func (x *CallContext) GetSharedState() map[string]*PluginState {
+	if x != nil {
+		return x.SharedState
+	}
+	return nil
+}
+
+// PluginState is one plugin's session state.
+type PluginState struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Values        map[string]string      `protobuf:"bytes,1,rep,name=values,proto3" json:"values,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PluginState) Reset() {
+	*x = PluginState{}
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PluginState) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PluginState) ProtoMessage() {}
+
+func (x *PluginState) ProtoReflect() protoreflect.Message {
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PluginState.ProtoReflect.Descriptor instead.
+func (*PluginState) Descriptor() ([]byte, []int) {
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *PluginState) GetValues() map[string]string {
+	if x != nil {
+		return x.Values
+	}
+	return nil
+}
+
 type PrepareRequest struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	Tool   string                 `protobuf:"bytes,1,opt,name=tool,proto3" json:"tool,omitempty"`
@@ -624,7 +797,7 @@ type PrepareRequest struct {
 
 func (x *PrepareRequest) Reset() {
 	*x = PrepareRequest{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[5]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -636,7 +809,7 @@ func (x *PrepareRequest) String() string {
 func (*PrepareRequest) ProtoMessage() {}
 
 func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[5]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -649,7 +822,7 @@ func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareRequest.ProtoReflect.Descriptor instead.
 func (*PrepareRequest) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{5}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *PrepareRequest) GetTool() string {
@@ -693,7 +866,7 @@ type Subject struct {
 
 func (x *Subject) Reset() {
 	*x = Subject{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[6]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -705,7 +878,7 @@ func (x *Subject) String() string {
 func (*Subject) ProtoMessage() {}
 
 func (x *Subject) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[6]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -718,7 +891,7 @@ func (x *Subject) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Subject.ProtoReflect.Descriptor instead.
 func (*Subject) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{6}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Subject) GetKind() SubjectKind {
@@ -760,7 +933,7 @@ type PrepareResponse struct {
 
 func (x *PrepareResponse) Reset() {
 	*x = PrepareResponse{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[7]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -772,7 +945,7 @@ func (x *PrepareResponse) String() string {
 func (*PrepareResponse) ProtoMessage() {}
 
 func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[7]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -785,7 +958,7 @@ func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareResponse.ProtoReflect.Descriptor instead.
 func (*PrepareResponse) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{7}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *PrepareResponse) GetRejected() string {
@@ -856,7 +1029,7 @@ type CallRequest struct {
 
 func (x *CallRequest) Reset() {
 	*x = CallRequest{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[8]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -868,7 +1041,7 @@ func (x *CallRequest) String() string {
 func (*CallRequest) ProtoMessage() {}
 
 func (x *CallRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[8]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -881,7 +1054,7 @@ func (x *CallRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallRequest.ProtoReflect.Descriptor instead.
 func (*CallRequest) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{8}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *CallRequest) GetTool() string {
@@ -926,7 +1099,7 @@ type CallEvent struct {
 
 func (x *CallEvent) Reset() {
 	*x = CallEvent{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[9]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -938,7 +1111,7 @@ func (x *CallEvent) String() string {
 func (*CallEvent) ProtoMessage() {}
 
 func (x *CallEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[9]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -951,7 +1124,7 @@ func (x *CallEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallEvent.ProtoReflect.Descriptor instead.
 func (*CallEvent) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{9}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *CallEvent) GetEvent() isCallEvent_Event {
@@ -1019,7 +1192,7 @@ type Progress struct {
 
 func (x *Progress) Reset() {
 	*x = Progress{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[10]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1031,7 +1204,7 @@ func (x *Progress) String() string {
 func (*Progress) ProtoMessage() {}
 
 func (x *Progress) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[10]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1044,7 +1217,7 @@ func (x *Progress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Progress.ProtoReflect.Descriptor instead.
 func (*Progress) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{10}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Progress) GetMessage() string {
@@ -1070,7 +1243,7 @@ type Chunk struct {
 
 func (x *Chunk) Reset() {
 	*x = Chunk{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[11]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1082,7 +1255,7 @@ func (x *Chunk) String() string {
 func (*Chunk) ProtoMessage() {}
 
 func (x *Chunk) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[11]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1095,7 +1268,7 @@ func (x *Chunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Chunk.ProtoReflect.Descriptor instead.
 func (*Chunk) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{11}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Chunk) GetBlock() uint32 {
@@ -1143,7 +1316,7 @@ type Final struct {
 
 func (x *Final) Reset() {
 	*x = Final{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[12]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1155,7 +1328,7 @@ func (x *Final) String() string {
 func (*Final) ProtoMessage() {}
 
 func (x *Final) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[12]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1168,7 +1341,7 @@ func (x *Final) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Final.ProtoReflect.Descriptor instead.
 func (*Final) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{12}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Final) GetStatus() Status {
@@ -1208,17 +1381,27 @@ const file_riot_tool_v1_tool_proto_rawDesc = "" +
 	"\x10ManifestResponse\x12,\n" +
 	"\x05tools\x18\x01 \x03(\v2\x16.riot.tool.v1.ToolSpecR\x05tools\x12\x1f\n" +
 	"\vsdk_version\x18\x02 \x01(\tR\n" +
-	"sdkVersion\"\xc4\x01\n" +
+	"sdkVersion\"\xbe\x02\n" +
 	"\bToolSpec\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
 	"\x06prompt\x18\x02 \x01(\tR\x06prompt\x12!\n" +
 	"\finput_schema\x18\x03 \x01(\fR\vinputSchema\x12.\n" +
 	"\x13cascades_on_failure\x18\x04 \x01(\bR\x11cascadesOnFailure\x129\n" +
-	"\rresult_budget\x18\x05 \x01(\v2\x14.riot.tool.v1.BudgetR\fresultBudget\"G\n" +
+	"\rresult_budget\x18\x05 \x01(\v2\x14.riot.tool.v1.BudgetR\fresultBudget\x12;\n" +
+	"\x1aread_only_without_subjects\x18\a \x01(\bR\x17readOnlyWithoutSubjects\x12;\n" +
+	"\vannotations\x18\x06 \x01(\v2\x19.riot.tool.v1.AnnotationsR\vannotations\"\x9f\x01\n" +
+	"\vAnnotations\x12\x14\n" +
+	"\x05title\x18\x01 \x01(\tR\x05title\x12\x1b\n" +
+	"\tread_only\x18\x02 \x01(\bR\breadOnly\x12'\n" +
+	"\x0fnon_destructive\x18\x03 \x01(\bR\x0enonDestructive\x12\x1e\n" +
+	"\n" +
+	"idempotent\x18\x04 \x01(\bR\n" +
+	"idempotent\x12\x14\n" +
+	"\x05local\x18\x05 \x01(\bR\x05local\"G\n" +
 	"\x06Budget\x12\x1c\n" +
 	"\tunlimited\x18\x01 \x01(\bR\tunlimited\x12\x1f\n" +
 	"\vlimit_chars\x18\x02 \x01(\x03R\n" +
-	"limitChars\"\xf0\x02\n" +
+	"limitChars\"\xbf\x04\n" +
 	"\vCallContext\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x10\n" +
@@ -1228,9 +1411,20 @@ const file_riot_tool_v1_tool_proto_rawDesc = "" +
 	"\x0fpermission_mode\x18\x05 \x01(\tR\x0epermissionMode\x12:\n" +
 	"\x05state\x18\x06 \x03(\v2$.riot.tool.v1.CallContext.StateEntryR\x05state\x12!\n" +
 	"\fresults_dirs\x18\a \x03(\tR\vresultsDirs\x12\x1b\n" +
-	"\tdeny_read\x18\b \x03(\tR\bdenyRead\x1a8\n" +
+	"\tdeny_read\x18\b \x03(\tR\bdenyRead\x12#\n" +
+	"\rallowed_reads\x18\r \x03(\tR\fallowedReads\x12M\n" +
+	"\fshared_state\x18\n" +
+	" \x03(\v2*.riot.tool.v1.CallContext.SharedStateEntryR\vsharedState\x1a8\n" +
 	"\n" +
 	"StateEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1aY\n" +
+	"\x10SharedStateEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12/\n" +
+	"\x05value\x18\x02 \x01(\v2\x19.riot.tool.v1.PluginStateR\x05value:\x028\x01\"\x87\x01\n" +
+	"\vPluginState\x12=\n" +
+	"\x06values\x18\x01 \x03(\v2%.riot.tool.v1.PluginState.ValuesEntryR\x06values\x1a9\n" +
+	"\vValuesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x88\x01\n" +
 	"\x0ePrepareRequest\x12\x12\n" +
@@ -1320,7 +1514,7 @@ func file_riot_tool_v1_tool_proto_rawDescGZIP() []byte {
 }
 
 var file_riot_tool_v1_tool_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_riot_tool_v1_tool_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_riot_tool_v1_tool_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
 var file_riot_tool_v1_tool_proto_goTypes = []any{
 	(PermissionBehavior)(0),  // 0: riot.tool.v1.PermissionBehavior
 	(SubjectKind)(0),         // 1: riot.tool.v1.SubjectKind
@@ -1330,46 +1524,54 @@ var file_riot_tool_v1_tool_proto_goTypes = []any{
 	(*ManifestRequest)(nil),  // 5: riot.tool.v1.ManifestRequest
 	(*ManifestResponse)(nil), // 6: riot.tool.v1.ManifestResponse
 	(*ToolSpec)(nil),         // 7: riot.tool.v1.ToolSpec
-	(*Budget)(nil),           // 8: riot.tool.v1.Budget
-	(*CallContext)(nil),      // 9: riot.tool.v1.CallContext
-	(*PrepareRequest)(nil),   // 10: riot.tool.v1.PrepareRequest
-	(*Subject)(nil),          // 11: riot.tool.v1.Subject
-	(*PrepareResponse)(nil),  // 12: riot.tool.v1.PrepareResponse
-	(*CallRequest)(nil),      // 13: riot.tool.v1.CallRequest
-	(*CallEvent)(nil),        // 14: riot.tool.v1.CallEvent
-	(*Progress)(nil),         // 15: riot.tool.v1.Progress
-	(*Chunk)(nil),            // 16: riot.tool.v1.Chunk
-	(*Final)(nil),            // 17: riot.tool.v1.Final
-	nil,                      // 18: riot.tool.v1.CallContext.StateEntry
-	nil,                      // 19: riot.tool.v1.Final.StateUpdatesEntry
+	(*Annotations)(nil),      // 8: riot.tool.v1.Annotations
+	(*Budget)(nil),           // 9: riot.tool.v1.Budget
+	(*CallContext)(nil),      // 10: riot.tool.v1.CallContext
+	(*PluginState)(nil),      // 11: riot.tool.v1.PluginState
+	(*PrepareRequest)(nil),   // 12: riot.tool.v1.PrepareRequest
+	(*Subject)(nil),          // 13: riot.tool.v1.Subject
+	(*PrepareResponse)(nil),  // 14: riot.tool.v1.PrepareResponse
+	(*CallRequest)(nil),      // 15: riot.tool.v1.CallRequest
+	(*CallEvent)(nil),        // 16: riot.tool.v1.CallEvent
+	(*Progress)(nil),         // 17: riot.tool.v1.Progress
+	(*Chunk)(nil),            // 18: riot.tool.v1.Chunk
+	(*Final)(nil),            // 19: riot.tool.v1.Final
+	nil,                      // 20: riot.tool.v1.CallContext.StateEntry
+	nil,                      // 21: riot.tool.v1.CallContext.SharedStateEntry
+	nil,                      // 22: riot.tool.v1.PluginState.ValuesEntry
+	nil,                      // 23: riot.tool.v1.Final.StateUpdatesEntry
 }
 var file_riot_tool_v1_tool_proto_depIdxs = []int32{
 	7,  // 0: riot.tool.v1.ManifestResponse.tools:type_name -> riot.tool.v1.ToolSpec
-	8,  // 1: riot.tool.v1.ToolSpec.result_budget:type_name -> riot.tool.v1.Budget
-	18, // 2: riot.tool.v1.CallContext.state:type_name -> riot.tool.v1.CallContext.StateEntry
-	9,  // 3: riot.tool.v1.PrepareRequest.context:type_name -> riot.tool.v1.CallContext
-	1,  // 4: riot.tool.v1.Subject.kind:type_name -> riot.tool.v1.SubjectKind
-	2,  // 5: riot.tool.v1.Subject.access:type_name -> riot.tool.v1.Access
-	0,  // 6: riot.tool.v1.PrepareResponse.permission:type_name -> riot.tool.v1.PermissionBehavior
-	11, // 7: riot.tool.v1.PrepareResponse.subjects:type_name -> riot.tool.v1.Subject
-	9,  // 8: riot.tool.v1.CallRequest.context:type_name -> riot.tool.v1.CallContext
-	15, // 9: riot.tool.v1.CallEvent.progress:type_name -> riot.tool.v1.Progress
-	16, // 10: riot.tool.v1.CallEvent.chunk:type_name -> riot.tool.v1.Chunk
-	17, // 11: riot.tool.v1.CallEvent.final:type_name -> riot.tool.v1.Final
-	3,  // 12: riot.tool.v1.Chunk.kind:type_name -> riot.tool.v1.BlockKind
-	4,  // 13: riot.tool.v1.Final.status:type_name -> riot.tool.v1.Status
-	19, // 14: riot.tool.v1.Final.state_updates:type_name -> riot.tool.v1.Final.StateUpdatesEntry
-	5,  // 15: riot.tool.v1.ToolPlugin.Manifest:input_type -> riot.tool.v1.ManifestRequest
-	10, // 16: riot.tool.v1.ToolPlugin.Prepare:input_type -> riot.tool.v1.PrepareRequest
-	13, // 17: riot.tool.v1.ToolPlugin.Call:input_type -> riot.tool.v1.CallRequest
-	6,  // 18: riot.tool.v1.ToolPlugin.Manifest:output_type -> riot.tool.v1.ManifestResponse
-	12, // 19: riot.tool.v1.ToolPlugin.Prepare:output_type -> riot.tool.v1.PrepareResponse
-	14, // 20: riot.tool.v1.ToolPlugin.Call:output_type -> riot.tool.v1.CallEvent
-	18, // [18:21] is the sub-list for method output_type
-	15, // [15:18] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	9,  // 1: riot.tool.v1.ToolSpec.result_budget:type_name -> riot.tool.v1.Budget
+	8,  // 2: riot.tool.v1.ToolSpec.annotations:type_name -> riot.tool.v1.Annotations
+	20, // 3: riot.tool.v1.CallContext.state:type_name -> riot.tool.v1.CallContext.StateEntry
+	21, // 4: riot.tool.v1.CallContext.shared_state:type_name -> riot.tool.v1.CallContext.SharedStateEntry
+	22, // 5: riot.tool.v1.PluginState.values:type_name -> riot.tool.v1.PluginState.ValuesEntry
+	10, // 6: riot.tool.v1.PrepareRequest.context:type_name -> riot.tool.v1.CallContext
+	1,  // 7: riot.tool.v1.Subject.kind:type_name -> riot.tool.v1.SubjectKind
+	2,  // 8: riot.tool.v1.Subject.access:type_name -> riot.tool.v1.Access
+	0,  // 9: riot.tool.v1.PrepareResponse.permission:type_name -> riot.tool.v1.PermissionBehavior
+	13, // 10: riot.tool.v1.PrepareResponse.subjects:type_name -> riot.tool.v1.Subject
+	10, // 11: riot.tool.v1.CallRequest.context:type_name -> riot.tool.v1.CallContext
+	17, // 12: riot.tool.v1.CallEvent.progress:type_name -> riot.tool.v1.Progress
+	18, // 13: riot.tool.v1.CallEvent.chunk:type_name -> riot.tool.v1.Chunk
+	19, // 14: riot.tool.v1.CallEvent.final:type_name -> riot.tool.v1.Final
+	3,  // 15: riot.tool.v1.Chunk.kind:type_name -> riot.tool.v1.BlockKind
+	4,  // 16: riot.tool.v1.Final.status:type_name -> riot.tool.v1.Status
+	23, // 17: riot.tool.v1.Final.state_updates:type_name -> riot.tool.v1.Final.StateUpdatesEntry
+	11, // 18: riot.tool.v1.CallContext.SharedStateEntry.value:type_name -> riot.tool.v1.PluginState
+	5,  // 19: riot.tool.v1.ToolPlugin.Manifest:input_type -> riot.tool.v1.ManifestRequest
+	12, // 20: riot.tool.v1.ToolPlugin.Prepare:input_type -> riot.tool.v1.PrepareRequest
+	15, // 21: riot.tool.v1.ToolPlugin.Call:input_type -> riot.tool.v1.CallRequest
+	6,  // 22: riot.tool.v1.ToolPlugin.Manifest:output_type -> riot.tool.v1.ManifestResponse
+	14, // 23: riot.tool.v1.ToolPlugin.Prepare:output_type -> riot.tool.v1.PrepareResponse
+	16, // 24: riot.tool.v1.ToolPlugin.Call:output_type -> riot.tool.v1.CallEvent
+	22, // [22:25] is the sub-list for method output_type
+	19, // [19:22] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_riot_tool_v1_tool_proto_init() }
@@ -1377,7 +1579,7 @@ func file_riot_tool_v1_tool_proto_init() {
 	if File_riot_tool_v1_tool_proto != nil {
 		return
 	}
-	file_riot_tool_v1_tool_proto_msgTypes[9].OneofWrappers = []any{
+	file_riot_tool_v1_tool_proto_msgTypes[11].OneofWrappers = []any{
 		(*CallEvent_Progress)(nil),
 		(*CallEvent_Chunk)(nil),
 		(*CallEvent_Final)(nil),
@@ -1388,7 +1590,7 @@ func file_riot_tool_v1_tool_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_riot_tool_v1_tool_proto_rawDesc), len(file_riot_tool_v1_tool_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   15,
+			NumMessages:   19,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -1,0 +1,186 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/riot-tools/riot/core"
+)
+
+// heartbeat is how often a running call with a progress token reports
+// progress, whatever its tool says: well within the 10 s a client that
+// resets its timeout on progress needs, and the TypeScript SDK's 60 s
+// default.
+const heartbeat = 5 * time.Second
+
+// callTool runs one MCP tool call as a turn of one call.
+func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	// Shutdown cancels the call as the client would: the SDK's own request
+	// contexts outlive the connection's.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(s.callsCtx, cancel)
+	defer stop()
+	if req.Extra != nil && req.Extra.Header != nil {
+		if post := s.posts.done(req.Extra.Header); post != nil {
+			stopPost := context.AfterFunc(post, cancel)
+			defer stopPost()
+		}
+	}
+
+	args := req.Params.Arguments
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	id := newCallID()
+	if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
+		p := &callProgress{session: req.Session, token: token, ctx: ctx, start: time.Now()}
+		s.progress.add(id, p)
+		p.run()
+		defer func() { s.progress.remove(id); p.stop() }()
+	}
+	ask := &mcpAsk{session: req.Session, responses: req.Params.InputResponses}
+	ctx = context.WithValue(ctx, askKey{}, ask)
+	r := s.host.RunTurn(ctx, []core.ToolUse{{ID: id, Name: req.Params.Name, Input: args}})[0]
+	if ask.question != nil {
+		// The call did not run: ask, and run it when the answer comes.
+		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{permissionInput: ask.question}}, nil
+	}
+	return s.result(r), nil
+}
+
+// result turns a host result into MCP's: the model content as content
+// blocks, a spilled output's full text as a resource link, and the UI
+// payload in _meta, never in structuredContent, which a client may give the
+// model in place of the content; riot's tools declare no output schema.
+func (s *Server) result(r core.ToolResult) *mcp.CallToolResult {
+	res := &mcp.CallToolResult{IsError: r.IsError(), Content: []mcp.Content{}}
+	for _, b := range r.Content {
+		if b.Type == "image" {
+			res.Content = append(res.Content, &mcp.ImageContent{Data: b.Data, MIMEType: b.MediaType})
+		} else {
+			res.Content = append(res.Content, &mcp.TextContent{Text: b.Text})
+		}
+	}
+	if r.Spill != nil {
+		if link := s.resultLink(r); link != nil {
+			res.Content = append(res.Content, link)
+		}
+	}
+	meta := mcp.Meta{"riot/status": string(r.Status)}
+	if r.Describe != "" {
+		meta["riot/describe"] = r.Describe
+	}
+	if len(r.UI) > 0 && json.Valid(r.UI) {
+		meta["riot/ui"] = r.UI
+	}
+	res.Meta = meta
+	return res
+}
+
+// resultLink links a spilled output's full text, which resources/read
+// serves to this session's clients.
+func (s *Server) resultLink(r core.ToolResult) *mcp.ResourceLink {
+	uri := s.keepSpill(r.ToolUseID, r.Spill.Path)
+	if uri == "" {
+		return nil
+	}
+	size := r.Spill.Bytes
+	return &mcp.ResourceLink{
+		URI:         uri,
+		Name:        filepath.Base(r.Spill.Path),
+		Title:       "Full output of " + r.Name,
+		Description: fmt.Sprintf("The whole output of this %s call (%d characters, %d lines), of which the text above is a preview.", r.Name, r.Spill.Chars, r.Spill.Lines),
+		MIMEType:    "text/plain",
+		Size:        &size,
+	}
+}
+
+// callProgress sends notifications/progress for one call: each progress
+// message of its tool, and a heartbeat while it runs.
+type callProgress struct {
+	session *mcp.ServerSession
+	token   any
+	ctx     context.Context
+	start   time.Time
+
+	mu       sync.Mutex
+	n        float64
+	describe string
+	message  string
+	stopped  bool
+	ticker   *time.Ticker
+	done     chan struct{}
+	wg       sync.WaitGroup
+}
+
+func (p *callProgress) run() {
+	p.ticker = time.NewTicker(heartbeat)
+	p.done = make(chan struct{})
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		for {
+			select {
+			case <-p.done:
+				return
+			case <-p.ticker.C:
+				p.send("")
+			}
+		}
+	}()
+}
+
+// stop ends the heartbeat and waits for it, so no progress follows the
+// result.
+func (p *callProgress) stop() {
+	p.mu.Lock()
+	p.stopped = true
+	p.mu.Unlock()
+	p.ticker.Stop()
+	close(p.done)
+	p.wg.Wait()
+}
+
+func (p *callProgress) event(e core.Progress) {
+	switch e.Phase {
+	case "start":
+		p.mu.Lock()
+		p.describe = e.Describe
+		p.mu.Unlock()
+	case "progress":
+		p.send(e.Message)
+	}
+}
+
+// send reports progress: msg if the tool said something new, else what
+// the call is and how long it has run, with the tool's last message.
+func (p *callProgress) send(msg string) {
+	p.mu.Lock()
+	if p.stopped {
+		p.mu.Unlock()
+		return
+	}
+	if msg != "" {
+		p.message = msg
+	}
+	p.n++
+	text := p.describe
+	if text == "" {
+		text = "Running"
+	}
+	text = fmt.Sprintf("%s (%ds)", text, int(time.Since(p.start).Seconds()))
+	if p.message != "" {
+		text += ": " + p.message
+	}
+	params := &mcp.ProgressNotificationParams{ProgressToken: p.token, Progress: p.n, Message: text}
+	// Sent under the lock, so notifications go out in order.
+	_ = p.session.NotifyProgress(p.ctx, params)
+	p.mu.Unlock()
+}

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package mcpserver
+
+const noFollow = 0

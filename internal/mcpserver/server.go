@@ -1,0 +1,144 @@
+package mcpserver
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"io"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/riot-tools/riot/core"
+)
+
+// Server is one riot host served over MCP. Every MCP session, on stdio or
+// HTTP, shares the host: its permission chain, its session and its budgets.
+type Server struct {
+	host  *core.Host
+	mcp   *mcp.Server
+	tools []*mcp.Tool
+
+	progress progressRouter
+	posts    posts
+
+	// spills maps the id of each call whose output was spilled to its file.
+	spillMu sync.Mutex
+	spills  map[string]string
+
+	// stopCalls cancels every call in flight when the server shuts down.
+	callsCtx  context.Context
+	stopCalls context.CancelFunc
+}
+
+// New builds the host through build, with riot's MCP prompter and progress
+// hook in its options, and an MCP server for its tools. Close closes both.
+func New(ctx context.Context, version string, build func(context.Context, core.Options) (*core.Host, error)) (*Server, error) {
+	s := &Server{progress: progressRouter{sinks: map[string]*callProgress{}}, spills: map[string]string{}}
+	s.callsCtx, s.stopCalls = context.WithCancel(context.Background())
+	h, err := build(ctx, core.Options{Prompter: prompter{}, OnProgress: s.progress.event})
+	if err != nil {
+		s.stopCalls()
+		return nil, err
+	}
+	s.host = h
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "riot", Version: version}, &mcp.ServerOptions{
+		// No logging: riot logs to its log file, not the client. No
+		// listChanged: the tool set is fixed for the host's lifetime.
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Resources: &mcp.ResourceCapabilities{}},
+	})
+	for _, t := range h.Tools() {
+		tool := mcpTool(t)
+		s.tools = append(s.tools, tool)
+		s.mcp.AddTool(tool, s.callTool)
+	}
+	s.addResults()
+	s.mcp.AddReceivingMiddleware(s.inOrder)
+	return s, nil
+}
+
+// Close cancels every call in flight and closes the host, which kills the
+// calls' processes and stops every plugin.
+func (s *Server) Close() error {
+	s.stopCalls()
+	return s.host.Close()
+}
+
+// ServeStdio serves one MCP session on r and w until the client closes r
+// or ctx ends. When ctx ends, every call in flight is cancelled first, so
+// shutting down waits for no call.
+func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
+	stop := context.AfterFunc(ctx, s.stopCalls)
+	defer stop()
+	err := s.mcp.Run(ctx, &stdioTransport{r: r, w: w})
+	if ctx.Err() != nil || errors.Is(err, io.EOF) {
+		return nil
+	}
+	return err
+}
+
+// inOrder answers tools/list with the host's tools[] order: the SDK lists
+// tools sorted by name, and the order is part of the prompt-cache prefix.
+// Every tool is on the one page, so no cursor is ever handed out.
+func (s *Server) inOrder(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "tools/list" {
+			return next(ctx, method, req)
+		}
+		return &mcp.ListToolsResult{Tools: s.tools}, nil
+	}
+}
+
+// mcpTool is a tool's MCP listing, with its declared annotations. Each hint
+// the tool does not declare takes the conservative value.
+func mcpTool(t core.ToolInfo) *mcp.Tool {
+	a := t.Annotations
+	destructive := !a.ReadOnly && !a.NonDestructive
+	openWorld := !a.Local
+	return &mcp.Tool{
+		Name: t.Name, Title: a.Title, Description: t.Description, InputSchema: t.InputSchema,
+		Annotations: &mcp.ToolAnnotations{
+			Title:           a.Title,
+			ReadOnlyHint:    a.ReadOnly,
+			DestructiveHint: &destructive,
+			IdempotentHint:  a.Idempotent,
+			OpenWorldHint:   &openWorld,
+		},
+	}
+}
+
+func newCallID() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return "mcp_" + hex.EncodeToString(b)
+}
+
+// progressRouter sends the host's progress events to the MCP request each
+// call belongs to.
+type progressRouter struct {
+	mu    sync.Mutex
+	sinks map[string]*callProgress
+}
+
+func (r *progressRouter) add(callID string, p *callProgress) {
+	r.mu.Lock()
+	r.sinks[callID] = p
+	r.mu.Unlock()
+}
+
+func (r *progressRouter) remove(callID string) {
+	r.mu.Lock()
+	delete(r.sinks, callID)
+	r.mu.Unlock()
+}
+
+// event is core.Options.OnProgress.
+func (r *progressRouter) event(p core.Progress) {
+	r.mu.Lock()
+	sink := r.sinks[p.CallID]
+	r.mu.Unlock()
+	if sink != nil {
+		sink.event(p)
+	}
+}
