@@ -36,6 +36,7 @@ type pluginLifecycle struct {
 	// .riot/plugins; acceptTools lets a new version remove or reorder the
 	// tools the lock records.
 	user, acceptTools bool
+	hinted            bool
 }
 
 func (a *app) lifecycle(cmd *cobra.Command) (*pluginLifecycle, error) {
@@ -160,6 +161,9 @@ func (l *pluginLifecycle) installDeclared(ctx context.Context) error {
 	}
 	if len(plugins) == 0 {
 		fmt.Fprintln(l.out, "no plugin declares a source; install one with `riot plugins install SOURCE`")
+		if len(l.cfg.Trust.Ignored) > 0 {
+			l.untrustedHint()
+		}
 		return nil
 	}
 	var failed []string
@@ -306,7 +310,18 @@ func (l *pluginLifecycle) install(ctx context.Context, p config.Plugin, upgrade 
 	if change != "" {
 		fmt.Fprintf(l.out, "  tools[] change recorded in %s: %s\n", l.lockPath, change)
 	}
+	l.untrustedHint()
 	return nil
+}
+
+// untrustedHint says, once, that an untrusted workspace's config and
+// .riot/plugins are ignored, so what was installed there does not run yet.
+func (l *pluginLifecycle) untrustedHint() {
+	if l.cfg.Trust.Trusted() || l.hinted {
+		return
+	}
+	l.hinted = true
+	fmt.Fprintf(l.out, "  this workspace is not trusted, so riot ignores its .riot/config.toml and .riot/plugins; run `riot trust` to use its plugins\n")
 }
 
 // allows reports whether the locked version still meets the declaration.

@@ -291,11 +291,11 @@ func TestPluginInstallFromURL(t *testing.T) {
 // edit or run.
 func TestPluginInstallLocal(t *testing.T) {
 	e := newEnv(t)
-	e.trust() // the workspace config declares the plugins
 	goenv := []string{"GOCACHE=" + goEnv(t, "GOCACHE"), "GOMODCACHE=" + goEnv(t, "GOMODCACHE"), "GOTOOLCHAIN=local", "GOFLAGS="}
 	run := func(args ...string) result { return e.riotEnv(goenv, args...) }
 	userBin := filepath.Join(e.home, ".local", "share", "riot", "plugins", "riot-tool-kit")
-	run("plugins", "install", bin.testkit, "--user", "--name", "kit").want(t, 0, "kit local installed as "+userBin)
+	run("plugins", "install", bin.testkit, "--user", "--name", "kit").want(t, 0, "kit local installed as "+userBin, "this workspace is not trusted, so riot ignores its .riot/config.toml")
+	e.trust() // the workspace config declares the plugins
 	if fileSum(t, userBin) != fileSum(t, bin.testkit) || e.readLock().Plugins["kit"].BinarySHA256() != fileSum(t, bin.testkit) {
 		t.Fatal("the local binary was not installed as it is")
 	}
