@@ -65,6 +65,8 @@ type logLayer struct {
 
 type pluginLayer struct {
 	Enabled *bool             `toml:"enabled"`
+	Source  *string           `toml:"source"`
+	Version *string           `toml:"version"`
 	Path    *string           `toml:"path"`
 	SHA256  *string           `toml:"sha256"`
 	Args    []string          `toml:"args"`
@@ -84,7 +86,7 @@ var validKeys = map[string][]string{
 	"limits":                 {"max_parallel", "turn_budget_chars", "call_timeout", "start_timeout"},
 	"results":                {"max_age", "max_total_mb"},
 	"log":                    {"level", "file", "max_size_mb"},
-	"plugins.*":              {"enabled", "path", "sha256", "args", "env", "timeout"},
+	"plugins.*":              {"enabled", "source", "version", "path", "sha256", "args", "env", "timeout"},
 }
 
 // parsedLayer is a decoded file with what is needed to locate its keys.

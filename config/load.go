@@ -331,6 +331,10 @@ func (c *Config) apply(l *parsedLayer) error {
 }
 
 var pluginName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+
+// ValidPluginName reports whether name can name a plugin (riot-tool-NAME).
+func ValidPluginName(name string) bool { return pluginName.MatchString(name) }
+
 var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 func (c *Config) applyPlugin(l *parsedLayer, name string, pl *pluginLayer) error {
@@ -350,6 +354,16 @@ func (c *Config) applyPlugin(l *parsedLayer, name string, pl *pluginLayer) error
 	if pl.Enabled != nil {
 		p.Enabled = *pl.Enabled
 		c.Sources[key+"enabled"] = l.at("plugins", name, "enabled")
+	}
+	if pl.Source != nil {
+		// Kept as written: the lock compares it, and a relative directory
+		// or binary is relative to the workspace root.
+		p.Source = *pl.Source
+		c.Sources[key+"source"] = l.at("plugins", name, "source")
+	}
+	if pl.Version != nil {
+		p.Version = *pl.Version
+		c.Sources[key+"version"] = l.at("plugins", name, "version")
 	}
 	if pl.Path != nil {
 		p.Path = *pl.Path

@@ -86,6 +86,12 @@ type Log struct {
 type Plugin struct {
 	Name    string
 	Enabled bool
+	// Source is where `riot plugins install` gets the plugin: a Go package
+	// path, a local directory or binary, or an https:// or file:// URL. A
+	// plugin with a source runs only as .riot/plugins.lock pins it.
+	Source string
+	// Version is the version or constraint of a Go package source.
+	Version string
 	// Path replaces a builtin with an external binary, or names a
 	// third-party plugin's binary instead of discovering it.
 	Path string

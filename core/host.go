@@ -248,9 +248,12 @@ func (h *Host) register(ctx context.Context) {
 	var wg sync.WaitGroup
 	for i, p := range h.plugins {
 		if p.spec.impl == nil {
-			if m, id, ok := h.cache.get(p.spec); ok {
+			if m, id, ok := h.cache.get(p.spec); ok && p.spec.Refused == "" {
 				manifests[i] = m
 				p.setRegistered(m, id)
+				p.mu.Lock()
+				p.protocol = h.cache.protocol(p.spec, id)
+				p.mu.Unlock()
 				continue
 			}
 		}
@@ -269,7 +272,16 @@ func (h *Host) register(ctx context.Context) {
 	}
 	wg.Wait()
 	for i, m := range manifests {
-		for _, spec := range m.GetTools() {
+		if m == nil {
+			continue // it could not start: startErrs says why
+		}
+		specs, err := lockedOrder(h.plugins[i].spec, m.GetTools())
+		if err != nil {
+			h.log.Warn("a locked plugin's tools differ from the lock; its tools are left out", "plugin", h.plugins[i].spec.Name)
+			h.startErrs[h.plugins[i].spec.Name] = err
+			continue
+		}
+		for _, spec := range specs {
 			name := spec.GetName()
 			if prev, dup := h.byName[name]; dup {
 				h.log.Warn("two plugins serve the same tool; the first keeps it", "tool", name, "kept", prev.plugin.spec.Name, "ignored", h.plugins[i].spec.Name)
@@ -330,9 +342,10 @@ func (h *Host) fetchManifest(ctx context.Context, p *pluginProc) (*toolv1.Manife
 	}
 	if p.spec.impl == nil {
 		p.mu.Lock()
-		id := p.startID
+		id, protocol := p.startID, p.protocol
 		p.mu.Unlock()
 		h.cache.put(p.spec, id, m)
+		h.cache.setProtocol(p.spec, id, protocol)
 		p.setRegistered(m, id)
 	}
 	return m, nil
@@ -446,6 +459,9 @@ type PluginInfo struct {
 	Path  string
 	Args  []string
 	Tools []string
+	// Protocol is the protocol version the plugin negotiated; 0 if it has
+	// not started.
+	Protocol int
 	// Unfenced are its tools that can call themselves read-only but
 	// declare no permission subjects: the fence and deny rules cannot
 	// see what their read-only calls read.
@@ -461,7 +477,9 @@ func (h *Host) Plugins() []PluginInfo {
 		if p.spec.impl != nil {
 			continue
 		}
-		info := PluginInfo{Name: p.spec.Name, Path: p.spec.Path, Args: p.spec.Args}
+		p.mu.Lock()
+		info := PluginInfo{Name: p.spec.Name, Path: p.spec.Path, Args: p.spec.Args, Protocol: p.protocol}
+		p.mu.Unlock()
 		for _, t := range h.tools {
 			if t.plugin == p {
 				info.Tools = append(info.Tools, t.spec.GetName())
