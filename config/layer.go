@@ -27,6 +27,7 @@ type layer struct {
 	Log         *logLayer               `toml:"log"`
 	Plugins     map[string]*pluginLayer `toml:"plugins"`
 	Hooks       *hooksLayer             `toml:"hooks"`
+	Serve       *serveLayer             `toml:"serve"`
 }
 
 type permLayer struct {
@@ -73,7 +74,8 @@ type pluginLayer struct {
 
 // validKeys lists the keys of each table, for unknown-key suggestions.
 var validKeys = map[string][]string{
-	"":                       {"state_dir", "plugin_dirs", "permissions", "limits", "results", "log", "plugins", "hooks"},
+	"":                       {"state_dir", "plugin_dirs", "permissions", "limits", "results", "log", "plugins", "hooks", "serve"},
+	"serve":                  serveKeys,
 	"hooks":                  HookEvents,
 	"hooks.PreToolUse":       hookKeys,
 	"hooks.PostToolUse":      hookKeys,

@@ -98,10 +98,20 @@ func (t *jobTable) start(bash string, in Input, env *plugin.Env) plugin.Outcome 
 	t.order = append(t.order, j)
 	t.mu.Unlock()
 
-	text := fmt.Sprintf("Started background job %s.\nOutput file: %s\nRead its new output with BashOutput (bash_id %q) and stop it with KillShell (shell_id %q). It stops when the plugin or the session ends.", id, path, id, id)
+	text := fmt.Sprintf("Started background job %s.\nOutput file: %s\nRead its new output with BashOutput (bash_id %q) and stop it with KillShell (shell_id %q). %s", id, path, id, id, t.lifetimeNote())
 	return plugin.Ok(plugin.Text(text)).
 		WithNote(dirNote).
 		WithUI(jobUI{JobID: id, OutputPath: path, Pid: proc.Pid(), Cwd: dir})
+}
+
+// lifetimeNote says how long a job lives: as long as the session host
+// when one runs the plugin, otherwise as long as the plugin's host, which
+// for a one-shot `riot run` or `riot call` is that invocation.
+func (t *jobTable) lifetimeNote() string {
+	if t.cfg.lifetime == "session-host" {
+		return "It keeps running across riot invocations of this session until it exits, KillShell stops it, or the session host stops (`riot serve --stop`, or its idle timeout)."
+	}
+	return "It stops when the plugin's host ends: for a one-shot `riot run` or `riot call`, when that invocation exits, so read it in the same turn or start a session host with `riot serve`."
 }
 
 // ensureLogDir creates the directory for job output on first use: private
