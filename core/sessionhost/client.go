@@ -36,7 +36,12 @@ func dial(path string) (net.Conn, error) {
 		}
 		return nil, err
 	}
-	c, err := net.Dial("unix", path)
+	addr, done, err := shortAddr(path)
+	if err != nil {
+		return nil, ErrNoHost
+	}
+	c, err := net.Dial("unix", addr)
+	done()
 	if err != nil {
 		return nil, ErrNoHost // a crashed host's socket
 	}

@@ -84,12 +84,18 @@ func (s *Server) Serve(ctx context.Context) error {
 	if err := EnsureDir(filepath.Dir(s.Paths.Socket)); err != nil {
 		return err
 	}
-	if c, err := net.Dial("unix", s.Paths.Socket); err == nil {
+	addr, done, err := shortAddr(s.Paths.Socket)
+	if err != nil {
+		return err
+	}
+	if c, err := net.Dial("unix", addr); err == nil {
 		_ = c.Close()
+		done()
 		return ErrRunning
 	}
 	_ = os.Remove(s.Paths.Socket) // a crashed host's
-	ln, err := net.Listen("unix", s.Paths.Socket)
+	ln, err := net.Listen("unix", addr)
+	done()
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", s.Paths.Socket, err)
 	}
