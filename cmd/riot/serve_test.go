@@ -308,3 +308,37 @@ func TestSessionHostRefusesAWritableSocket(t *testing.T) {
 	e.riot("", "call", "--session", "S", "Bash", `{"command":"echo ran-here"}`).want(t, 0, "ran-here", "can be written by other users")
 	e.riot("", "serve", "--session", "T").want(t, 1, "can be written by other users")
 }
+
+// An Ask in a turn sent by a client on a terminal is asked on that
+// client's terminal; "allow for this session" is kept by the host as the
+// session's grant. A client without a terminal is denied as without a
+// host, with the rule that would allow the call.
+func TestSessionHostAsksOnTheClientsTerminal(t *testing.T) {
+	e := newEnv(t)
+	m := startHost(t, e, "S")
+	r := e.riot("", "call", "--session", "S", "Bash", `{"command":"touch nobody-asked"}`)
+	r.want(t, 1, "Bash(touch:*)")
+	if exists(filepath.Join(e.ws, "nobody-asked")) {
+		t.Fatal("a call nobody could allow ran")
+	}
+	tm := e.onTerminal("call", "--session", "S", "Bash", `{"command":"touch asked"}`)
+	tm.waitFor("riot: Bash wants to: ")
+	tm.waitFor("[s] allow for this session")
+	tm.answer("s")
+	shown, code := tm.wait()
+	if code != 0 || !exists(filepath.Join(e.ws, "asked")) {
+		t.Fatalf("allowed on the client's terminal: exit %d\n%s", code, shown)
+	}
+	state, err := os.ReadFile(filepath.Join(e.state, "riot", "sessions", "S.json"))
+	if err != nil || !strings.Contains(string(state), "Bash(touch:*)") {
+		t.Fatalf("the host should have saved the session grant: %s %v", state, err)
+	}
+	// The grant holds for the next client, without a terminal.
+	e.riot("", "call", "--session", "S", "Bash", `{"command":"touch granted"}`).want(t, 0)
+	if !exists(filepath.Join(e.ws, "granted")) {
+		t.Fatal("the session grant should allow the next call")
+	}
+	if err := syscall.Kill(m.Pid, 0); err != nil {
+		t.Fatalf("the host should still serve: %v", err)
+	}
+}

@@ -292,18 +292,18 @@ func (s *Server) refresh(ctx context.Context) string {
 }
 
 // Prompt asks the client of the running turn, when a person is at it;
-// otherwise it denies, as without a terminal.
+// otherwise it cannot ask, as without a terminal.
 func (r *Relay) Prompt(ctx context.Context, req permission.Request, d permission.Decision) (permission.Answer, error) {
 	r.mu.Lock()
 	t := r.cur
 	r.mu.Unlock()
 	if t == nil || !t.hello.Terminal {
-		return permission.AnswerDeny, nil
+		return permission.AnswerDeny, permission.ErrCannotAsk
 	}
 	t.askMu.Lock() // one prompt at a time on the client's terminal
 	defer t.askMu.Unlock()
 	if err := t.send(hostFrame{Prompt: &promptFrame{Request: req, Decision: d}}); err != nil {
-		return permission.AnswerDeny, nil
+		return permission.AnswerDeny, permission.ErrCannotAsk
 	}
 	select {
 	case a := <-t.answers:
