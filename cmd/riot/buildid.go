@@ -1,34 +1,29 @@
 package main
 
 import (
-	"crypto/sha256"
-	"debug/elf"
-	"encoding/hex"
 	"fmt"
 	"os"
+	"syscall"
 )
 
 // buildID identifies this riot build, so that a client and a session host
-// of different builds refuse to talk: the version line and the Go build ID
-// the linker wrote into the binary (the executable's size and mtime where
-// there is none, as on macOS).
+// of different builds refuse to talk: the version line and the identity of
+// the executable (device, inode, size, mtime), which a rebuild or an
+// upgrade changes. It costs one stat; two copies of one build count as
+// different builds, which only makes a client run its turn itself.
 func buildID() string {
 	id := versionLine()
 	exe, err := os.Executable()
 	if err != nil {
-		return id
+		return id + " exe unknown"
 	}
-	if f, err := elf.Open(exe); err == nil {
-		defer func() { _ = f.Close() }()
-		if s := f.Section(".note.go.buildid"); s != nil {
-			if data, err := s.Data(); err == nil {
-				sum := sha256.Sum256(data)
-				return id + " build " + hex.EncodeToString(sum[:8])
-			}
-		}
+	info, err := os.Stat(exe)
+	if err != nil {
+		return id + " exe unknown"
 	}
-	if info, err := os.Stat(exe); err == nil {
-		return fmt.Sprintf("%s exe %d@%d", id, info.Size(), info.ModTime().UnixNano())
+	var dev, ino uint64
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		dev, ino = uint64(st.Dev), st.Ino
 	}
-	return id
+	return fmt.Sprintf("%s exe %d:%d:%d@%d", id, dev, ino, info.Size(), info.ModTime().UnixNano())
 }
