@@ -23,7 +23,7 @@ func buildID() string {
 	}
 	var dev, ino uint64
 	if st, ok := info.Sys().(*syscall.Stat_t); ok {
-		dev, ino = uint64(st.Dev), st.Ino
+		dev, ino = st.Dev, st.Ino
 	}
 	return fmt.Sprintf("%s exe %d:%d:%d@%d", id, dev, ino, info.Size(), info.ModTime().UnixNano())
 }

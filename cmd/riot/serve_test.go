@@ -342,3 +342,43 @@ func TestSessionHostAsksOnTheClientsTerminal(t *testing.T) {
 		t.Fatalf("the host should still serve: %v", err)
 	}
 }
+
+// An interrupted client cancels its turn in the host: the call ends
+// cancelled and its command is killed, and the host keeps serving.
+func TestSessionHostCancelsTheTurnOfAnInterruptedClient(t *testing.T) {
+	e := newEnv(t)
+	allowBash(e, "")
+	m := startHost(t, e, "S")
+	fifo := filepath.Join(t.TempDir(), "pid")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	input := fmt.Sprintf(`{"command":%q}`, fmt.Sprintf(`sleep 300 & echo $! > %s; wait`, fifo))
+	cmd := e.command("", "call", "--json", "--session", "S", "Bash", input)
+	var out strings.Builder
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(fifo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sleepPID int
+	_, _ = fmt.Fscan(f, &sleepPID)
+	f.Close()
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	if !strings.Contains(out.String(), `"status": "cancelled"`) {
+		t.Fatalf("the interrupted call should end cancelled: %s", out.String())
+	}
+	if sleepPID <= 0 || !waitExit(t, sleepPID, 10*time.Second) {
+		t.Fatalf("the cancelled call's command %d should be killed", sleepPID)
+	}
+	e.riot("", "call", "--session", "S", "Bash", `{"command":"echo still-serving"}`).want(t, 0, "still-serving")
+	if err := syscall.Kill(m.Pid, 0); err != nil {
+		t.Fatalf("the host should keep serving: %v", err)
+	}
+}
