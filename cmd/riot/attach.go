@@ -52,7 +52,7 @@ func (a *app) hostPaths(cfg *config.Config, ws string) sessionhost.Paths {
 // attachedTurn runs uses in the session's host when one serves this
 // session and workspace (starting one first when daemon is set); ok is
 // false when the caller must run the turn itself, as without a host.
-func (a *app) attachedTurn(ctx context.Context, uses []core.ToolUse, daemon bool, onProgress func(core.Progress)) (_ []core.ToolResult, ok bool, _ error) {
+func (a *app) attachedTurn(ctx context.Context, uses []core.ToolUse, daemon, knownOnly bool, onProgress func(core.Progress)) (_ []core.ToolResult, ok bool, _ error) {
 	if a.session == "" {
 		return nil, false, nil
 	}
@@ -66,7 +66,7 @@ func (a *app) attachedTurn(ctx context.Context, uses []core.ToolUse, daemon bool
 	}
 	paths := a.hostPaths(cfg, ws)
 	term := interactive(a.stdin, a.stderr)
-	hello := sessionhost.Hello{Build: buildID(), Session: a.session, Workspace: ws, Config: fingerprint(cfg, specs), Terminal: term}
+	hello := sessionhost.Hello{Build: buildID(), Session: a.session, Workspace: ws, Config: fingerprint(cfg, specs), Terminal: term, KnownOnly: knownOnly}
 	var prompter permission.Prompter
 	if term {
 		prompter = &permission.TTYPrompter{In: a.stdin, Out: a.stderr}

@@ -59,7 +59,7 @@ the input is malformed.`,
 // runTurn runs uses in the session's host when one serves, and otherwise
 // in a host of this invocation's own.
 func (a *app) runTurn(ctx context.Context, uses []core.ToolUse, onProgress func(core.Progress)) ([]core.ToolResult, error) {
-	if results, ok, err := a.attachedTurn(ctx, uses, a.daemon, onProgress); err != nil || ok {
+	if results, ok, err := a.attachedTurn(ctx, uses, a.daemon, false, onProgress); err != nil || ok {
 		return results, err
 	}
 	h, err := a.host(ctx, core.Options{OnProgress: onProgress})

@@ -25,6 +25,13 @@ type hostMeta struct {
 func startHost(t *testing.T, e *env, session string, args ...string) hostMeta {
 	t.Helper()
 	e.riot("", append([]string{"serve", "--session", session}, args...)...).want(t, 0, "A session host serves "+session)
+	return startHostMeta(t, e)
+}
+
+// startHostMeta reads the description of the one running host; the test
+// kills it at the end if it still runs.
+func startHostMeta(t *testing.T, e *env) hostMeta {
+	t.Helper()
 	metas, _ := filepath.Glob(filepath.Join(e.state, "riot", "hosts", "*.json"))
 	if len(metas) != 1 {
 		t.Fatalf("want one host description, found %v", metas)
@@ -87,6 +94,8 @@ func TestSessionHostKeepsBackgroundJobsAcrossInvocations(t *testing.T) {
 	if r.stderr != "" {
 		t.Fatalf("an attached run should print nothing on stderr: %q", r.stderr)
 	}
+	// An unknown tool is riot call's usage error, with or without a host.
+	e.riot("", "call", "--session", "S", "Nope").want(t, 2, `there is no enabled tool named "Nope"`)
 	e.riot("", "serve", "--stop", "--session", "S").want(t, 0, "Stopped the session host of S")
 	if !waitExit(t, m.Pid, 10*time.Second) || !waitExit(t, jobPID, 10*time.Second) {
 		t.Fatal("the host and its job should be gone once --stop returns")
@@ -380,5 +389,27 @@ func TestSessionHostCancelsTheTurnOfAnInterruptedClient(t *testing.T) {
 	e.riot("", "call", "--session", "S", "Bash", `{"command":"echo still-serving"}`).want(t, 0, "still-serving")
 	if err := syscall.Kill(m.Pid, 0); err != nil {
 		t.Fatalf("the host should keep serving: %v", err)
+	}
+}
+
+// --daemon starts a host when none runs, and the next invocation attaches
+// to it; a changed config reloads the host's plugins before the next turn.
+func TestDaemonStartsAHostAndItReloadsOnConfigChange(t *testing.T) {
+	e := newEnv(t)
+	allowBash(e, "")
+	e.riot("", "call", "--session", "D", "--daemon", "Bash", `{"command":"echo first"}`).want(t, 0, "first")
+	m := startHostMeta(t, e)
+	e.riot("", "serve", "--list").want(t, 0, "D ", fmt.Sprint(m.Pid))
+	bgJob(t, e, "D", "exec sleep 600")
+	allowBash(e, "\n[limits]\nmax_parallel = 3\n")
+	r := e.riot(`[{"type":"tool_use","id":"o","name":"BashOutput","input":{"bash_id":"bash_1"}}]`, "run", "--session", "D")
+	// The host reloaded (its old plugins and their job are gone) and ran
+	// the turn: no warning, and the job is unknown to the new plugin.
+	r.want(t, 0, `There is no background job \"bash_1\"`)
+	if r.stderr != "" {
+		t.Fatalf("a reload should not warn the client: %q", r.stderr)
+	}
+	if err := syscall.Kill(m.Pid, 0); err != nil {
+		t.Fatalf("the same host should serve after its reload: %v", err)
 	}
 }

@@ -84,6 +84,8 @@ func Turn(ctx context.Context, socket string, hello Hello, uses []core.ToolUse, 
 			return nil, fmt.Errorf("%w: it sent a line that is not a frame", ErrHostDied)
 		}
 		switch {
+		case f.Local:
+			return nil, ErrNoHost
 		case f.Refused != "":
 			return nil, &RefusedError{Reason: f.Refused}
 		case f.Prompt != nil:

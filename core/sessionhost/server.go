@@ -254,6 +254,10 @@ func (s *Server) run(t *turn) {
 		_ = t.send(hostFrame{Refused: fmt.Sprintf("the session host runs with other flags or config than this invocation; restart it with yours: `riot serve --stop --session %s`", s.Self.Session)})
 		return
 	}
+	if t.hello.KnownOnly && !s.knowsAll(t.uses) {
+		_ = t.send(hostFrame{Local: true})
+		return
+	}
 	s.relay.mu.Lock()
 	s.relay.cur = t
 	s.relay.mu.Unlock()
@@ -264,6 +268,23 @@ func (s *Server) run(t *turn) {
 	if err := t.send(hostFrame{Results: results, Done: true}); err != nil {
 		s.logf("a client left before its results: %v", err)
 	}
+}
+
+// knowsAll reports whether every call names a tool of the host's plugins,
+// listed or hidden by a deny rule.
+func (s *Server) knowsAll(uses []core.ToolUse) bool {
+	known := map[string]bool{}
+	for _, p := range s.host.Plugins() {
+		for _, name := range p.Tools {
+			known[name] = true
+		}
+	}
+	for _, u := range uses {
+		if !known[u.Name] {
+			return false
+		}
+	}
+	return true
 }
 
 // refresh rebuilds the host when the config it was built from changed;

@@ -17,6 +17,10 @@ type Hello struct {
 	Config string `json:"config"`
 	// Terminal says a person at the client can answer permission prompts.
 	Terminal bool `json:"terminal"`
+	// KnownOnly asks the host to run nothing when a call names a tool it
+	// does not know: `riot call` then runs it itself, whose usage error
+	// names the nearest tool.
+	KnownOnly bool `json:"known_only,omitempty"`
 }
 
 // clientFrame is one line from a client.
@@ -32,7 +36,9 @@ type clientFrame struct {
 type hostFrame struct {
 	// Refused says why the host will not run the turn; the client runs it
 	// itself.
-	Refused  string            `json:"refused,omitempty"`
+	Refused string `json:"refused,omitempty"`
+	// Local says to run the turn in the client, without a warning.
+	Local    bool              `json:"local,omitempty"`
 	Prompt   *promptFrame      `json:"prompt,omitempty"`
 	Progress *core.Progress    `json:"progress,omitempty"`
 	Results  []core.ToolResult `json:"results,omitempty"`
