@@ -55,8 +55,14 @@ func startHostMeta(t *testing.T, e *env) hostMeta {
 // the workspace), from the user's config, so that the host and its clients
 // share it.
 func allowBash(e *env, extra string) {
+	if !strings.Contains(extra, "[serve]") {
+		extra += leakGuard
+	}
 	e.userConfig("[permissions]\nmode = \"bypassPermissions\"\n" + extra)
 }
+
+// leakGuard bounds the life of a host a killed test run could not stop.
+const leakGuard = "\n[serve]\nidle_timeout = \"5m\"\n"
 
 // bgJob starts a background job through `riot call --json` and returns its
 // pid and the start message.
@@ -144,7 +150,7 @@ func TestSessionHostIdleExit(t *testing.T) {
 // every value written exactly once, and no update is lost.
 func TestSessionHostServesConcurrentClientsInTurn(t *testing.T) {
 	e := newEnv(t)
-	e.userConfig(fmt.Sprintf("plugin_dirs = [%q]\n\n[permissions]\nmode = \"bypassPermissions\"\n\n[plugins.testkit]\nenabled = true\n", filepath.Dir(bin.testkit)))
+	e.userConfig(fmt.Sprintf("plugin_dirs = [%q]\n\n[permissions]\nmode = \"bypassPermissions\"\n\n[plugins.testkit]\nenabled = true\n%s", filepath.Dir(bin.testkit), leakGuard))
 	startHost(t, e, "S")
 	const n = 20
 	for i := range n {
@@ -324,6 +330,7 @@ func TestSessionHostRefusesAWritableSocket(t *testing.T) {
 // host, with the rule that would allow the call.
 func TestSessionHostAsksOnTheClientsTerminal(t *testing.T) {
 	e := newEnv(t)
+	e.userConfig(leakGuard)
 	m := startHost(t, e, "S")
 	r := e.riot("", "call", "--session", "S", "Bash", `{"command":"touch nobody-asked"}`)
 	r.want(t, 1, "Bash(touch:*)")
