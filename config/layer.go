@@ -28,6 +28,7 @@ type layer struct {
 	Plugins     map[string]*pluginLayer `toml:"plugins"`
 	Sandbox     *sandboxLayer           `toml:"sandbox"`
 	Hooks       *hooksLayer             `toml:"hooks"`
+	Serve       *serveLayer             `toml:"serve"`
 }
 
 type permLayer struct {
@@ -76,8 +77,9 @@ type pluginLayer struct {
 
 // validKeys lists the keys of each table, for unknown-key suggestions.
 var validKeys = map[string][]string{
-	"":                       {"state_dir", "plugin_dirs", "permissions", "limits", "results", "log", "plugins", "hooks", "sandbox"},
+	"":                       {"state_dir", "plugin_dirs", "permissions", "limits", "results", "log", "plugins", "hooks", "sandbox", "serve"},
 	"sandbox":                sandboxKeys,
+	"serve":                  serveKeys,
 	"hooks":                  HookEvents,
 	"hooks.PreToolUse":       hookKeys,
 	"hooks.PostToolUse":      hookKeys,

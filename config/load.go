@@ -68,7 +68,7 @@ func Load(opts Options) (*Config, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	c := &Config{Sources: map[string]Source{}}
+	c := &Config{Sources: map[string]Source{}, Serve: Serve{IdleTimeout: DefaultIdleTimeout}}
 	def, err := parseLayer(defaultsTOML, Source{Layer: "default"})
 	if err != nil {
 		return nil, fmt.Errorf("embedded defaults: %w", err)
@@ -327,6 +327,7 @@ func (c *Config) apply(l *parsedLayer) error {
 			return err
 		}
 	}
+	c.applyServe(l)
 	return c.applyHooks(l)
 }
 

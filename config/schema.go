@@ -19,6 +19,8 @@ type Config struct {
 	Plugins []Plugin
 	// Hooks run before and after calls; see Hook.
 	Hooks Hooks
+	// Serve configures session hosts; see Serve.
+	Serve Serve
 
 	// Sources says where each effective value came from, by dotted key.
 	Sources map[string]Source

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -34,16 +35,11 @@ input that is not a JSON object, or a tool that is not enabled.`,
 			}
 			spin := a.spinner()
 			defer spin.stop()
-			h, err := a.host(cmd.Context(), core.Options{OnProgress: spin.event, OneShot: true})
+			use := core.ToolUse{ID: newCallID(), Name: args[0], Input: json.RawMessage(input)}
+			r, err := a.callOne(cmd.Context(), use, spin.event)
 			if err != nil {
 				return err
 			}
-			defer h.Close()
-			if err := a.checkToolName(h, args[0]); err != nil {
-				return err
-			}
-			use := core.ToolUse{ID: newCallID(), Name: args[0], Input: json.RawMessage(input)}
-			r := h.RunTurn(cmd.Context(), []core.ToolUse{use})[0]
 			spin.stop()
 			if err := printResult(cmd.OutOrStdout(), r, asJSON); err != nil {
 				return err
@@ -55,7 +51,28 @@ input that is not a JSON object, or a tool that is not enabled.`,
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print {status, content, ui, describe}")
+	cmd.Flags().BoolVar(&a.daemon, "daemon", false, "with --session, start a session host when none is running")
 	return cmd
+}
+
+// callOne runs one call in the session's host when one serves it, and
+// otherwise in a host of this invocation's own. An unknown tool is a usage
+// error either way: the host's result says the tool is not enabled.
+func (a *app) callOne(ctx context.Context, use core.ToolUse, onProgress func(core.Progress)) (core.ToolResult, error) {
+	if results, ok, err := a.attachedTurn(ctx, []core.ToolUse{use}, a.daemon, true, onProgress); err != nil {
+		return core.ToolResult{}, err
+	} else if ok && len(results) == 1 {
+		return results[0], nil
+	}
+	h, err := a.host(ctx, core.Options{OnProgress: onProgress, OneShot: true})
+	if err != nil {
+		return core.ToolResult{}, err
+	}
+	defer h.Close()
+	if err := a.checkToolName(h, use.Name); err != nil {
+		return core.ToolResult{}, err
+	}
+	return h.RunTurn(ctx, []core.ToolUse{use})[0], nil
 }
 
 // callJSON is `riot call --json`.

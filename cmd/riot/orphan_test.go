@@ -71,6 +71,7 @@ func readPID(t *testing.T, e *env, fifo string, args ...string) (riotPID, pid in
 		}
 		return cmd.Process.Pid, n
 	case err := <-exited:
+		exited <- err // for the cleanup
 		// Unblock the reader.
 		if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
 			w.Close()

@@ -40,8 +40,14 @@ type app struct {
 	statuses []core.PluginStatus
 	// trustWarned says the untrusted-workspace line was printed.
 	trustWarned bool
-	// cfg is the config the host was built from.
-	cfg *config.Config
+	// cfg is the config the host was built from, and specs its plugins.
+	cfg   *config.Config
+	specs []core.PluginSpec
+	// lifetime, when set, is the RIOT_HOST_LIFETIME the plugins are given:
+	// a session host's, which outlives this invocation.
+	lifetime string
+	// daemon starts a session host for --session when none runs.
+	daemon bool
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -91,7 +97,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.AddCommand(
 		a.toolsCommand(), a.callCommand(), a.runCommand(), a.pluginsCommand(),
 		a.explainCommand(), a.configCommand(), a.mcpCommand(), a.versionCommand(),
-		a.trustCommand(), a.servePluginCommand(),
+		a.trustCommand(), a.servePluginCommand(), a.serveCommand(),
 	)
 	root.InitDefaultCompletionCmd() // now, so that its arguments are checked in riot's words too
 	argsInOwnWords(root)
@@ -158,12 +164,12 @@ func (a *app) host(ctx context.Context, opts core.Options) (*core.Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	exe, err := os.Executable()
+	specs, statuses, err := a.resolved(cfg, ws)
 	if err != nil {
-		return nil, &exitError{code: exitUsage, msg: "cannot find the riot executable: " + err.Error()}
+		return nil, err
 	}
-	specs, statuses := core.Resolver{Workspace: ws, Exe: exe, Builtins: builtinNames()}.ResolvePlugins(cfg)
-	a.statuses = statuses
+	a.setLifetime(specs)
+	a.statuses, a.specs = statuses, specs
 	for _, st := range statuses {
 		if !st.Enabled && st.Discovered != "" {
 			opts.NotEnabled = append(opts.NotEnabled, st.Name)
@@ -181,6 +187,22 @@ func (a *app) host(ctx context.Context, opts core.Options) (*core.Host, error) {
 		warnPlugins(a.stderr, h)
 	}
 	return h, nil
+}
+
+// setLifetime tells the plugins how long they live when that is longer
+// than this invocation.
+func (a *app) setLifetime(specs []core.PluginSpec) {
+	if a.lifetime == "" {
+		return
+	}
+	for i := range specs {
+		env := make(map[string]string, len(specs[i].Env)+1)
+		for k, v := range specs[i].Env {
+			env[k] = v
+		}
+		env["RIOT_HOST_LIFETIME"] = a.lifetime
+		specs[i].Env = env
+	}
 }
 
 // warnPlugins says, one line each, which enabled plugins could not start:

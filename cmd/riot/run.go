@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -40,12 +41,10 @@ the input is malformed.`,
 			}
 			spin := a.spinner()
 			defer spin.stop()
-			h, err := a.host(cmd.Context(), core.Options{OnProgress: spin.event, OneShot: true})
+			results, err := a.runTurn(cmd.Context(), uses, spin.event)
 			if err != nil {
 				return err
 			}
-			defer h.Close()
-			results := h.RunTurn(cmd.Context(), uses)
 			spin.stop()
 			enc := json.NewEncoder(cmd.OutOrStdout())
 			enc.SetIndent("", "  ")
@@ -53,7 +52,22 @@ the input is malformed.`,
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "anthropic", "API shape: anthropic or openai")
+	cmd.Flags().BoolVar(&a.daemon, "daemon", false, "with --session, start a session host when none is running")
 	return cmd
+}
+
+// runTurn runs uses in the session's host when one serves, and otherwise
+// in a host of this invocation's own.
+func (a *app) runTurn(ctx context.Context, uses []core.ToolUse, onProgress func(core.Progress)) ([]core.ToolResult, error) {
+	if results, ok, err := a.attachedTurn(ctx, uses, a.daemon, false, onProgress); err != nil || ok {
+		return results, err
+	}
+	h, err := a.host(ctx, core.Options{OnProgress: onProgress, OneShot: true})
+	if err != nil {
+		return nil, err
+	}
+	defer h.Close()
+	return h.RunTurn(ctx, uses), nil
 }
 
 // readInput reads the file named by args[0], or stdin for "-" or none.

@@ -98,13 +98,23 @@ func (t *jobTable) start(bash string, in Input, env *plugin.Env) plugin.Outcome 
 	t.order = append(t.order, j)
 	t.mu.Unlock()
 
-	text := fmt.Sprintf("Started background job %s.\nOutput file: %s\nRead its new output with BashOutput (bash_id %q) and stop it with KillShell (shell_id %q). It stops when the plugin or the session ends.", id, path, id, id)
+	text := fmt.Sprintf("Started background job %s.\nOutput file: %s\nRead its new output with BashOutput (bash_id %q) and stop it with KillShell (shell_id %q). %s", id, path, id, id, t.lifetimeNote())
 	if env.OneShotHost {
-		text = fmt.Sprintf("Started background job %s.\nOutput file: %s\nThis riot invocation is one-shot (riot call or riot run): the job is stopped when it exits, right after this turn, so BashOutput and KillShell in a later invocation will not find it. Read its output in this same turn with BashOutput (bash_id %q), or later with Read on the output file. To keep a process running across calls, use a long-lived host such as `riot mcp`, or run the command in the foreground.", id, path, id)
+		text = fmt.Sprintf("Started background job %s.\nOutput file: %s\nThis riot invocation is one-shot (riot call or riot run without a session host): the job is stopped when that invocation exits, right after this turn, so BashOutput and KillShell in a later invocation will not find it. Read its output in this same turn with BashOutput (bash_id %q), or later with Read on the output file. To keep a process running across invocations, use a session host (`riot serve --session ID`, or --daemon), or run the command in the foreground.", id, path, id)
 	}
 	return plugin.Ok(plugin.Text(text)).
 		WithNote(dirNote).
 		WithUI(jobUI{JobID: id, OutputPath: path, Pid: proc.Pid(), Cwd: dir})
+}
+
+// lifetimeNote says how long a job lives: as long as the session host
+// when one runs the plugin, otherwise as long as the plugin's host, which
+// for a one-shot `riot run` or `riot call` is that invocation.
+func (t *jobTable) lifetimeNote() string {
+	if t.cfg.lifetime == "session-host" {
+		return "It keeps running across riot invocations of this session until it exits, KillShell stops it, or the session host stops (`riot serve --stop`, or its idle timeout)."
+	}
+	return "It runs until it exits, KillShell stops it, or riot's host of this session ends."
 }
 
 // ensureLogDir creates the directory for job output on first use: private

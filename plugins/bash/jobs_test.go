@@ -52,8 +52,8 @@ func TestBackgroundJobLifecycle(t *testing.T) {
 	if !strings.HasPrefix(ui.OutputPath, f.tmp) || !strings.Contains(res.Text, "Output file: "+ui.OutputPath) {
 		t.Fatalf("the output file %q should be named and under %s: %q", ui.OutputPath, f.tmp, res.Text)
 	}
-	if !strings.Contains(res.Text, "It stops when the plugin or the session ends") {
-		t.Fatalf("the result should say the job dies with the plugin: %q", res.Text)
+	if !strings.Contains(res.Text, "It runs until it exits, KillShell stops it, or riot's host of this session ends.") {
+		t.Fatalf("the result should say the job dies with the plugin's host: %q", res.Text)
 	}
 
 	// The job has printed "one" once it opens step1, and waits there.
@@ -199,5 +199,20 @@ func TestBackgroundJobIsNotReadOnly(t *testing.T) {
 	p = f.c.Prepare("Bash", run("ls"))
 	if !p.ReadOnly || !p.ConcurrencySafe {
 		t.Fatalf("ls in the foreground should be read-only: %+v", p)
+	}
+}
+
+// TestJobLifetimeUnderASessionHost checks that a job started in a session
+// host says it outlives the invocation, and outside one says it does not.
+func TestJobLifetimeUnderASessionHost(t *testing.T) {
+	for _, tc := range []struct{ lifetime, want string }{
+		{"session-host", "It keeps running across riot invocations of this session"},
+		{"", "or riot's host of this session ends"},
+		{"something-else", "or riot's host of this session ends"},
+	} {
+		jt := &jobTable{cfg: config{lifetime: tc.lifetime}}
+		if got := jt.lifetimeNote(); !strings.Contains(got, tc.want) {
+			t.Errorf("lifetime %q: %q should say %q", tc.lifetime, got, tc.want)
+		}
 	}
 }

@@ -63,6 +63,9 @@ type config struct {
 	tempDir string
 	// lookPath finds bash.
 	lookPath func(string) (string, error)
+	// lifetime is RIOT_HOST_LIFETIME: "session-host" when the host is a
+	// `riot serve` session host, which outlives each riot invocation.
+	lifetime string
 }
 
 func defaultConfig() config {
@@ -72,6 +75,7 @@ func defaultConfig() config {
 		abandonAfter: 500 * time.Millisecond,
 		tempDir:      os.TempDir(),
 		lookPath:     exec.LookPath,
+		lifetime:     os.Getenv("RIOT_HOST_LIFETIME"),
 	}
 }
 

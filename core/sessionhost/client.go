@@ -1,0 +1,129 @@
+package sessionhost
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"sync"
+
+	"github.com/riot-tools/riot/core"
+	"github.com/riot-tools/riot/core/permission"
+)
+
+// ErrNoHost means no host serves the socket: the client runs the turn
+// itself, as without one.
+var ErrNoHost = errors.New("no session host is running")
+
+// ErrHostDied means the host went away after it took the turn: its calls
+// may have run in part.
+var ErrHostDied = errors.New("the session host exited before the turn finished")
+
+// RefusedError is a host's refusal to run a turn; the client runs it
+// itself.
+type RefusedError struct{ Reason string }
+
+func (e *RefusedError) Error() string { return e.Reason }
+
+// dial connects to a safe socket, or says why not.
+func dial(path string) (net.Conn, error) {
+	if err := CheckSocket(path); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, ErrNoHost
+		}
+		return nil, err
+	}
+	addr, done, err := shortAddr(path)
+	if err != nil {
+		return nil, ErrNoHost
+	}
+	c, err := net.Dial("unix", addr)
+	done()
+	if err != nil {
+		return nil, ErrNoHost // a crashed host's socket
+	}
+	return c, nil
+}
+
+// Turn sends a turn to the host on socket and returns its results. The
+// prompter answers the host's permission prompts (nil denies); cancelling
+// ctx cancels the turn in the host, whose results then say Cancelled.
+func Turn(ctx context.Context, socket string, hello Hello, uses []core.ToolUse, prompter permission.Prompter, onProgress func(core.Progress)) ([]core.ToolResult, error) {
+	c, err := dial(socket)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = c.Close() }()
+	var mu sync.Mutex
+	enc := json.NewEncoder(c)
+	send := func(f clientFrame) error {
+		mu.Lock()
+		defer mu.Unlock()
+		return enc.Encode(f)
+	}
+	if err := send(clientFrame{Hello: &hello, Uses: uses}); err != nil {
+		return nil, ErrNoHost
+	}
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-ctx.Done():
+			_ = send(clientFrame{Cancel: true})
+		case <-done:
+		}
+	}()
+	sc := bufio.NewScanner(c)
+	sc.Buffer(make([]byte, 0, 64<<10), maxFrame*4)
+	for sc.Scan() {
+		var f hostFrame
+		if err := json.Unmarshal(sc.Bytes(), &f); err != nil {
+			return nil, fmt.Errorf("%w: it sent a line that is not a frame", ErrHostDied)
+		}
+		switch {
+		case f.Local:
+			return nil, ErrNoHost
+		case f.Refused != "":
+			return nil, &RefusedError{Reason: f.Refused}
+		case f.Prompt != nil:
+			a := permission.AnswerDeny
+			if prompter != nil {
+				if got, err := prompter.Prompt(ctx, f.Prompt.Request, f.Prompt.Decision); err == nil {
+					a = got
+				}
+			}
+			_ = send(clientFrame{Answer: &a})
+		case f.Progress != nil:
+			if onProgress != nil {
+				onProgress(*f.Progress)
+			}
+		case f.Done:
+			return f.Results, nil
+		}
+	}
+	return nil, ErrHostDied
+}
+
+// Stop asks the host on socket to exit and waits until it has closed its
+// plugins.
+func Stop(socket string) error {
+	c, err := dial(socket)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = c.Close() }()
+	if err := json.NewEncoder(c).Encode(clientFrame{Stop: true}); err != nil {
+		return ErrNoHost
+	}
+	sc := bufio.NewScanner(c)
+	for sc.Scan() {
+		var f hostFrame
+		if json.Unmarshal(sc.Bytes(), &f) == nil && f.Stopped {
+			return nil
+		}
+	}
+	return nil // it exited without a word: stopped all the same
+}

@@ -1,0 +1,156 @@
+package sessionhost
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/riot-tools/riot/internal/atomicfile"
+)
+
+// Dir is where the session hosts of stateDir keep their sockets.
+func Dir(stateDir string) string { return filepath.Join(stateDir, "hosts") }
+
+// Paths are one session host's files: its socket and its description.
+type Paths struct {
+	Socket string
+	Meta   string
+}
+
+// PathsFor names the files of the host of session in workspace. The name
+// is a digest, since a socket path is limited to 108 bytes.
+func PathsFor(dir, session, workspace string) Paths {
+	sum := sha256.Sum256([]byte(session + "\x00" + workspace))
+	base := filepath.Join(dir, hex.EncodeToString(sum[:8]))
+	return Paths{Socket: base + ".sock", Meta: base + ".json"}
+}
+
+// ErrUnsafe marks a directory or socket that others could write or that
+// another user owns: riot neither listens there nor connects to it.
+var ErrUnsafe = errors.New("unsafe session host path")
+
+// EnsureDir creates dir private to the user, or checks that it is.
+func EnsureDir(dir string) error {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", filepath.Dir(dir), err)
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	return CheckDir(dir)
+}
+
+// CheckDir checks that dir is a directory the user owns and nobody else
+// can write.
+func CheckDir(dir string) error {
+	info, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	if !info.IsDir() {
+		return fmt.Errorf("%w: %s is not a directory", ErrUnsafe, dir)
+	}
+	return checkOwner(dir, info)
+}
+
+// CheckSocket checks that path is a socket the user owns that nobody else
+// can write, in a directory that passes CheckDir.
+func CheckSocket(path string) error {
+	if err := CheckDir(filepath.Dir(path)); err != nil {
+		return err
+	}
+	info, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	if info.Mode().Type() != fs.ModeSocket {
+		return fmt.Errorf("%w: %s is not a socket", ErrUnsafe, path)
+	}
+	return checkOwner(path, info)
+}
+
+func checkOwner(path string, info fs.FileInfo) error {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok || int(st.Uid) != os.Getuid() {
+		return fmt.Errorf("%w: %s is owned by another user", ErrUnsafe, path)
+	}
+	if info.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("%w: %s can be written by other users (mode %04o); remove it, or chmod go-w it", ErrUnsafe, path, info.Mode().Perm())
+	}
+	return nil
+}
+
+// Meta describes a running host, for `riot serve --list` and --stop.
+type Meta struct {
+	Pid       int    `json:"pid"`
+	Session   string `json:"session"`
+	Workspace string `json:"workspace"`
+	Build     string `json:"build"`
+	Socket    string `json:"socket"`
+	Started   string `json:"started"`
+}
+
+func writeMeta(path string, m Meta) error {
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(path, data, 0o600)
+}
+
+// List reads the descriptions of the hosts in dir, by session then
+// workspace. A description whose process is gone is removed with its
+// socket: that host crashed.
+func List(dir string) ([]Meta, error) {
+	if err := CheckDir(dir); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []Meta
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		data, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		var m Meta
+		if json.Unmarshal(data, &m) != nil || m.Pid <= 0 {
+			continue
+		}
+		if !alive(m.Pid) {
+			_ = os.Remove(path)
+			_ = os.Remove(strings.TrimSuffix(path, ".json") + ".sock")
+			continue
+		}
+		out = append(out, m)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Session != out[j].Session {
+			return out[i].Session < out[j].Session
+		}
+		return out[i].Workspace < out[j].Workspace
+	})
+	return out, nil
+}
+
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}

@@ -1,0 +1,12 @@
+// Package sessionhost serves one session's core.Host on a Unix socket, so
+// that short-lived `riot run --session` and `riot call --session`
+// invocations share one warm host: its plugins, its background jobs, and
+// the one writer of the session's state and spills.
+//
+// The socket lives in a private directory of the state dir (mode 0700,
+// owned by the user); a directory or socket others can write is refused on
+// both sides. The wire is JSON lines: the client sends a hello and the
+// turn's calls, and may then answer permission prompts or cancel; the host
+// sends prompts and progress, then the turn's results. Turns from every
+// client run one at a time, in arrival order.
+package sessionhost

@@ -1,0 +1,345 @@
+package sessionhost
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/riot-tools/riot/core"
+	"github.com/riot-tools/riot/core/permission"
+)
+
+// Relay is what a host built for a server reports to: the prompts and the
+// progress of the turn it is running, which go to that turn's client.
+type Relay struct {
+	mu  sync.Mutex
+	cur *turn
+}
+
+// Server serves one session's host on its socket.
+type Server struct {
+	Paths Paths
+	// Self is this host: its build, session and workspace. A client whose
+	// hello differs in any of them is refused.
+	Self Hello
+	// Idle is how long the server waits for a turn before it exits.
+	Idle time.Duration
+	// Build builds the host, reporting to relay, and returns the config
+	// fingerprint it was built from.
+	Build func(ctx context.Context, relay *Relay) (*core.Host, string, error)
+	// Current is the fingerprint Build would return now: the config files
+	// reread, the plugin binaries looked at again.
+	Current func() (string, error)
+	// Logf logs one line of the server's life.
+	Logf func(format string, args ...any)
+	// Ready, if set, is called once the socket accepts turns.
+	Ready func()
+
+	relay   Relay
+	host    *core.Host
+	cfg     string
+	turns   chan *turn
+	stops   chan *conn
+	started time.Time
+}
+
+// turn is one client's turn, queued or running.
+type turn struct {
+	*conn
+	hello   Hello
+	uses    []core.ToolUse
+	ctx     context.Context
+	cancel  context.CancelFunc
+	answers chan permission.Answer
+	askMu   sync.Mutex
+	done    chan struct{}
+}
+
+// conn is one client connection; its writes are serialised.
+type conn struct {
+	c   net.Conn
+	mu  sync.Mutex
+	enc *json.Encoder
+}
+
+func (c *conn) send(f hostFrame) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.enc.Encode(f)
+}
+
+// ErrRunning is Serve's error when a host already serves the session.
+var ErrRunning = errors.New("a session host already serves this session and workspace")
+
+// Serve listens and runs turns until ctx ends, a client asks it to stop,
+// or no turn comes for Idle. It leaves no socket or description behind.
+func (s *Server) Serve(ctx context.Context) error {
+	if err := EnsureDir(filepath.Dir(s.Paths.Socket)); err != nil {
+		return err
+	}
+	addr, done, err := shortAddr(s.Paths.Socket)
+	if err != nil {
+		return err
+	}
+	if c, err := net.Dial("unix", addr); err == nil {
+		_ = c.Close()
+		done()
+		return ErrRunning
+	}
+	_ = os.Remove(s.Paths.Socket) // a crashed host's
+	ln, err := net.Listen("unix", addr)
+	done()
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", s.Paths.Socket, err)
+	}
+	defer func() {
+		_ = ln.Close()
+		_ = os.Remove(s.Paths.Socket)
+		_ = os.Remove(s.Paths.Meta)
+	}()
+	if err := os.Chmod(s.Paths.Socket, 0o600); err != nil {
+		return fmt.Errorf("chmod %s: %w", s.Paths.Socket, err)
+	}
+	s.started = time.Now()
+	if s.host, s.cfg, err = s.Build(ctx, &s.relay); err != nil {
+		return err
+	}
+	defer func() {
+		if s.host != nil {
+			_ = s.host.Close()
+		}
+	}()
+	meta := Meta{Pid: os.Getpid(), Session: s.Self.Session, Workspace: s.Self.Workspace, Build: s.Self.Build,
+		Socket: s.Paths.Socket, Started: s.started.UTC().Format(time.RFC3339)}
+	if err := writeMeta(s.Paths.Meta, meta); err != nil {
+		return fmt.Errorf("write %s: %w", s.Paths.Meta, err)
+	}
+	s.turns = make(chan *turn)
+	s.stops = make(chan *conn)
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go s.accept(sctx, ln)
+	if s.Ready != nil {
+		s.Ready()
+	}
+	idle := time.NewTimer(s.Idle)
+	defer idle.Stop()
+	for {
+		select {
+		case t := <-s.turns:
+			idle.Stop()
+			s.run(t)
+			close(t.done)
+			idle.Reset(s.Idle)
+		case c := <-s.stops:
+			s.logf("stopping: asked by a client")
+			_ = s.host.Close()
+			s.host = nil
+			_ = c.send(hostFrame{Stopped: true})
+			return nil
+		case <-idle.C:
+			s.logf("exiting: no turn for %s", s.Idle)
+			return nil
+		case <-ctx.Done():
+			s.logf("exiting: %v", context.Cause(ctx))
+			return nil
+		}
+	}
+}
+
+func (s *Server) logf(format string, args ...any) {
+	if s.Logf != nil {
+		s.Logf(format, args...)
+	}
+}
+
+func (s *Server) accept(ctx context.Context, ln net.Listener) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		go s.handle(ctx, c)
+	}
+}
+
+// maxFrame bounds one line from a client: a turn's inputs are each at most
+// core's 4 MiB, and a turn has a handful.
+const maxFrame = 64 << 20
+
+func (s *Server) handle(ctx context.Context, nc net.Conn) {
+	defer func() { _ = nc.Close() }()
+	c := &conn{c: nc, enc: json.NewEncoder(nc)}
+	sc := bufio.NewScanner(nc)
+	sc.Buffer(make([]byte, 0, 64<<10), maxFrame)
+	var first clientFrame
+	if !sc.Scan() || json.Unmarshal(sc.Bytes(), &first) != nil {
+		return
+	}
+	if first.Stop {
+		select {
+		case s.stops <- c:
+			<-ctx.Done() // the server answers, then ends
+		case <-ctx.Done():
+		}
+		return
+	}
+	if first.Hello == nil {
+		return
+	}
+	if why := s.mismatch(*first.Hello); why != "" {
+		_ = c.send(hostFrame{Refused: why})
+		return
+	}
+	tctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	t := &turn{conn: c, hello: *first.Hello, uses: first.Uses, ctx: tctx, cancel: cancel,
+		answers: make(chan permission.Answer, 1), done: make(chan struct{})}
+	// A client that hangs up or says cancel cancels its turn, queued or
+	// running.
+	go func() {
+		defer cancel()
+		for sc.Scan() {
+			var f clientFrame
+			if json.Unmarshal(sc.Bytes(), &f) != nil {
+				return
+			}
+			switch {
+			case f.Cancel:
+				return
+			case f.Answer != nil:
+				select {
+				case t.answers <- *f.Answer:
+				default:
+				}
+			}
+		}
+	}()
+	select {
+	case s.turns <- t:
+		<-t.done
+	case <-tctx.Done():
+	}
+}
+
+// mismatch says why a client's hello cannot be served here, or "".
+func (s *Server) mismatch(h Hello) string {
+	switch {
+	case h.Build != s.Self.Build:
+		return fmt.Sprintf("the session host runs another riot build (%s, this riot is %s); restart it with `riot serve --stop --session %s`", s.Self.Build, h.Build, s.Self.Session)
+	case h.Session != s.Self.Session || h.Workspace != s.Self.Workspace:
+		return "the session host serves another session or workspace"
+	}
+	return ""
+}
+
+// run runs one turn, reloading the host first when its config or plugin
+// binaries changed since it was built.
+func (s *Server) run(t *turn) {
+	if t.ctx.Err() != nil {
+		return // the client left while queued
+	}
+	if why := s.refresh(t.ctx); why != "" {
+		_ = t.send(hostFrame{Refused: why})
+		return
+	}
+	if t.hello.Config != s.cfg {
+		_ = t.send(hostFrame{Refused: fmt.Sprintf("the session host runs with other flags or config than this invocation; restart it with yours: `riot serve --stop --session %s`", s.Self.Session)})
+		return
+	}
+	if t.hello.KnownOnly && !s.knowsAll(t.uses) {
+		_ = t.send(hostFrame{Local: true})
+		return
+	}
+	s.relay.mu.Lock()
+	s.relay.cur = t
+	s.relay.mu.Unlock()
+	results := s.host.RunTurn(t.ctx, t.uses)
+	s.relay.mu.Lock()
+	s.relay.cur = nil
+	s.relay.mu.Unlock()
+	if err := t.send(hostFrame{Results: results, Done: true}); err != nil {
+		s.logf("a client left before its results: %v", err)
+	}
+}
+
+// knowsAll reports whether every call names a tool of the host's plugins,
+// listed or hidden by a deny rule.
+func (s *Server) knowsAll(uses []core.ToolUse) bool {
+	known := map[string]bool{}
+	for _, p := range s.host.Plugins() {
+		for _, name := range p.Tools {
+			known[name] = true
+		}
+	}
+	for _, u := range uses {
+		if !known[u.Name] {
+			return false
+		}
+	}
+	return true
+}
+
+// refresh rebuilds the host when the config it was built from changed;
+// it returns why the turn cannot run, or "".
+func (s *Server) refresh(ctx context.Context) string {
+	cur, err := s.Current()
+	if err == nil && cur == s.cfg && s.host != nil {
+		return ""
+	}
+	if err != nil {
+		s.logf("cannot reread the config: %v", err)
+		return "the session host cannot reread its config; fix the config, then restart the host with `riot serve --stop --session " + s.Self.Session + "`"
+	}
+	s.logf("reloading: the config or a plugin binary changed")
+	if s.host != nil {
+		_ = s.host.Close()
+		s.host = nil
+	}
+	h, fp, err := s.Build(ctx, &s.relay)
+	if err != nil {
+		s.logf("reload failed: %v", err)
+		return "the session host could not reload its changed config; restart it with `riot serve --stop --session " + s.Self.Session + "`"
+	}
+	s.host, s.cfg = h, fp
+	return ""
+}
+
+// Prompt asks the client of the running turn, when a person is at it;
+// otherwise it cannot ask, as without a terminal.
+func (r *Relay) Prompt(ctx context.Context, req permission.Request, d permission.Decision) (permission.Answer, error) {
+	r.mu.Lock()
+	t := r.cur
+	r.mu.Unlock()
+	if t == nil || !t.hello.Terminal {
+		return permission.AnswerDeny, permission.ErrCannotAsk
+	}
+	t.askMu.Lock() // one prompt at a time on the client's terminal
+	defer t.askMu.Unlock()
+	if err := t.send(hostFrame{Prompt: &promptFrame{Request: req, Decision: d}}); err != nil {
+		return permission.AnswerDeny, permission.ErrCannotAsk
+	}
+	select {
+	case a := <-t.answers:
+		return a, nil
+	case <-ctx.Done():
+		return permission.AnswerDeny, ctx.Err()
+	}
+}
+
+// Progress forwards a call's progress to the running turn's client.
+func (r *Relay) Progress(p core.Progress) {
+	r.mu.Lock()
+	t := r.cur
+	r.mu.Unlock()
+	if t != nil {
+		_ = t.send(hostFrame{Progress: &p})
+	}
+}
