@@ -18,6 +18,9 @@ type Config struct {
 	Plugins []Plugin
 	// Hooks run before and after calls; see Hook.
 	Hooks Hooks
+	// MCPServers are the MCP servers, in the order a layer first names
+	// them, then those of a trusted workspace's .mcp.json.
+	MCPServers []MCPServer
 
 	// Sources says where each effective value came from, by dotted key.
 	Sources map[string]Source

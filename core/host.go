@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/codes"
 
 	"github.com/riot-tools/riot/config"
+	"github.com/riot-tools/riot/core/mcpsource"
 	"github.com/riot-tools/riot/core/permission"
 	"github.com/riot-tools/riot/core/session"
 	"github.com/riot-tools/riot/shared"
@@ -102,6 +103,9 @@ type Host struct {
 	sockDir  string
 
 	closeOnce sync.Once
+
+	mcp      []*mcpsource.Source
+	mcpCache *mcpsource.Cache
 }
 
 // tool is one registered tool.
@@ -189,6 +193,7 @@ func New(ctx context.Context, opts Options) (_ *Host, err error) {
 		spec := PluginSpec{Name: fmt.Sprintf("host%d", i+1), impl: impl}
 		h.plugins = append(h.plugins, &pluginProc{h: h, spec: spec, log: h.log.Named(spec.Name), fileLog: h.fileLog.Named(spec.Name)})
 	}
+	h.addMCPServers()
 	if err := <-tlsDone; err != nil {
 		return nil, fmt.Errorf("TLS material: %w", err)
 	}
@@ -374,6 +379,7 @@ func (h *Host) Close() error {
 		// Each close returned with no process of its plugin left, a start
 		// under way included, so no socket is in use below.
 		wg.Wait()
+		h.closeMCP()
 		h.results.close()
 		// After this no plugin start can make the directory, and what one
 		// made is visible here.

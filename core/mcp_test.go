@@ -1,0 +1,137 @@
+package core_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/riot-tools/riot/config"
+	"github.com/riot-tools/riot/core"
+)
+
+// mcpHost is a host over the mcpserve test server in the given mode,
+// named srv, with rules added.
+func mcpHost(t *testing.T, mode string, allow ...string) *core.Host {
+	t.Helper()
+	cfg := testConfig(t, func(c *config.Config) {
+		c.MCPServers = []config.MCPServer{{Name: "srv", Command: bins.mcpserve, Args: []string{mode}, Enabled: true, ToolTimeout: 5 * time.Second, StartupTimeout: 5 * time.Second}}
+		for _, a := range allow {
+			c.Permissions.Allow = append(c.Permissions.Allow, config.Rule{Text: a})
+		}
+	})
+	return newHost(t, withConfig(cfg), withPlugins())
+}
+
+func mcpCall(t *testing.T, h *core.Host, tool, input string) core.ToolResult {
+	t.Helper()
+	return h.RunTurn(context.Background(), []core.ToolUse{{ID: "c1", Name: tool, Input: json.RawMessage(input)}})[0]
+}
+
+func TestMCPToolsAreNamedAndOrdered(t *testing.T) {
+	h := mcpHost(t, "ok")
+	var names []string
+	for _, ti := range h.Tools() {
+		names = append(names, ti.Name)
+	}
+	if got := strings.Join(names, " "); got != "mcp__srv__big mcp__srv__echo" {
+		t.Fatalf("tools = %q", got)
+	}
+}
+
+func TestMCPCallAsksWithoutARuleAndRunsWithServerRule(t *testing.T) {
+	h := mcpHost(t, "ok")
+	r := mcpCall(t, h, "mcp__srv__echo", `{"text":"hi"}`)
+	if r.Status != core.StatusDenied {
+		t.Fatalf("without a rule: %s %q", r.Status, r.Text())
+	}
+	h = mcpHost(t, "ok", "mcp__srv")
+	r = mcpCall(t, h, "mcp__srv__echo", `{"text":"hi"}`)
+	if r.Status != core.StatusOK || r.Text() != "echo: hi" {
+		t.Fatalf("with mcp__srv: %s %q", r.Status, r.Text())
+	}
+	h = mcpHost(t, "ok", "mcp__srv__big")
+	if r := mcpCall(t, h, "mcp__srv__echo", `{"text":"hi"}`); r.Status != core.StatusDenied {
+		t.Fatalf("another tool's rule allowed echo: %s", r.Status)
+	}
+}
+
+func TestMCPBadArgumentGetsTheValidatorHint(t *testing.T) {
+	h := mcpHost(t, "ok", "mcp__srv")
+	r := mcpCall(t, h, "mcp__srv__echo", `{"txt":"hi"}`)
+	if r.Status != core.StatusFailed || !strings.Contains(r.Text(), "text") {
+		t.Fatalf("%s %q", r.Status, r.Text())
+	}
+}
+
+func TestMCPIsErrorIsFailed(t *testing.T) {
+	h := mcpHost(t, "ok", "mcp__srv")
+	r := mcpCall(t, h, "mcp__srv__echo", `{"text":"fail"}`)
+	if r.Status != core.StatusFailed || !strings.Contains(r.Text(), "echo refuses to echo fail") || !strings.Contains(r.Text(), "reported that this call failed") {
+		t.Fatalf("%s %q", r.Status, r.Text())
+	}
+}
+
+func TestMCPLargeResultIsSpilled(t *testing.T) {
+	h := mcpHost(t, "ok", "mcp__srv")
+	r := mcpCall(t, h, "mcp__srv__big", `{"chars":120000}`)
+	if r.Status != core.StatusOK || r.Spill == nil || r.Spill.Chars != 120000 {
+		t.Fatalf("%s spill=%+v", r.Status, r.Spill)
+	}
+}
+
+func TestMCPServerFaultsAreFailedAndNamed(t *testing.T) {
+	for _, tc := range []struct{ mode, want string }{
+		{"die", "The srv MCP server stopped while running mcp__srv__echo: it exited (exit status 7)"},
+		{"malformed", "it wrote output that is not MCP (\"this is not json-rpc\")"},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			h := mcpHost(t, tc.mode, "mcp__srv")
+			r := mcpCall(t, h, "mcp__srv__echo", `{"text":"hi"}`)
+			if r.Status != core.StatusFailed || !strings.Contains(r.Text(), tc.want) || !strings.Contains(r.Text(), "restarts the server") {
+				t.Fatalf("%s %q", r.Status, r.Text())
+			}
+		})
+	}
+}
+
+func TestMCPHangIsStoppedAtToolTimeout(t *testing.T) {
+	cfg := testConfig(t, func(c *config.Config) {
+		c.MCPServers = []config.MCPServer{{Name: "srv", Command: bins.mcpserve, Args: []string{"hang"}, Enabled: true, ToolTimeout: 300 * time.Millisecond}}
+		c.Permissions.Allow = append(c.Permissions.Allow, config.Rule{Text: "mcp__srv"})
+	})
+	h := newHost(t, withConfig(cfg), withPlugins())
+	r := mcpCall(t, h, "mcp__srv__echo", `{"text":"hi"}`)
+	if r.Status != core.StatusFailed || !strings.Contains(r.Text(), "The srv MCP server did not finish mcp__srv__echo within 300ms, so it was stopped") {
+		t.Fatalf("%s %q", r.Status, r.Text())
+	}
+}
+
+func TestMCPExitDuringInitializeIsAStartProblem(t *testing.T) {
+	h := mcpHost(t, "exitinit", "mcp__srv")
+	if len(h.Tools()) != 0 {
+		t.Fatalf("tools: %v", h.Tools())
+	}
+	s := h.MCPServers()
+	if len(s) != 1 || !strings.Contains(s[0].Problem, "The srv MCP server exited while starting (exit status 3) after writing \"mcpserve: refusing to initialize\"") {
+		t.Fatalf("%+v", s)
+	}
+}
+
+func TestMCPCrashRestartsThenDisablesAfterThree(t *testing.T) {
+	h := mcpHost(t, "die", "mcp__srv")
+	for i := range 3 {
+		r := mcpCall(t, h, "mcp__srv__echo", `{"text":"hi"}`)
+		if r.Status != core.StatusFailed || !strings.Contains(r.Text(), "it exited (exit status 7)") {
+			t.Fatalf("call %d: %s %q", i+1, r.Status, r.Text())
+		}
+	}
+	r := mcpCall(t, h, "mcp__srv__echo", `{"text":"hi"}`)
+	if r.Status != core.StatusFailed || !strings.Contains(r.Text(), "The srv MCP server failed 3 times within a minute and is disabled for this session") {
+		t.Fatalf("fourth: %s %q", r.Status, r.Text())
+	}
+	if s := h.MCPServers(); s[0].State != "disabled" {
+		t.Fatalf("state %+v", s)
+	}
+}

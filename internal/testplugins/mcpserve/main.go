@@ -1,0 +1,57 @@
+// Command mcpserve is an MCP server over stdio, built on the Go SDK, for
+// riot's MCP client tests. Its first argument picks a behaviour: ok, hang
+// (calls never answer), exitinit (exits at initialize), malformed (answers
+// a call with a line that is not JSON-RPC), die (exits during a call).
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+type echoIn struct {
+	Text string `json:"text" jsonschema:"the text to echo"`
+}
+
+type bigIn struct {
+	Chars int `json:"chars" jsonschema:"how many characters"`
+}
+
+func main() {
+	mode := "ok"
+	if len(os.Args) > 1 {
+		mode = os.Args[1]
+	}
+	if mode == "exitinit" {
+		_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
+		fmt.Fprintln(os.Stderr, "mcpserve: refusing to initialize")
+		os.Exit(3)
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "mcpserve", Version: "1"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echo text."}, func(ctx context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
+		switch mode {
+		case "hang":
+			<-ctx.Done()
+			return nil, nil, ctx.Err()
+		case "die":
+			os.Exit(7)
+		case "malformed":
+			fmt.Fprintln(os.Stdout, "this is not json-rpc")
+		}
+		if in.Text == "fail" {
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "echo refuses to echo fail"}}}, nil, nil
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "echo: " + in.Text}}}, nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "big", Description: "A long text."}, func(_ context.Context, _ *mcp.CallToolRequest, in bigIn) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", in.Chars)}}}, nil, nil
+	})
+	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		os.Exit(1)
+	}
+}
