@@ -74,15 +74,16 @@ func (c *Config) applyMCPServer(l *parsedLayer, name string, ml *mcpServerLayer)
 	if !mcpName.MatchString(name) {
 		return &Error{Source: l.at("mcp_servers", name), Msg: fmt.Sprintf("MCP server name %q must be letters, digits, and single - or _ between them, as in mcp__NAME__TOOL", name)}
 	}
+	if ml == nil {
+		// Nothing of it applies, as in an untrusted workspace's file.
+		return nil
+	}
 	i := slices.IndexFunc(c.MCPServers, func(s MCPServer) bool { return s.Name == name })
 	if i < 0 {
 		c.MCPServers = append(c.MCPServers, MCPServer{Name: name, Enabled: true, Source: l.at("mcp_servers", name)})
 		i = len(c.MCPServers) - 1
 	}
 	s := &c.MCPServers[i]
-	if ml == nil {
-		return nil
-	}
 	str := func(p *string, out *string) {
 		if p != nil {
 			*out = *p

@@ -106,6 +106,9 @@ type Host struct {
 
 	mcp      []*mcpsource.Source
 	mcpCache *mcpsource.Cache
+	// regMu guards tools and byName after New, which MCP servers'
+	// notifications/tools/list_changed append to.
+	regMu sync.RWMutex
 }
 
 // tool is one registered tool.
@@ -344,8 +347,9 @@ func (h *Host) fetchManifest(ctx context.Context, p *pluginProc) (*toolv1.Manife
 // Tools lists the tools the model sees, in their fixed order. A tool a
 // bare deny rule names is left out: the model never sees it.
 func (h *Host) Tools() []ToolInfo {
-	out := make([]ToolInfo, 0, len(h.tools))
-	for _, t := range h.tools {
+	tools := h.toolList()
+	out := make([]ToolInfo, 0, len(tools))
+	for _, t := range tools {
 		if h.policy.Hidden(t.spec.GetName()) {
 			continue
 		}
@@ -466,7 +470,7 @@ func (h *Host) Plugins() []PluginInfo {
 			continue
 		}
 		info := PluginInfo{Name: p.spec.Name, Path: p.spec.Path, Args: p.spec.Args}
-		for _, t := range h.tools {
+		for _, t := range h.toolList() {
 			if t.plugin == p {
 				info.Tools = append(info.Tools, t.spec.GetName())
 				if t.spec.GetReadOnlyWithoutSubjects() {

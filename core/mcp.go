@@ -2,6 +2,8 @@ package core
 
 import (
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/riot-tools/riot/core/mcpsource"
 )
@@ -63,4 +65,52 @@ func (h *Host) MCPServers() []MCPServerInfo {
 		out = append(out, info)
 	}
 	return out
+}
+
+// lookup returns the named tool. A name with the MCP prefix that is not
+// registered may be a tool a server added since: the registry is brought up
+// to date first.
+func (h *Host) lookup(name string) (*tool, bool) {
+	h.regMu.RLock()
+	t, ok := h.byName[name]
+	h.regMu.RUnlock()
+	if ok || !strings.HasPrefix(name, mcpsource.Prefix) {
+		return t, ok
+	}
+	h.syncMCP()
+	h.regMu.RLock()
+	defer h.regMu.RUnlock()
+	t, ok = h.byName[name]
+	return t, ok
+}
+
+// toolList is tools[] in order, with the tools MCP servers added since at
+// the end.
+func (h *Host) toolList() []*tool {
+	h.syncMCP()
+	h.regMu.RLock()
+	defer h.regMu.RUnlock()
+	return slices.Clone(h.tools)
+}
+
+// syncMCP appends the tools MCP servers listed after the host was built
+// (notifications/tools/list_changed), in server order: tools are never
+// reordered or removed, so what the model saw stays valid.
+func (h *Host) syncMCP() {
+	h.regMu.Lock()
+	defer h.regMu.Unlock()
+	for _, p := range h.plugins {
+		src, ok := p.spec.impl.(*mcpsource.Source)
+		if !ok {
+			continue
+		}
+		for _, spec := range src.Tools() {
+			if _, dup := h.byName[spec.GetName()]; dup {
+				continue
+			}
+			t := &tool{spec: spec, plugin: p}
+			h.tools = append(h.tools, t)
+			h.byName[spec.GetName()] = t
+		}
+	}
 }

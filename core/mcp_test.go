@@ -35,7 +35,7 @@ func TestMCPToolsAreNamedAndOrdered(t *testing.T) {
 	for _, ti := range h.Tools() {
 		names = append(names, ti.Name)
 	}
-	if got := strings.Join(names, " "); got != "mcp__srv__big mcp__srv__echo" {
+	if got := strings.Join(names, " "); got != "mcp__srv__big mcp__srv__echo mcp__srv__grow" {
 		t.Fatalf("tools = %q", got)
 	}
 }
@@ -134,4 +134,29 @@ func TestMCPCrashRestartsThenDisablesAfterThree(t *testing.T) {
 	if s := h.MCPServers(); s[0].State != "disabled" {
 		t.Fatalf("state %+v", s)
 	}
+}
+
+// A tool a server adds (notifications/tools/list_changed) comes at the end
+// of tools[], though the server lists it first; nothing is reordered.
+func TestMCPListChangedAppends(t *testing.T) {
+	h := mcpHost(t, "ok", "mcp__srv")
+	before := toolNames(h)
+	if r := mcpCall(t, h, "mcp__srv__grow", `{}`); r.Status != core.StatusOK || r.Text() != "grown" {
+		t.Fatalf("grow: %s %q", r.Status, r.Text())
+	}
+	after := toolNames(h)
+	if want := before + " mcp__srv__aaa-new"; after != want {
+		t.Fatalf("after list_changed: %q, want %q", after, want)
+	}
+	if r := mcpCall(t, h, "mcp__srv__aaa-new", `{}`); r.Status != core.StatusOK || r.Text() != "new" {
+		t.Fatalf("new tool: %s %q", r.Status, r.Text())
+	}
+}
+
+func toolNames(h *core.Host) string {
+	var names []string
+	for _, ti := range h.Tools() {
+		names = append(names, ti.Name)
+	}
+	return strings.Join(names, " ")
 }

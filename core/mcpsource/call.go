@@ -47,6 +47,8 @@ func (s *Source) Call(ctx context.Context, req *toolv1.CallRequest, send func(*t
 	if err != nil {
 		return s.callFailed(ctx, cctx, c, req.GetTool(), err, send)
 	}
+	// A tool the call added was announced before its result.
+	s.awaitRelists(cctx)
 	return sendResult(res, send)
 }
 

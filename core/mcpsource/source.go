@@ -74,6 +74,9 @@ type Source struct {
 	// tools are the served tools by riot name; order is fixed by Manifest.
 	tools map[string]*mcp.Tool
 	order []string
+	// relists are the tool lists under way after list_changed; a call
+	// waits for them, so that what a call added is there after it.
+	relists []chan struct{}
 }
 
 // conn is one generation of the server.
@@ -203,6 +206,12 @@ func (s *Source) Prepare(_ context.Context, req *toolv1.PrepareRequest) (*toolv1
 		ReadOnly:   ro,
 		Permission: toolv1.PermissionBehavior_PERMISSION_BEHAVIOR_PASSTHROUGH,
 	}, nil
+}
+
+// Prestart starts the server without waiting, so that the servers a turn
+// needs start in parallel.
+func (s *Source) Prestart() {
+	go func() { _, _ = s.connect(context.Background()) }()
 }
 
 // Tools are the served tools' specs in order, including any added by
@@ -366,7 +375,7 @@ func (s *Source) start() (*conn, error) {
 		transport = &mcp.IOTransport{Reader: c.checked(stdout), Writer: stdin}
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "riot", Version: "1"}, &mcp.ClientOptions{
-		ToolListChangedHandler: func(ctx context.Context, _ *mcp.ToolListChangedRequest) { s.toolsChanged(ctx) },
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { s.relist() },
 		// Elicitation has no prompter here yet: decline, the
 		// conservative answer.
 		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
@@ -441,6 +450,34 @@ func (s *Source) list(ctx context.Context, c *conn) ([]*mcp.Tool, error) {
 		tools = append(tools, t)
 	}
 	return tools, nil
+}
+
+// relist re-lists the tools in the background: the notification handler
+// must not wait on a request of the same connection.
+func (s *Source) relist() {
+	done := make(chan struct{})
+	s.mu.Lock()
+	s.relists = append(s.relists, done)
+	s.mu.Unlock()
+	go func() {
+		defer close(done)
+		s.toolsChanged(context.Background())
+	}()
+}
+
+// awaitRelists waits for the re-lists started so far.
+func (s *Source) awaitRelists(ctx context.Context) {
+	s.mu.Lock()
+	pending := s.relists
+	s.relists = nil
+	s.mu.Unlock()
+	for _, ch := range pending {
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // toolsChanged appends the tools a server added; tools are never
