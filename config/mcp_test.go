@@ -36,9 +36,9 @@ disabled_tools = ["drop"]
 
 func TestMCPServerErrors(t *testing.T) {
 	for body, want := range map[string]string{
-		"[mcp_servers.x]\nargs = []\n":                          "needs a command (a stdio server) or a url",
+		"[mcp_servers.x]\nargs = []\n":                           "needs a command (a stdio server) or a url",
 		"[mcp_servers.x]\ncommand = \"a\"\nurl = \"http://h\"\n": "sets both command and url",
-		"[mcp_servers.a__b]\ncommand = \"a\"\n":                 "must be letters, digits, and single - or _",
+		"[mcp_servers.a__b]\ncommand = \"a\"\n":                  "must be letters, digits, and single - or _",
 		"[mcp_servers.x]\ncommand = \"a\"\ntimeout = \"1s\"\n":   `unknown key "timeout" in [mcp_servers.x]; valid keys are command, args`,
 	} {
 		tc := newTrustCase(t, map[string]string{"user.toml": body})
