@@ -160,3 +160,31 @@ func toolNames(h *core.Host) string {
 	}
 	return strings.Join(names, " ")
 }
+
+// Hooks apply to MCP tools as to any: a PreToolUse hook matching the
+// server's tools denies one even where a rule allows it, and one that
+// rewrites the input has the new input checked against the server's schema.
+func TestMCPPreToolUseHook(t *testing.T) {
+	for _, tc := range []struct {
+		name, hook string
+		status     core.Status
+		want       string
+	}{
+		{"deny", hookDeny, core.StatusDenied, "policy says no"},
+		{"rewrite", `echo '{"hookSpecificOutput":{"updatedInput":{"text":"rewritten"}}}'`, core.StatusOK, "echo: rewritten"},
+		{"bad rewrite", `echo '{"hookSpecificOutput":{"updatedInput":{"txt":"x"}}}'`, core.StatusFailed, "rewrote this call's input into one the mcp__srv__echo tool does not take"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := testConfig(t, func(c *config.Config) {
+				c.MCPServers = []config.MCPServer{{Name: "srv", Command: bins.mcpserve, Enabled: true}}
+				c.Permissions.Allow = append(c.Permissions.Allow, config.Rule{Text: "mcp__srv"})
+				c.Hooks.PreToolUse = append(c.Hooks.PreToolUse, config.Hook{Matcher: "mcp__srv__.*", Command: hookScript(t, tc.hook), Timeout: 10 * time.Second})
+			})
+			h := newHost(t, withConfig(cfg), withPlugins())
+			r := mcpCall(t, h, "mcp__srv__echo", `{"text":"hi"}`)
+			if r.Status != tc.status || !strings.Contains(r.Text(), tc.want) {
+				t.Fatalf("%s %q", r.Status, r.Text())
+			}
+		})
+	}
+}
