@@ -21,9 +21,10 @@ func (h *Host) addMCPServers() {
 			continue
 		}
 		log := h.log.Named("mcp." + srv.Name)
+		elicitor, _ := h.opts.Prompter.(mcpsource.Elicitor)
 		src := mcpsource.New(mcpsource.Options{
 			Server: srv, Roots: h.roots(), Cache: h.mcpCache, Now: h.now, Log: log,
-			StartupTimeout: h.startTimeout, ToolTimeout: h.cfg.Limits.CallTimeout,
+			StartupTimeout: h.startTimeout, ToolTimeout: h.cfg.Limits.CallTimeout, Elicitor: elicitor,
 		})
 		spec := PluginSpec{Name: mcpsource.Prefix + srv.Name, Timeout: src.CallTimeout(), impl: src}
 		h.mcp = append(h.mcp, src)

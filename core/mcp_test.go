@@ -9,6 +9,7 @@ import (
 
 	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/core"
+	"github.com/riot-tools/riot/core/permission"
 )
 
 // mcpHost is a host over the mcpserve test server in the given mode,
@@ -35,7 +36,7 @@ func TestMCPToolsAreNamedAndOrdered(t *testing.T) {
 	for _, ti := range h.Tools() {
 		names = append(names, ti.Name)
 	}
-	if got := strings.Join(names, " "); got != "mcp__srv__big mcp__srv__echo mcp__srv__grow" {
+	if got := strings.Join(names, " "); got != "mcp__srv__ask mcp__srv__big mcp__srv__echo mcp__srv__grow" {
 		t.Fatalf("tools = %q", got)
 	}
 }
@@ -186,5 +187,31 @@ func TestMCPPreToolUseHook(t *testing.T) {
 				t.Fatalf("%s %q", r.Status, r.Text())
 			}
 		})
+	}
+}
+
+// A server's elicitation/create is asked through riot's prompter; an
+// answer that does not fit the schema, or none, declines.
+func TestMCPElicitationGoesThroughThePrompter(t *testing.T) {
+	for _, tc := range []struct{ typed, want string }{
+		{"y\nblue\n", "accept blue"},
+		{"y\ngreen\n", "decline <nil>"},
+		{"n\n", "decline <nil>"},
+		{"", "decline <nil>"},
+	} {
+		cfg := testConfig(t, func(c *config.Config) {
+			c.MCPServers = []config.MCPServer{{Name: "srv", Command: bins.mcpserve, Enabled: true}}
+			c.Permissions.Allow = append(c.Permissions.Allow, config.Rule{Text: "mcp__srv"})
+		})
+		var out strings.Builder
+		p := &permission.TTYPrompter{In: strings.NewReader(tc.typed), Out: &out}
+		h := newHost(t, withConfig(cfg), withPlugins(), func(o *core.Options) { o.Prompter = p })
+		r := mcpCall(t, h, "mcp__srv__ask", `{}`)
+		if r.Status != core.StatusOK || r.Text() != tc.want {
+			t.Fatalf("%q: %s %q", tc.typed, r.Status, r.Text())
+		}
+		if !strings.Contains(out.String(), "the srv MCP server asks: Which color?") {
+			t.Fatalf("prompt %q", out.String())
+		}
 	}
 }

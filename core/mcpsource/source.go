@@ -44,6 +44,15 @@ type Options struct {
 	ToolTimeout time.Duration
 	Now         func() time.Time
 	Log         hclog.Logger
+	// Elicitor answers the server's elicitation/create; nil declines.
+	Elicitor Elicitor
+}
+
+// Elicitor asks the user what a server's elicitation/create requests. It
+// returns the MCP action (accept, decline or cancel) and, for accept, the
+// content.
+type Elicitor interface {
+	Elicit(ctx context.Context, from, message string, schema json.RawMessage) (string, map[string]any, error)
 }
 
 // Prefix is the start of every MCP tool's name.
@@ -376,11 +385,7 @@ func (s *Source) start() (*conn, error) {
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "riot", Version: "1"}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { s.relist() },
-		// Elicitation has no prompter here yet: decline, the
-		// conservative answer.
-		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			return &mcp.ElicitResult{Action: "decline"}, nil
-		},
+		ElicitationHandler: s.elicit,
 	})
 	for _, r := range s.opts.Roots {
 		//nolint:staticcheck // roots/list is still what servers ask; the issue requires answering it.
@@ -399,6 +404,21 @@ func (s *Source) start() (*conn, error) {
 	c.sess = sess
 	s.opts.Log.Debug("MCP server started", "server", s.name)
 	return c, nil
+}
+
+// elicit answers elicitation/create through the user's prompter; with no
+// way to ask, or a URL elicitation riot cannot show, it declines.
+func (s *Source) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	p := req.Params
+	if s.opts.Elicitor == nil || p == nil || p.Mode == "url" {
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}
+	schema, _ := json.Marshal(p.RequestedSchema)
+	action, content, err := s.opts.Elicitor.Elicit(ctx, fmt.Sprintf("the %s MCP server", s.name), p.Message, schema)
+	if err != nil || action != "accept" {
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}
+	return &mcp.ElicitResult{Action: "accept", Content: content}, nil
 }
 
 func (s *Source) startFailure(ctx context.Context, c *conn) string {

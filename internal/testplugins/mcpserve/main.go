@@ -81,6 +81,19 @@ func main() {
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "grown"}}}, nil, nil
 	})
+	// ask asks the user for a color with elicitation, as a multi
+	// round-trip request: the question first, the answer on the retry.
+	mcp.AddTool(s, &mcp.Tool{Name: "ask", Description: "Ask the user for a color."}, func(_ context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		if res, ok := req.Params.InputResponses["color"].(*mcp.ElicitResult); ok {
+			text := fmt.Sprintf("%s %v", res.Action, res.Content["color"])
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
+		}
+		q := &mcp.ElicitParams{Message: "Which color?", RequestedSchema: map[string]any{
+			"type": "object", "required": []string{"color"},
+			"properties": map[string]any{"color": map[string]any{"type": "string", "enum": []string{"red", "blue"}}},
+		}}
+		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"color": q}}, nil, nil
+	})
 	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		os.Exit(1)
 	}
