@@ -385,7 +385,7 @@ func (s *Source) start() (*conn, error) {
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "riot", Version: "1"}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { s.relist() },
-		ElicitationHandler: s.elicit,
+		ElicitationHandler:     s.elicit,
 	})
 	for _, r := range s.opts.Roots {
 		//nolint:staticcheck // roots/list is still what servers ask; the issue requires answering it.
@@ -415,7 +415,11 @@ func (s *Source) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Elici
 	}
 	schema, _ := json.Marshal(p.RequestedSchema)
 	action, content, err := s.opts.Elicitor.Elicit(ctx, fmt.Sprintf("the %s MCP server", s.name), p.Message, schema)
-	if err != nil || action != "accept" {
+	if err != nil {
+		s.opts.Log.Debug("elicitation not answered", "server", s.name, "error", err)
+		action = "decline"
+	}
+	if action != "accept" {
 		return &mcp.ElicitResult{Action: "decline"}, nil
 	}
 	return &mcp.ElicitResult{Action: "accept", Content: content}, nil
