@@ -3,7 +3,10 @@ package core_test
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -213,5 +216,52 @@ func TestMCPElicitationGoesThroughThePrompter(t *testing.T) {
 		if !strings.Contains(out.String(), "the srv MCP server asks: Which color?") {
 			t.Fatalf("prompt %q", out.String())
 		}
+	}
+}
+
+// Cancelling a turn sends the server notifications/cancelled: the hanging
+// call's handler sees its context end and says so on a FIFO.
+func TestMCPCancelSendsNotificationsCancelled(t *testing.T) {
+	dir := t.TempDir()
+	started, cancelled := filepath.Join(dir, "started"), filepath.Join(dir, "cancelled")
+	for _, f := range []string{started, cancelled} {
+		if err := syscall.Mkfifo(f, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := testConfig(t, func(c *config.Config) {
+		c.MCPServers = []config.MCPServer{{Name: "srv", Command: bins.mcpserve, Args: []string{"hang"}, Enabled: true,
+			Env: map[string]string{"MCPSERVE_STARTED": started, "MCPSERVE_CANCELLED": cancelled}}}
+		c.Permissions.Allow = append(c.Permissions.Allow, config.Rule{Text: "mcp__srv"})
+	})
+	h := newHost(t, withConfig(cfg), withPlugins())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	got := make(chan string, 1)
+	go func() {
+		// Each read blocks until the server opens the FIFO.
+		if b, _ := os.ReadFile(started); string(b) == "started\n" {
+			cancel()
+		}
+		b, _ := os.ReadFile(cancelled)
+		got <- string(b)
+	}()
+	r := h.RunTurn(ctx, []core.ToolUse{{ID: "c1", Name: "mcp__srv__echo", Input: json.RawMessage(`{"text":"hi"}`)}})[0]
+	if r.Status != core.StatusCancelled {
+		t.Fatalf("%s %q", r.Status, r.Text())
+	}
+	select {
+	case s := <-got:
+		if s != "cancelled\n" {
+			t.Fatalf("server wrote %q", s)
+		}
+	case <-time.After(20 * time.Second):
+		for _, f := range []string{started, cancelled} {
+			// Unblock the reader before failing.
+			if w, err := os.OpenFile(f, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+				_ = w.Close()
+			}
+		}
+		t.Fatal("the server never saw the call cancelled")
 	}
 }

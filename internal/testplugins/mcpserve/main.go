@@ -37,7 +37,11 @@ func main() {
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echo text."}, func(ctx context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
 		switch mode {
 		case "hang":
+			say("MCPSERVE_STARTED", "started")
 			<-ctx.Done()
+			// The client cancelled (notifications/cancelled): say so
+			// on the FIFO a test may name.
+			say("MCPSERVE_CANCELLED", "cancelled")
 			return nil, nil, ctx.Err()
 		case "die":
 			os.Exit(7)
@@ -96,5 +100,16 @@ func main() {
 	})
 	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		os.Exit(1)
+	}
+}
+
+// say writes a line to the FIFO the environment variable names, if any:
+// how a test learns what the server saw without waiting on a clock.
+func say(env, line string) {
+	if fifo := os.Getenv(env); fifo != "" {
+		if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+			fmt.Fprintln(f, line)
+			_ = f.Close()
+		}
 	}
 }
