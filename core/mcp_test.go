@@ -3,12 +3,16 @@ package core_test
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/core"
@@ -263,5 +267,59 @@ func TestMCPCancelSendsNotificationsCancelled(t *testing.T) {
 			}
 		}
 		t.Fatal("the server never saw the call cancelled")
+	}
+}
+
+// Tool lists are cached: a second host lists the tools without starting
+// the server, and starts it on the first call.
+func TestMCPToolListIsCached(t *testing.T) {
+	cfg := testConfig(t, func(c *config.Config) {
+		c.MCPServers = []config.MCPServer{{Name: "srv", Command: bins.mcpserve, Enabled: true}}
+		c.Permissions.Allow = append(c.Permissions.Allow, config.Rule{Text: "mcp__srv"})
+	})
+	first := newHost(t, withConfig(cfg), withPlugins())
+	want := toolNames(first)
+	if first.MCPServers()[0].State != "running" {
+		t.Fatalf("first host: %+v", first.MCPServers())
+	}
+	first.Close()
+	second := newHost(t, withConfig(cfg), withPlugins())
+	if got := toolNames(second); got != want {
+		t.Fatalf("cached tools %q, want %q", got, want)
+	}
+	if s := second.MCPServers()[0]; s.State != "not started" {
+		t.Fatalf("second host started the server: %+v", s)
+	}
+	if r := mcpCall(t, second, "mcp__srv__echo", `{"text":"hi"}`); r.Status != core.StatusOK {
+		t.Fatalf("%s %q", r.Status, r.Text())
+	}
+}
+
+// A Streamable HTTP server, with the configured headers on each request.
+func TestMCPStreamableHTTP(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "web", Version: "1"}, nil)
+	type in struct {
+		Text string `json:"text"`
+	}
+	mcp.AddTool(srv, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.CallToolRequest, i in) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "web: " + i.Text}}}, nil, nil
+	})
+	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer t" {
+			http.Error(w, "no", http.StatusUnauthorized)
+			return
+		}
+		handler.ServeHTTP(w, r)
+	}))
+	// Closed after the host (cleanups run last first): its SSE stream is open until then.
+	t.Cleanup(ts.Close)
+	cfg := testConfig(t, func(c *config.Config) {
+		c.MCPServers = []config.MCPServer{{Name: "web", URL: ts.URL, Headers: map[string]string{"Authorization": "Bearer t"}, Enabled: true}}
+		c.Permissions.Allow = append(c.Permissions.Allow, config.Rule{Text: "mcp__web__echo"})
+	})
+	h := newHost(t, withConfig(cfg), withPlugins())
+	if r := mcpCall(t, h, "mcp__web__echo", `{"text":"hi"}`); r.Status != core.StatusOK || r.Text() != "web: hi" {
+		t.Fatalf("%s %q", r.Status, r.Text())
 	}
 }
