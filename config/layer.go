@@ -26,6 +26,7 @@ type layer struct {
 	Results     *resultsLayer              `toml:"results"`
 	Log         *logLayer                  `toml:"log"`
 	Plugins     map[string]*pluginLayer    `toml:"plugins"`
+	Sandbox     *sandboxLayer              `toml:"sandbox"`
 	Hooks       *hooksLayer                `toml:"hooks"`
 	MCPServers  map[string]*mcpServerLayer `toml:"mcp_servers"`
 }
@@ -65,6 +66,8 @@ type logLayer struct {
 
 type pluginLayer struct {
 	Enabled *bool             `toml:"enabled"`
+	Source  *string           `toml:"source"`
+	Version *string           `toml:"version"`
 	Path    *string           `toml:"path"`
 	SHA256  *string           `toml:"sha256"`
 	Args    []string          `toml:"args"`
@@ -74,7 +77,8 @@ type pluginLayer struct {
 
 // validKeys lists the keys of each table, for unknown-key suggestions.
 var validKeys = map[string][]string{
-	"":                       {"state_dir", "plugin_dirs", "permissions", "limits", "results", "log", "plugins", "hooks", "mcp_servers"},
+	"":                       {"state_dir", "plugin_dirs", "permissions", "limits", "results", "log", "plugins", "hooks", "sandbox", "mcp_servers"},
+	"sandbox":                sandboxKeys,
 	"mcp_servers.*":          mcpServerKeys,
 	"hooks":                  HookEvents,
 	"hooks.PreToolUse":       hookKeys,
@@ -84,7 +88,7 @@ var validKeys = map[string][]string{
 	"limits":                 {"max_parallel", "turn_budget_chars", "call_timeout", "start_timeout"},
 	"results":                {"max_age", "max_total_mb"},
 	"log":                    {"level", "file", "max_size_mb"},
-	"plugins.*":              {"enabled", "path", "sha256", "args", "env", "timeout"},
+	"plugins.*":              {"enabled", "source", "version", "path", "sha256", "args", "env", "timeout"},
 }
 
 // parsedLayer is a decoded file with what is needed to locate its keys.

@@ -319,6 +319,9 @@ func (c *Config) apply(l *parsedLayer) error {
 			set("log.max_size_mb", l.at("log", "max_size_mb"))
 		}
 	}
+	if err := c.applySandbox(l); err != nil {
+		return err
+	}
 	for _, name := range l.order {
 		if err := c.applyPlugin(l, name, l.Plugins[name]); err != nil {
 			return err
@@ -333,6 +336,10 @@ func (c *Config) apply(l *parsedLayer) error {
 }
 
 var pluginName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+
+// ValidPluginName reports whether name can name a plugin (riot-tool-NAME).
+func ValidPluginName(name string) bool { return pluginName.MatchString(name) }
+
 var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 func (c *Config) applyPlugin(l *parsedLayer, name string, pl *pluginLayer) error {
@@ -352,6 +359,16 @@ func (c *Config) applyPlugin(l *parsedLayer, name string, pl *pluginLayer) error
 	if pl.Enabled != nil {
 		p.Enabled = *pl.Enabled
 		c.Sources[key+"enabled"] = l.at("plugins", name, "enabled")
+	}
+	if pl.Source != nil {
+		// Kept as written: the lock compares it, and a relative directory
+		// or binary is relative to the workspace root.
+		p.Source = *pl.Source
+		c.Sources[key+"source"] = l.at("plugins", name, "source")
+	}
+	if pl.Version != nil {
+		p.Version = *pl.Version
+		c.Sources[key+"version"] = l.at("plugins", name, "version")
 	}
 	if pl.Path != nil {
 		p.Path = *pl.Path

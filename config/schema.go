@@ -13,6 +13,7 @@ type Config struct {
 	Limits      Limits
 	Results     Results
 	Log         Log
+	Sandbox     Sandbox
 	// Plugins are in order: the builtins of the defaults first, then each
 	// plugin in the order a later layer first names it.
 	Plugins []Plugin
@@ -88,6 +89,12 @@ type Log struct {
 type Plugin struct {
 	Name    string
 	Enabled bool
+	// Source is where `riot plugins install` gets the plugin: a Go package
+	// path, a local directory or binary, or an https:// or file:// URL. A
+	// plugin with a source runs only as .riot/plugins.lock pins it.
+	Source string
+	// Version is the version or constraint of a Go package source.
+	Version string
 	// Path replaces a builtin with an external binary, or names a
 	// third-party plugin's binary instead of discovering it.
 	Path string

@@ -28,6 +28,10 @@ type call struct {
 	limited  bool // the tool's budget is a limit, not Unlimited
 	message  string
 	cascades bool
+	// req and decision are the permission chain's input and answer, which
+	// the call's sandbox follows.
+	req      permission.Request
+	decision permission.Decision
 }
 
 // resolve checks what needs no RPC: the name and the input's structure.
@@ -89,6 +93,7 @@ func (h *Host) prepare(ctx context.Context, use ToolUse) *call {
 	req := permissionRequest(use.Name, c.prep)
 	req.Hook = hooks.verdict
 	d := h.policy.Decide(ctx, req)
+	c.req, c.decision = req, d
 	switch d.Behavior {
 	case permission.Allow:
 		return c
@@ -97,6 +102,7 @@ func (h *Host) prepare(ctx context.Context, use ToolUse) *call {
 		return c
 	}
 	if d = h.ask(ctx, req, d); d.Behavior == permission.Allow {
+		c.decision = d
 		return c
 	}
 	c.finish(StatusDenied, d.DeniedMessage())
@@ -277,7 +283,7 @@ func (h *Host) callContext(p *pluginProc, deadline time.Time) *toolv1.CallContex
 		WorkspaceRoots: h.roots(),
 		PermissionMode: h.cfg.Permissions.Mode,
 		State:          own,
-		ResultsDirs:    []string{h.resultsRoot()},
+		ResultsDirs:    []string{h.resultDir},
 		DenyRead:       h.policy.DenyReadGlobs(),
 	}
 	for name, st := range others {
@@ -292,14 +298,17 @@ func (h *Host) callContext(p *pluginProc, deadline time.Time) *toolv1.CallContex
 	return cc
 }
 
+// roots are the workspace and the additional directories, absolute but
+// not cleaned: a `..` after a symlink is the parent of the link's target,
+// and the policy and the SDK resolve them as the kernel does.
 func (h *Host) roots() []string {
 	roots := []string{h.opts.Workspace}
 	for _, d := range h.cfg.Permissions.AdditionalDirs {
 		d = config.ExpandHome(d)
 		if !filepath.IsAbs(d) {
-			d = filepath.Join(h.opts.Workspace, d)
+			d = h.opts.Workspace + string(filepath.Separator) + d
 		}
-		roots = append(roots, filepath.Clean(d))
+		roots = append(roots, d)
 	}
 	return roots
 }
@@ -335,13 +344,21 @@ func (h *Host) execute(ctx context.Context, c *call) {
 	h.progress(c, "start", "", 0)
 	defer func() { h.progress(c, "end", "", h.now().Sub(start)) }()
 
+	sandbox, refused := h.sandboxFor(ctx, c)
+	if refused != "" {
+		c.finish(StatusFailed, refused)
+		return
+	}
 	stub, gen, err := p.conn(cctx)
 	if err != nil {
 		c.finish(StatusFailed, h.connError(ctx, c.use, err))
 		return
 	}
+	cc := h.callContext(p, deadline)
+	cc.AllowedReads = c.decision.Reads
+	cc.Sandbox = sandbox
 	err = stub.Call(cctx, &toolv1.CallRequest{
-		Tool: c.use.Name, CallId: c.use.ID, Input: c.use.Input, Context: h.callContext(p, deadline),
+		Tool: c.use.Name, CallId: c.use.ID, Input: c.use.Input, Context: cc,
 	}, func(ev *toolv1.CallEvent) error {
 		if pr := ev.GetProgress(); pr != nil {
 			h.progress(c, "progress", pr.GetMessage(), h.now().Sub(start))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/riot-tools/riot/core/permission"
+	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
 
 // Explanation is the permission chain's trace for one call, without
@@ -16,6 +17,11 @@ type Explanation struct {
 	Invalid  string
 	Request  permission.Request
 	Decision permission.Decision
+	// Sandbox is the kernel sandbox profile the call would run in, were it
+	// allowed; nil when calls run unsandboxed (see SandboxStatus).
+	Sandbox *toolv1.Sandbox
+	// SandboxStatus says whether the sandbox is on, and why not.
+	SandboxStatus SandboxStatus
 	// Hooks are what each matching PreToolUse hook said, in config order;
 	// empty when hooks were skipped or none matched.
 	Hooks []HookReport
@@ -70,5 +76,9 @@ func (h *Host) Explain(ctx context.Context, toolName string, input json.RawMessa
 	ex.Request = permissionRequest(toolName, c.prep)
 	ex.Request.Hook = verdict
 	ex.Decision = h.policy.Decide(ctx, ex.Request)
+	ex.SandboxStatus = h.SandboxStatus(ctx)
+	if ex.Decision.Behavior != permission.Deny {
+		ex.Sandbox = h.explainSandbox(ctx, c.prep.GetReadOnly(), ex.Request, ex.Decision)
+	}
 	return ex
 }

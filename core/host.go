@@ -59,6 +59,10 @@ type Options struct {
 	OnProgress func(Progress)
 	// Now is the clock for crash windows; nil means time.Now.
 	Now func() time.Time
+	// OneShot says the host serves one invocation and closes after it, as
+	// `riot call` and `riot run` do, so tools can say that what they leave
+	// running (background jobs) ends with it.
+	OneShot bool
 }
 
 // Progress is one event of a running call, for a UI.
@@ -101,6 +105,8 @@ type Host struct {
 
 	sockOnce sync.Once
 	sockDir  string
+
+	sbox sandboxHost
 
 	closeOnce sync.Once
 
@@ -210,21 +216,16 @@ func New(ctx context.Context, opts Options) (_ *Host, err error) {
 
 func (h *Host) buildPolicy() error {
 	perms := h.cfg.Permissions
-	roots := []string{h.opts.Workspace}
-	for _, d := range perms.AdditionalDirs {
-		d = config.ExpandHome(d)
-		if !filepath.IsAbs(d) {
-			d = filepath.Join(h.opts.Workspace, d)
-		}
-		roots = append(roots, filepath.Clean(d))
-	}
+	roots := h.roots()
 	classifier := h.opts.Classifier
 	if classifier == nil && perms.Classifier.URL != "" {
 		classifier = permission.NewHTTPClassifier(perms.Classifier.URL, perms.Classifier.Model, perms.Classifier.Timeout, nil)
 	}
 	p, err := permission.New(permission.Config{
 		Mode: perms.Mode, Allow: perms.Allow, Ask: perms.Ask, Deny: perms.Deny,
-		Roots: roots, ReadOnlyRoots: []string{h.resultsRoot()}, Classifier: classifier,
+		// Only this session's results: another session's, or another
+		// workspace's, spilled output is not this call's to read.
+		Roots: roots, ReadOnlyRoots: []string{h.resultDir}, Classifier: classifier,
 		// riot's own config and state decide what tools may do, so a tool
 		// must not change them without asking.
 		Protect: []string{config.UserConfigDir(os.Getenv), h.stateDir},
@@ -242,7 +243,8 @@ func (h *Host) buildPolicy() error {
 }
 
 // resultsRoot is the directory of every session's spilled results, which
-// Read may read without asking.
+// the result store prunes. Tools may read only this session's, resultDir,
+// without asking.
 func (h *Host) resultsRoot() string { return filepath.Join(h.stateDir, "results") }
 
 // register loads every plugin's manifest and builds the ordered registry:
@@ -254,9 +256,12 @@ func (h *Host) register(ctx context.Context) {
 	var wg sync.WaitGroup
 	for i, p := range h.plugins {
 		if p.spec.impl == nil {
-			if m, id, ok := h.cache.get(p.spec); ok {
+			if m, id, ok := h.cache.get(p.spec); ok && p.spec.Refused == "" {
 				manifests[i] = m
 				p.setRegistered(m, id)
+				p.mu.Lock()
+				p.protocol = h.cache.protocol(p.spec, id)
+				p.mu.Unlock()
 				continue
 			}
 		}
@@ -275,7 +280,16 @@ func (h *Host) register(ctx context.Context) {
 	}
 	wg.Wait()
 	for i, m := range manifests {
-		for _, spec := range m.GetTools() {
+		if m == nil {
+			continue // it could not start: startErrs says why
+		}
+		specs, err := lockedOrder(h.plugins[i].spec, m.GetTools())
+		if err != nil {
+			h.log.Warn("a locked plugin's tools differ from the lock; its tools are left out", "plugin", h.plugins[i].spec.Name)
+			h.startErrs[h.plugins[i].spec.Name] = err
+			continue
+		}
+		for _, spec := range specs {
 			name := spec.GetName()
 			if prev, dup := h.byName[name]; dup {
 				h.log.Warn("two plugins serve the same tool; the first keeps it", "tool", name, "kept", prev.plugin.spec.Name, "ignored", h.plugins[i].spec.Name)
@@ -336,9 +350,10 @@ func (h *Host) fetchManifest(ctx context.Context, p *pluginProc) (*toolv1.Manife
 	}
 	if p.spec.impl == nil {
 		p.mu.Lock()
-		id := p.startID
+		id, protocol := p.startID, p.protocol
 		p.mu.Unlock()
 		h.cache.put(p.spec, id, m)
+		h.cache.setProtocol(p.spec, id, protocol)
 		p.setRegistered(m, id)
 	}
 	return m, nil
@@ -454,6 +469,9 @@ type PluginInfo struct {
 	Path  string
 	Args  []string
 	Tools []string
+	// Protocol is the protocol version the plugin negotiated; 0 if it has
+	// not started.
+	Protocol int
 	// Unfenced are its tools that can call themselves read-only but
 	// declare no permission subjects: the fence and deny rules cannot
 	// see what their read-only calls read.
@@ -469,7 +487,9 @@ func (h *Host) Plugins() []PluginInfo {
 		if p.spec.impl != nil {
 			continue
 		}
-		info := PluginInfo{Name: p.spec.Name, Path: p.spec.Path, Args: p.spec.Args}
+		p.mu.Lock()
+		info := PluginInfo{Name: p.spec.Name, Path: p.spec.Path, Args: p.spec.Args, Protocol: p.protocol}
+		p.mu.Unlock()
 		for _, t := range h.toolList() {
 			if t.plugin == p {
 				info.Tools = append(info.Tools, t.spec.GetName())

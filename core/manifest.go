@@ -55,6 +55,8 @@ type cacheFile struct {
 type cacheEntry struct {
 	ID     binaryID `json:"binary"`
 	SHA256 string   `json:"sha256,omitempty"`
+	// Protocol is the protocol version the plugin negotiated.
+	Protocol int `json:"protocol,omitempty"`
 	// Manifest is the ManifestResponse in protobuf's wire format.
 	Manifest []byte `json:"manifest"`
 }
@@ -158,6 +160,25 @@ func (c *manifestCache) put(spec PluginSpec, id binaryID, m *toolv1.ManifestResp
 	c.entries[specKey(spec, id)] = cacheEntry{ID: id, SHA256: spec.SHA256, Manifest: data}
 	c.dirty = true
 	c.mu.Unlock()
+}
+
+// setProtocol records the protocol version spec's binary id negotiated,
+// beside its manifest, for `riot plugins` to show without a start.
+func (c *manifestCache) setProtocol(spec PluginSpec, id binaryID, protocol int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.entries[specKey(spec, id)]; ok && e.Protocol != protocol {
+		e.Protocol = protocol
+		c.entries[specKey(spec, id)] = e
+		c.dirty = true
+	}
+}
+
+// protocol is the protocol version recorded for spec's binary id, or 0.
+func (c *manifestCache) protocol(spec PluginSpec, id binaryID) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.entries[specKey(spec, id)].Protocol
 }
 
 // failure returns the remembered start failure of spec's binary id.

@@ -71,9 +71,24 @@ type PluginSpec struct {
 	// place of `riot __plugin NAME` (Path and Args) when it is the same
 	// build as Path: it starts faster.
 	Standalone string
+	// Lock is what .riot/plugins.lock pins of the plugin, if it is locked:
+	// SHA256 then comes from the lock, and its tools are held to the lock's.
+	Lock *LockPin
+	// Refused, if set, is why the resolver will not let the plugin start:
+	// declared but not installed, or installed from another source than
+	// the config declares. It is the plugin's start error.
+	Refused string
 
 	// impl serves a host tool in-process.
 	impl shared.ToolPlugin
+}
+
+// LockPin is a locked plugin's entry in the lock, as the core checks it.
+type LockPin struct {
+	// File is the lock file, for messages.
+	File string
+	// Tools are the plugin's tools in the order the lock records.
+	Tools []string
 }
 
 // pluginProc supervises one plugin: it starts it on first use, restarts it
@@ -109,8 +124,10 @@ type pluginProc struct {
 	// same manifest, since tools[] is fixed for the host's lifetime.
 	regID       binaryID
 	regManifest *toolv1.ManifestResponse
-	// startID is the binary of the running generation.
-	startID binaryID
+	// startID is the binary of the running generation, and protocol the
+	// protocol version it negotiated.
+	startID  binaryID
+	protocol int
 
 	cmdOnce sync.Once
 	path    string
@@ -240,6 +257,7 @@ func (p *pluginProc) start() {
 	} else {
 		p.gen++
 		p.stub, p.client, p.cmd, p.stderr, p.killProc, p.startID = l.stub, l.client, l.cmd, l.tail, l.kill, l.id
+		p.protocol = l.client.NegotiatedVersion()
 		p.sock = socketOf(l.client)
 	}
 	close(p.starting)
@@ -261,6 +279,7 @@ func (p *pluginProc) checkRestarted(l *launched) error {
 	m, err := l.stub.Manifest(ctx)
 	if err == nil && proto.Equal(m, reg) {
 		p.h.cache.put(p.spec, l.id, m)
+		p.h.cache.setProtocol(p.spec, l.id, l.client.NegotiatedVersion())
 		p.mu.Lock()
 		p.regID = l.id
 		p.mu.Unlock()
@@ -280,6 +299,9 @@ func (p *pluginProc) setRegistered(m *toolv1.ManifestResponse, id binaryID) {
 }
 
 func (p *pluginProc) launch() (*launched, error) {
+	if p.spec.Refused != "" {
+		return nil, &startError{Msg: p.spec.Refused}
+	}
 	path, args := p.command()
 	info, err := os.Stat(path)
 	switch {
@@ -312,6 +334,9 @@ func (p *pluginProc) launch() (*launched, error) {
 	cmd.Env = append(os.Environ(), p.h.tls.PluginEnv(), "RIOT_LOG_LEVEL="+p.h.pluginLogLevel)
 	if dir := p.h.socketDir(); dir != "" {
 		cmd.Env = append(cmd.Env, goplugin.EnvUnixSocketDir+"="+dir)
+	}
+	if p.h.opts.OneShot {
+		cmd.Env = append(cmd.Env, shared.OneShotEnv+"=1")
 	}
 	for k, v := range p.spec.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
@@ -392,13 +417,16 @@ func (p *pluginProc) explainStartError(err error, cmd *exec.Cmd, tail *tailBuffe
 		if sum, herr := fileSHA256(p.spec.Path); herr == nil {
 			actual = sum
 		}
+		if p.spec.Lock != nil {
+			return &startError{Msg: fmt.Sprintf("The %s plugin's binary %s does not match %s (the lock pins sha256 %s, the file has %s), so riot did not run it. Run `riot plugins install %s` to reinstall the locked version, or `riot plugins upgrade %s` if the new binary is meant.", name, p.spec.Path, p.spec.Lock.File, short(p.spec.SHA256), short(actual), name, name)}
+		}
 		return &startError{Msg: fmt.Sprintf("The %s plugin's binary %s does not match its pinned sha256 (the config pins %s, the file has %s). If you trust the new binary, update [plugins.%s] sha256; otherwise reinstall the plugin.", name, p.spec.Path, short(p.spec.SHA256), short(actual), name)}
 	case strings.Contains(tail.String(), gpNotForHumans):
 		return &startError{Msg: fmt.Sprintf("The %s plugin did not accept riot's handshake (%s: it expects another host's magic cookie). It is not a riot plugin, or was built for another host.", name, exitState(cmd))}
 	case strings.Contains(msg, gpUnrecognized) && garbageLine(msg) != "":
 		return &startError{Msg: fmt.Sprintf("The %s plugin wrote to stdout before the handshake (%q). A plugin's stdout is the protocol: it must log to stderr. Fix the plugin or build it with riot's plugin SDK, whose Serve protects stdout.", name, clip(garbageLine(msg), 60))}
 	case strings.Contains(msg, gpVersion), strings.Contains(msg, gpCoreVersion):
-		return &startError{Msg: fmt.Sprintf("The %s plugin speaks another protocol version than this riot (which speaks %d). Rebuild the plugin against this riot's SDK.", name, shared.ProtocolVersion)}
+		return &startError{Msg: protocolMessage(name, msg)}
 	case strings.Contains(msg, gpExited), strings.Contains(msg, gpUnrecognized):
 		if detail := firstLine(tail.String()); detail != "" {
 			return &startError{Msg: fmt.Sprintf("The %s plugin did not complete the handshake: %s; its last words: %q. See the log for more.", name, exitState(cmd), clip(detail, 200))}

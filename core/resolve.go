@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/riot-tools/riot/config"
+	"github.com/riot-tools/riot/config/lock"
 )
 
 // Resolver says how to serve builtins and where to look for plugins.
@@ -37,6 +38,9 @@ type PluginStatus struct {
 	Discovered string
 	// Problem is why an enabled plugin cannot run, if it cannot.
 	Problem string
+	// Source and Version are a plugin's declared source and the version
+	// the lock pins, for a plugin installed with `riot plugins install`.
+	Source, Version string
 }
 
 // ResolvePlugins turns the config's [plugins] entries into the plugins a
@@ -44,6 +48,7 @@ type PluginStatus struct {
 // configured, with its status.
 func (r Resolver) ResolvePlugins(cfg *config.Config) ([]PluginSpec, []PluginStatus) {
 	found := cfg.Discover(r.Workspace, filepath.Dir(r.Exe), r.Getenv)
+	locked := r.lockReader()
 	var specs []PluginSpec
 	var status []PluginStatus
 	for _, p := range cfg.Plugins {
@@ -58,6 +63,24 @@ func (r Resolver) ResolvePlugins(cfg *config.Config) ([]PluginSpec, []PluginStat
 			st.Discovered = found[i].Via
 		}
 		switch {
+		case p.Source != "":
+			// An installed plugin runs only as the lock pins it.
+			st.Source = p.Source
+			path := p.Path
+			if path == "" && i >= 0 {
+				path = found[i].Path
+			}
+			spec.Path = path
+			entry, refused := locked(p)
+			if entry != nil {
+				st.Version = entry.Version
+				spec.SHA256 = entry.BinarySHA256()
+				spec.Lock = &LockPin{File: lock.Path(r.Workspace), Tools: entry.Tools}
+			}
+			if refused == "" && path == "" {
+				refused = fmt.Sprintf("The %s plugin is locked but its binary is not installed here. Tell the user to run `riot plugins install` to install it as %s pins it.", p.Name, lock.Path(r.Workspace))
+			}
+			spec.Refused, st.Problem = refused, refused
 		case p.Path != "":
 		case builtin:
 			spec.Path, spec.Args, spec.Builtin = r.Exe, append([]string{BuiltinCommand, p.Name}, p.Args...), true
@@ -92,6 +115,37 @@ func (r Resolver) ResolvePlugins(cfg *config.Config) ([]PluginSpec, []PluginStat
 		status = append(status, PluginStatus{Name: d.Name, Path: d.Path, Discovered: d.Via})
 	}
 	return specs, status
+}
+
+// lockReader returns a function that finds a sourced plugin's lock entry,
+// reading the workspace's lock once; an entry it cannot use comes with why
+// the plugin must not start.
+func (r Resolver) lockReader() func(config.Plugin) (*lock.Entry, string) {
+	var (
+		file *lock.File
+		err  error
+		read bool
+	)
+	path := lock.Path(r.Workspace)
+	return func(p config.Plugin) (*lock.Entry, string) {
+		if !read {
+			file, err = lock.Read(path)
+			read = true
+		}
+		if err != nil {
+			return nil, fmt.Sprintf("The %s plugin does not run while its lock is broken: %s.", p.Name, err)
+		}
+		e := file.Plugins[p.Name]
+		switch {
+		case e == nil:
+			return nil, fmt.Sprintf("The %s plugin is declared with source %q but not installed: %s has no entry for it. Tell the user to run `riot plugins install`.", p.Name, p.Source, path)
+		case e.Source != p.Source:
+			return e, fmt.Sprintf("The %s plugin's source in the config (%q) is not the one %s records (%q). Tell the user to run `riot plugins install` to install the declared source.", p.Name, p.Source, path, e.Source)
+		case e.BinarySHA256() == "":
+			return e, fmt.Sprintf("%s pins no %s binary of the %s plugin for this platform (%s). Tell the user to run `riot plugins install` to build and record it.", path, p.Name, p.Name, lock.Platform())
+		}
+		return e, ""
+	}
 }
 
 // standalone is builtin name's riot-tool-NAME binary beside riot, or "".

@@ -32,7 +32,10 @@ func (e *Env) Denied(path string) bool {
 // following links: it skips the resolution, which costs a system call per
 // component of every file walked.
 func (e *Env) DeniedPhysical(path string) bool {
-	return len(e.DenyRead) > 0 && paths.Match(e.DenyRead, path)
+	if len(e.DenyRead) == 0 {
+		return false // no rules: spare the walk up the path
+	}
+	return paths.Match(e.DenyRead, path)
 }
 
 // unclean makes path absolute as Abs does (~ under the home directory, a
@@ -40,7 +43,7 @@ func (e *Env) DeniedPhysical(path string) bool {
 // after each symlink.
 func (e *Env) unclean(path string) string {
 	path = expandHome(path)
-	if !filepath.IsAbs(path) {
+	if !filepath.IsAbs(path) && e.Cwd != "" {
 		path = e.Cwd + string(filepath.Separator) + path
 	}
 	return path

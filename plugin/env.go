@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/riot-tools/riot/internal/paths"
+	"github.com/riot-tools/riot/plugin/sandbox"
 )
 
 // Env is what a call knows about the session it serves and the world it may
@@ -32,13 +33,25 @@ type Env struct {
 	// DenyRead are the user's Read(...) deny rules as absolute doublestar
 	// globs; see Denied.
 	DenyRead []string
+	// AllowedReads are the call's read paths as the host's permission
+	// chain resolved and allowed them; see OpenRead. Empty in Prepare.
+	AllowedReads []string
 	// Mode is the permission mode, for tools whose behaviour depends on it.
 	Mode string
 	// Deadline is when the host gives up on the call; zero means none.
 	Deadline time.Time
+	// OneShotHost: the host serves one invocation (`riot call`, `riot
+	// run`) and ends this plugin when it exits, so nothing a call leaves
+	// running outlives that invocation.
+	OneShotHost bool
+
+	// Sandbox is the kernel sandbox the host decided for this call, as wide
+	// as its permission decision; nil means none. Proc applies it.
+	Sandbox *sandbox.Profile
 
 	// Clock, Proc and Net are the tool's access to time, processes and the
 	// network. plugintest replaces them with FixedClock and null versions.
+	// Proc starts processes in Sandbox.
 	Clock Clock
 	Proc  Proc
 	Net   Net
@@ -47,9 +60,20 @@ type Env struct {
 	Log hclog.Logger
 
 	state    map[string]string
+	baseProc Proc
 	shared   map[string]map[string]string
 	output   io.Writer
 	progress func(string)
+}
+
+// ProcIn is a Proc whose processes run in profile instead of the call's
+// own sandbox, such as Sandbox.AllowedCall() for a checker that runs build
+// scripts. A nil profile, or a Proc that cannot sandbox, gives Proc.
+func (e *Env) ProcIn(profile *sandbox.Profile) Proc {
+	if sp, ok := e.baseProc.(SandboxingProc); ok && profile != nil {
+		return sp.Sandboxed(profile)
+	}
+	return e.Proc
 }
 
 // State is the session state recorded by earlier outcomes of this plugin's
@@ -85,14 +109,22 @@ func (e *Env) Progress(message string) {
 }
 
 // Abs resolves a path from the input: ~ and ~/x are under the home
-// directory, a relative path is under Cwd, and the result is cleaned.
-// Symlinks are not resolved; the host's fence does that.
+// directory, a relative path is under Cwd, and `.` and `..` are applied
+// as the kernel applies them: a `..` after a symlink is the parent of the
+// link's target, so `lnk/../x`, where lnk points to /outside/sub, is
+// /outside/x (filepath.Clean would say x beside lnk, and the host would
+// check a file the tool does not open). Other symlinks stay as written;
+// the host's fence resolves them. A path whose `..` cannot be applied (a
+// broken link before it) is returned unclean, for the host to refuse.
 func (e *Env) Abs(path string) string {
-	path = expandHome(path)
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(e.Cwd, path)
+	abs := e.unclean(path)
+	if !filepath.IsAbs(abs) {
+		return filepath.Clean(abs) // no Cwd to put it under
 	}
-	return filepath.Clean(path)
+	if c, err := paths.Clean(paths.OS{}, abs); err == nil {
+		return c
+	}
+	return abs
 }
 
 // Rel shows path relative to Cwd when it lies under it, and absolute

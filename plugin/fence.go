@@ -1,47 +1,68 @@
 package plugin
 
 import (
+	"errors"
 	"path/filepath"
 	"strings"
+
+	"github.com/riot-tools/riot/internal/paths"
 )
 
 // InFence reports whether abs, an absolute path, lies inside a workspace
 // root or a results directory once symlinks are resolved (a symlink inside
-// a root that points out of it is outside). The host's permission chain is
-// the fence that counts; this is for what a tool does before the chain has
-// run, in Prepare: a tool may say whether a path exists, or list its
-// neighbours, only inside the fence, or a denied path would leak through
-// the hint.
+// a root that points out of it is outside), each `..` applied after the
+// symlink before it, as the kernel does. A path that cannot be resolved to
+// the end (a broken link, a file used as a directory) is judged by its
+// longest prefix that can, so that a tool can say what is wrong with it;
+// a path through /proc/self, /proc/thread-self or /proc/<pid> is outside.
+// The host's
+// permission chain is the fence that counts; this is for what a tool does
+// before the chain has run, in Prepare: a tool may say whether a path
+// exists, or list its neighbours, only inside the fence, or a denied path
+// would leak through the hint.
 func (e *Env) InFence(abs string) bool {
 	if !filepath.IsAbs(abs) {
 		return false
 	}
-	real := resolveExisting(filepath.Clean(abs))
-	for _, root := range append(append([]string(nil), e.Roots...), e.ResultsDirs...) {
-		if !filepath.IsAbs(root) { // "" included
-			continue
+	for p := abs; ; p = filepath.Dir(p) {
+		real, err := paths.Resolve(paths.OS{}, p)
+		switch {
+		case errors.Is(err, paths.ErrProcess):
+			return false
+		case err == nil:
+			return e.inFencePhysical(real)
+		case p == "/":
+			return false
 		}
-		r := resolveExisting(filepath.Clean(root))
-		if real == r || strings.HasPrefix(real, strings.TrimSuffix(r, string(filepath.Separator))+string(filepath.Separator)) {
+	}
+}
+
+// inFencePhysical is InFence for a path already resolved.
+func (e *Env) inFencePhysical(real string) bool {
+	for _, root := range e.fenceRoots() {
+		if within(real, root) {
 			return true
 		}
 	}
 	return false
 }
 
-// resolveExisting resolves the symlinks of the longest existing prefix of
-// an absolute, clean path, and appends the rest unchanged.
-func resolveExisting(p string) string {
-	rest := ""
-	for {
-		if r, err := filepath.EvalSymlinks(p); err == nil {
-			return filepath.Join(r, rest)
+// fenceRoots are the roots and results directories, resolved; one that
+// cannot be resolved is left out, which only narrows the fence.
+func (e *Env) fenceRoots() []string {
+	var out []string
+	for _, root := range append(append([]string(nil), e.Roots...), e.ResultsDirs...) {
+		if !filepath.IsAbs(root) { // "" included
+			continue
 		}
-		parent := filepath.Dir(p)
-		if parent == p {
-			return filepath.Join(p, rest)
+		if r, err := paths.Resolve(paths.OS{}, root); err == nil {
+			out = append(out, r)
 		}
-		rest = filepath.Join(filepath.Base(p), rest)
-		p = parent
 	}
+	return out
+}
+
+// within reports whether p is root or lies below it; both are clean.
+func within(p, root string) bool {
+	return p == root || strings.HasPrefix(p, strings.TrimSuffix(root, "/")+"/")
 }

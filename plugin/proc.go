@@ -10,21 +10,42 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	goplugin "github.com/hashicorp/go-plugin"
 
+	"github.com/riot-tools/riot/plugin/sandbox"
 	"github.com/riot-tools/riot/shared"
 )
 
 // Proc is a tool's access to subprocesses, injected so that tools that
 // touch no processes can be tested with NullProc.
 type Proc interface {
-	// Start starts cmd as the leader of a process group of its own. When ctx
+	// Start starts cmd as the leader of a process group of its own, in the
+	// call's kernel sandbox when the host sent one. When ctx
 	// ends, the whole group gets SIGTERM and, after a short grace, SIGKILL.
 	// When the plugin dies by any means, SIGKILL included, the group is
 	// killed too. Build cmd with exec.Command, not exec.CommandContext,
 	// which would kill only the leader. A nil cmd.Env means the plugin's
-	// environment without riot's plugin-protocol variables.
+	// environment without riot's plugin-protocol variables. A sandbox the
+	// profile requires but that cannot start is a *sandbox.UnavailableError,
+	// whose text is for the model.
 	Start(ctx context.Context, cmd *exec.Cmd) (Process, error)
+}
+
+// SandboxingProc is a Proc that can run its processes in a sandbox
+// profile. The SDK gives each call's Env the Proc of the call's profile.
+type SandboxingProc interface {
+	Proc
+	// Sandboxed returns a Proc whose processes run in profile; nil means
+	// unconfined.
+	Sandboxed(profile *sandbox.Profile) Proc
+}
+
+// SandboxedProcess is a Process that can say whether it runs in the kernel
+// sandbox. A sandboxed process leaves nothing running once it has exited,
+// so a tool need not look for survivors.
+type SandboxedProcess interface {
+	Sandboxed() bool
 }
 
 // Process is a started subprocess and its process group.
@@ -49,13 +70,36 @@ type OSProc struct {
 	// guard kills the groups still registered when the plugin dies. Serve
 	// sets it; in tests it is nil and each test kills what it started.
 	guard *guard
+	// profile is the sandbox of the call this Proc serves; nil is none.
+	profile *sandbox.Profile
+	// probe is shared by every call's copy, so bwrap is checked once.
+	probe *sandbox.Probe
+	log   hclog.Logger
 }
 
-var _ Proc = (*OSProc)(nil)
+var _ SandboxingProc = (*OSProc)(nil)
+
+// NewOSProc returns a Proc for tests and hosts that serve tools in-process;
+// it has no process guard.
+func NewOSProc() *OSProc { return &OSProc{probe: &sandbox.Probe{}} }
+
+// Sandboxed implements SandboxingProc.
+func (p *OSProc) Sandboxed(profile *sandbox.Profile) Proc {
+	q := *p
+	q.profile = profile
+	if q.probe == nil {
+		q.probe = &sandbox.Probe{}
+	}
+	return &q
+}
 
 // Start implements Proc.
 func (p *OSProc) Start(ctx context.Context, cmd *exec.Cmd) (Process, error) {
 	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	sandboxed, err := p.confine(ctx, cmd)
+	if err != nil {
 		return nil, err
 	}
 	if cmd.SysProcAttr == nil {
@@ -69,7 +113,7 @@ func (p *OSProc) Start(ctx context.Context, cmd *exec.Cmd) (Process, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	proc := &osProcess{cmd: cmd, pgid: cmd.Process.Pid, guard: p.guard, done: make(chan struct{})}
+	proc := &osProcess{cmd: cmd, pgid: cmd.Process.Pid, guard: p.guard, done: make(chan struct{}), sandboxed: sandboxed}
 	p.guard.add(proc.pgid)
 	grace := p.KillGrace
 	if grace <= 0 {
@@ -79,16 +123,43 @@ func (p *OSProc) Start(ctx context.Context, cmd *exec.Cmd) (Process, error) {
 	return proc, nil
 }
 
+// confine rewrites cmd to run in the call's sandbox. Where bwrap cannot
+// run, a required sandbox is an error and any other runs unconfined: the
+// host warned the user once when it found bwrap missing.
+func (p *OSProc) confine(ctx context.Context, cmd *exec.Cmd) (bool, error) {
+	if p.profile == nil {
+		return false, nil
+	}
+	bwrap, err := p.probe.Check(ctx)
+	if err != nil {
+		if p.profile.Required {
+			return false, &sandbox.UnavailableError{Why: err.Error()}
+		}
+		if p.log != nil {
+			p.log.Debug("running unsandboxed: bwrap cannot start", "why", err.Error())
+		}
+		return false, nil
+	}
+	p.profile.Wrap(bwrap, cmd)
+	return true, nil
+}
+
 type osProcess struct {
-	cmd      *exec.Cmd
-	pgid     int
-	guard    *guard
-	done     chan struct{}
-	waitOnce sync.Once
-	waitErr  error
+	// sandboxed: the process runs in a PID namespace of its own, which
+	// ends everything it started when it exits.
+	sandboxed bool
+	cmd       *exec.Cmd
+	pgid      int
+	guard     *guard
+	done      chan struct{}
+	waitOnce  sync.Once
+	waitErr   error
 }
 
 func (p *osProcess) Pid() int { return p.pgid }
+
+// Sandboxed implements SandboxedProcess.
+func (p *osProcess) Sandboxed() bool { return p.sandboxed }
 
 func (p *osProcess) Signal(sig syscall.Signal) error {
 	err := syscall.Kill(-p.pgid, sig)
@@ -134,6 +205,7 @@ var protocolEnv = []string{
 	shared.Handshake.MagicCookieKey,
 	shared.TLSEnv,
 	guardEnv,
+	shared.OneShotEnv,
 	"PLUGIN_MIN_PORT",
 	"PLUGIN_MAX_PORT",
 	"PLUGIN_PROTOCOL_VERSIONS",

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 	"google.golang.org/grpc"
 
+	"github.com/riot-tools/riot/plugin/sandbox"
 	"github.com/riot-tools/riot/shared"
 )
 
@@ -27,7 +28,17 @@ const parentPollEvery = 500 * time.Millisecond
 // host's log instead of breaking the protocol. It exits when the host
 // process dies, and a process guard kills every process group a tool
 // started when the plugin exits by any means.
-func Serve(handlers ...Handler) {
+func Serve(handlers ...Handler) { serve(false, handlers) }
+
+// ServeReadOnly is Serve for a plugin whose tools never write a file, start
+// a process or open a connection, such as Grep and Read. Once its socket
+// listens, the process restricts itself with Landlock: no writes anywhere,
+// and no TCP or UDP where the kernel's Landlock ABI has network rights. It
+// is best effort where the kernel lacks Landlock. Reads stay as the
+// permission chain decides per call.
+func ServeReadOnly(handlers ...Handler) { serve(true, handlers) }
+
+func serve(readOnly bool, handlers []Handler) {
 	if isGuard() {
 		runGuard(os.Stdin)
 		return
@@ -48,9 +59,11 @@ func Serve(handlers ...Handler) {
 	}
 	rt := Runtime{
 		Clock: SystemClock{},
-		Proc:  &OSProc{guard: newGuard(log)},
+		Proc:  &OSProc{guard: newGuard(log), probe: &sandbox.Probe{}, log: log},
 		Net:   http.DefaultClient,
 		Log:   log,
+		// The host's one-shot mark, read once at start.
+		OneShotHost: os.Getenv(shared.OneShotEnv) == "1",
 	}
 	srv, err := NewServer(rt, handlers...)
 	if err != nil {
@@ -66,6 +79,15 @@ func Serve(handlers ...Handler) {
 		VersionedPlugins: shared.VersionedPlugins(srv),
 		TLSProvider:      shared.ServerTLSFromEnv,
 		GRPCServer: func(opts []grpc.ServerOption) *grpc.Server {
+			// Called once the listener exists, which creating the socket
+			// file needed.
+			if readOnly {
+				if cfg, err := confineReadOnly(); err != nil {
+					log.Warn("cannot restrict this read-only plugin with Landlock; it runs unrestricted", "error", err)
+				} else {
+					log.Debug("restricted with Landlock", "config", cfg)
+				}
+			}
 			return grpc.NewServer(append(opts,
 				grpc.MaxRecvMsgSize(shared.MaxMessageSize),
 				grpc.MaxSendMsgSize(shared.MaxMessageSize))...)

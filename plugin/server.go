@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os/exec"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/riot-tools/riot/plugin/sandbox"
 	"github.com/riot-tools/riot/shared"
 	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
@@ -22,6 +24,9 @@ type Runtime struct {
 	Proc  Proc
 	Net   Net
 	Log   hclog.Logger
+	// OneShotHost: the host closes after this invocation (see
+	// shared.OneShotEnv).
+	OneShotHost bool
 }
 
 // Server serves a set of tools over the ToolPlugin interface. Serve runs
@@ -153,7 +158,11 @@ func (s *Server) env(callID string, c *toolv1.CallContext) *Env {
 		Net:         s.rt.Net,
 		Log:         s.rt.Log.With("call_id", callID),
 		state:       c.GetState(),
+		Sandbox:     sandbox.FromProto(c.GetSandbox()),
+		OneShotHost: s.rt.OneShotHost,
+		baseProc:    s.rt.Proc,
 	}
+	env.Proc = procFor(s.rt.Proc, env.Sandbox)
 	for name, st := range c.GetSharedState() {
 		if env.shared == nil {
 			env.shared = make(map[string]map[string]string, len(c.GetSharedState()))
@@ -163,7 +172,30 @@ func (s *Server) env(callID string, c *toolv1.CallContext) *Env {
 	if ms := c.GetDeadlineUnixMs(); ms > 0 {
 		env.Deadline = time.UnixMilli(ms)
 	}
+	env.AllowedReads = c.GetAllowedReads()
 	return env
+}
+
+// procFor is the Proc of a call in profile. A Proc that cannot sandbox
+// runs a profile that is not required as it is, and refuses one that is.
+func procFor(base Proc, profile *sandbox.Profile) Proc {
+	if profile == nil {
+		return base
+	}
+	if sp, ok := base.(SandboxingProc); ok {
+		return sp.Sandboxed(profile)
+	}
+	if profile.Required {
+		return refusingProc{}
+	}
+	return base
+}
+
+// refusingProc starts nothing: its Proc cannot apply a required sandbox.
+type refusingProc struct{}
+
+func (refusingProc) Start(context.Context, *exec.Cmd) (Process, error) {
+	return nil, &sandbox.UnavailableError{Why: "this tool's process starter cannot apply a sandbox"}
 }
 
 func final(o Outcome, log hclog.Logger) *toolv1.CallEvent {

@@ -1,6 +1,9 @@
 package shared
 
 import (
+	"maps"
+	"slices"
+
 	goplugin "github.com/hashicorp/go-plugin"
 )
 
@@ -28,3 +31,10 @@ func VersionedPlugins(impl ToolPlugin) map[int]goplugin.PluginSet {
 		1: {PluginName: &GRPCPlugin{Impl: impl}},
 	}
 }
+
+// SupportedProtocols are the protocol versions this build speaks, oldest
+// first.
+func SupportedProtocols() []int { return slices.Sorted(maps.Keys(VersionedPlugins(nil))) }
+
+// SDKModule is the Go module a plugin is built against.
+const SDKModule = "github.com/riot-tools/riot"

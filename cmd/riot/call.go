@@ -34,7 +34,7 @@ input that is not a JSON object, or a tool that is not enabled.`,
 			}
 			spin := a.spinner()
 			defer spin.stop()
-			h, err := a.host(cmd.Context(), core.Options{OnProgress: spin.event})
+			h, err := a.host(cmd.Context(), core.Options{OnProgress: spin.event, OneShot: true})
 			if err != nil {
 				return err
 			}

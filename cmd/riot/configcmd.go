@@ -93,6 +93,7 @@ func printConfig(w io.Writer, c *config.Config) {
 	line("results.max_total_mb", strconv.Itoa(c.Results.MaxTotalMB))
 	line("log.level", quote(c.Log.Level))
 	line("log.file", quote(c.Log.File)+" ("+c.ResolvedLogFile(nil)+")")
+	printSandboxConfig(tw, c)
 	line("log.max_size_mb", strconv.Itoa(c.Log.MaxSizeMB))
 	for _, p := range c.Plugins {
 		k := "plugins." + p.Name + "."

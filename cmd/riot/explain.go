@@ -108,6 +108,7 @@ func printExplain(w io.Writer, ex core.Explanation) {
 	if ex.Decision.Suggest != "" && ex.Decision.Behavior != permission.Allow {
 		fmt.Fprintf(w, "to allow: --allow '%s', or add it to [permissions] allow\n", ex.Decision.Suggest)
 	}
+	printExplainSandbox(w, ex)
 }
 
 func subjectText(s permission.Subject) string {
@@ -144,6 +145,7 @@ type explainOut struct {
 	Step     string        `json:"decided_by,omitempty"`
 	Reason   string        `json:"reason,omitempty"`
 	Suggest  string        `json:"suggest,omitempty"`
+	Sandbox  *sandboxOut   `json:"sandbox,omitempty"`
 	Hooks    []explainHook `json:"hooks,omitempty"`
 	// Untrusted says what the untrusted workspace's files set that was
 	// not applied.
@@ -180,6 +182,7 @@ func explainJSON(ex core.Explanation) explainOut {
 	out.Step = ex.Decision.Step.String()
 	out.Reason = ex.Decision.Reason
 	out.Suggest = ex.Decision.Suggest
+	out.Sandbox = explainSandboxJSON(ex)
 	return out
 }
 

@@ -53,6 +53,8 @@ type env struct {
 	home  string
 	ws    string
 	state string
+	// scripts counts the scripts a test wrote with py.
+	scripts int
 	// tmp is riot's TMPDIR, so that what a riot killed by a test leaves
 	// behind (its plugins' socket directory) is inside the test's own.
 	tmp string
@@ -104,6 +106,16 @@ func (e *env) write(name, body string) string {
 // needs no workspace trust.
 func (e *env) enableTestkit() {
 	e.userConfig(fmt.Sprintf("plugin_dirs = [%q]\n\n[plugins.testkit]\nenabled = true\n", filepath.Dir(bin.testkit)))
+}
+
+// sandboxOff adds [sandbox] mode = "off" to the user's config, for tests of
+// what holds where the sandbox is off (the process-group guard) or that
+// follow a command by its pid, which a PID namespace renumbers.
+func (e *env) sandboxOff() {
+	e.t.Helper()
+	p := filepath.Join(e.home, ".config", "riot", "config.toml")
+	old, _ := os.ReadFile(p)
+	e.userConfig(string(old) + "\n[sandbox]\nmode = \"off\"\n")
 }
 
 // userConfig writes $XDG_CONFIG_HOME/riot/config.toml.

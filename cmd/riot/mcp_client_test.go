@@ -19,7 +19,8 @@ import (
 // the same turn restarts it and succeeds.
 func TestRiotWrappingRiotMCPRecoversFromAKill(t *testing.T) {
 	e := newEnv(t)
-	inner := e.write("inner.toml", "[permissions]\nmode = \"bypassPermissions\"\n")
+	// No sandbox: the command must see and kill its server.
+	inner := e.write("inner.toml", "[permissions]\nmode = \"bypassPermissions\"\n\n[sandbox]\nmode = \"off\"\n")
 	cfg, err := config.Load(config.Options{Workspace: e.ws, UserFile: filepath.Join(e.home, "none.toml"), Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)

@@ -234,6 +234,7 @@ func TestMCPHTTPLoopbackOnly(t *testing.T) {
 // resumption, the result could never reach it.
 func TestMCPHTTPDroppedPostCancelsCall(t *testing.T) {
 	e := newEnv(t)
+	e.sandboxOff()
 	h := e.listen(t, nil, "--token", "t", "--mode", "bypassPermissions")
 	do := func(ctx context.Context, session, body string) *http.Response {
 		req, _ := http.NewRequestWithContext(ctx, "POST", h.url, strings.NewReader(body))

@@ -105,6 +105,7 @@ func TestMCPOverlongLine(t *testing.T) {
 // and the call's process is killed.
 func TestMCPCancelledRequestNotAnswered(t *testing.T) {
 	e := newEnv(t)
+	e.sandboxOff()
 	r := e.raw(t, "--mode", "bypassPermissions")
 	r.initialize()
 	fifo, pids := fifoPID(t)
@@ -151,6 +152,7 @@ func TestMCPCancelledRequestNotAnswered(t *testing.T) {
 // call and kills its process.
 func TestMCPCancellationKillsProcess(t *testing.T) {
 	e := newEnv(t)
+	e.sandboxOff()
 	s := e.connect(t, nil, "--mode", "bypassPermissions")
 	fifo, pids := fifoPID(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -259,6 +261,7 @@ func TestMCPSignalStopsEverything(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			e := newEnv(t)
+			e.sandboxOff()
 			r := e.raw(t, "--mode", "bypassPermissions")
 			r.initialize()
 			fifo, pids := fifoPID(t)
@@ -299,6 +302,7 @@ func TestMCPClientGoneLeavesNothing(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := newEnv(t)
+			e.sandboxOff()
 			r := e.raw(t, "--mode", "bypassPermissions")
 			r.initialize()
 			fifo, pids := fifoPID(t)

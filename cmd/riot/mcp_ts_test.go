@@ -49,6 +49,7 @@ func (e *env) tsClient(t *testing.T, mode string, args ...string) map[string]any
 func TestMCPTypeScriptClient(t *testing.T) {
 	e := newEnv(t)
 	e.enableTestkit()
+	e.sandboxOff() // the cancelled call's process is followed by its host pid
 	e.write("a.txt", "alpha\n")
 	// The client reads the pid of the call it cancels from this FIFO.
 	fifo := filepath.Join(t.TempDir(), "pid")
@@ -90,6 +91,7 @@ func TestMCPTypeScriptLongCall(t *testing.T) {
 // Streamable HTTP through the TypeScript SDK's transport, with the token.
 func TestMCPTypeScriptHTTP(t *testing.T) {
 	e := newEnv(t)
+	e.sandboxOff() // the cancelled call's process is followed by its host pid
 	e.write("a.txt", "alpha\n")
 	h := e.listen(t, nil, "--token", "ts-token", "--allow", "Bash(sleep:*)", "--allow", "Bash(echo:*)")
 	fifo := filepath.Join(t.TempDir(), "pid")

@@ -15,7 +15,7 @@ import (
 )
 
 func (a *app) pluginsCommand() *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "plugins",
 		Short: "List the plugins discovered and configured, and what each serves",
 		Args:  cobra.NoArgs,
@@ -44,6 +44,8 @@ func (a *app) pluginsCommand() *cobra.Command {
 			return nil
 		},
 	}
+	cmd.AddCommand(a.pluginsSubcommands()...)
+	return cmd
 }
 
 func printPlugin(w io.Writer, st core.PluginStatus, info core.PluginInfo, riotVersion string) {
@@ -89,6 +91,7 @@ func printPlugin(w io.Writer, st core.PluginStatus, info core.PluginInfo, riotVe
 		fmt.Fprintf(w, "  warning:  %s can be read-only but %s no permission subjects: such calls are allowed in every mode, and neither the workspace fence nor a deny rule sees what they read. Trust the plugin, or deny the tool (docs/permissions.md, \"Tools without subjects\").\n",
 			strings.Join(info.Unfenced, ", "), verb)
 	}
+	printLocked(w, st, info)
 	switch {
 	case info.Problem != "":
 		fmt.Fprintf(w, "  problem:  %s\n", info.Problem)

@@ -40,7 +40,7 @@ the input is malformed.`,
 			}
 			spin := a.spinner()
 			defer spin.stop()
-			h, err := a.host(cmd.Context(), core.Options{OnProgress: spin.event})
+			h, err := a.host(cmd.Context(), core.Options{OnProgress: spin.event, OneShot: true})
 			if err != nil {
 				return err
 			}

@@ -7,6 +7,10 @@ import (
 	"github.com/riot-tools/riot/plugin"
 )
 
+// readOnlyBuiltins never write, start processes or connect, so their
+// processes restrict themselves with Landlock.
+var readOnlyBuiltins = map[string]bool{"grep": true, "read": true}
+
 // servePluginCommand is how riot serves its builtins: the host re-executes
 // riot as `riot __plugin NAME`, as Packer and Waypoint do.
 func (a *app) servePluginCommand() *cobra.Command {
@@ -20,7 +24,11 @@ func (a *app) servePluginCommand() *cobra.Command {
 			if !ok {
 				return usageErr("no builtin tool set named %q; riot has %v", args[0], builtinNames())
 			}
-			plugin.Serve(tools()...)
+			if readOnlyBuiltins[args[0]] {
+				plugin.ServeReadOnly(tools()...)
+			} else {
+				plugin.Serve(tools()...)
+			}
 			return nil
 		},
 	}

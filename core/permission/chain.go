@@ -2,8 +2,11 @@ package permission
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/riot-tools/riot/internal/paths"
 )
 
 // Decide runs the chain for one prepared call. Its steps run in order and
@@ -22,6 +25,11 @@ func (p *Policy) Decide(ctx context.Context, req Request) Decision {
 	c := &chain{p: p, req: req, subjects: p.prepare(req.Subjects)}
 	c.d.Mode = p.mode
 	_ = c.denyStep() || c.askStep() || c.toolStep() || c.safetyStep() || c.allowStep() || c.modeStep(ctx)
+	for _, s := range c.subjects {
+		if s.Kind == PathSubject && s.Access == Read && s.physical != "" {
+			c.d.Reads = append(c.d.Reads, s.physical)
+		}
+	}
 	return c.d
 }
 
@@ -142,6 +150,10 @@ func (c *chain) safetyStep() bool {
 			if s.Value == "" {
 				return ask("a path known only when the call runs",
 					fmt.Sprintf("This %s call touches a path that is known only when it runs (such as the operand of `cat $F`, or a relative path after `cd`), so riot cannot check it against the workspace and the rules; it needs the user's approval. Use literal paths to avoid asking.", c.req.Tool))
+			}
+			if errors.Is(s.err, paths.ErrProcess) {
+				return ask("a process's own view: "+s.lexical,
+					fmt.Sprintf("%s goes through /proc/self, /proc/thread-self or /proc/<pid>, whose files and links depend on the process that opens them (its working directory, its root, its open files), so riot cannot tell what it names and treats it as outside the workspace roots; using it needs the user's approval. Use the real path instead.", s.lexical))
 			}
 			if s.err != nil {
 				return ask("cannot resolve: "+s.lexical,

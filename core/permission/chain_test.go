@@ -211,12 +211,22 @@ func TestStepSafety(t *testing.T) {
 		{"symlink inside pointing out", readReq(e.ws + "/link/secret"), "outside the workspace: " + e.out + "/secret"},
 		{"not existing through a link out", editReq(e.ws + "/link/new"), "outside the workspace: " + e.out + "/new"},
 		{"broken symlink", readReq(e.ws + "/broken"), "cannot resolve: " + e.ws + "/broken"},
+		// /proc/self/cwd is riot's working directory here, not the shell's.
+		{"/proc/self/cwd", readReq("/proc/self/cwd/src/a.go"), "a process's own view: /proc/self/cwd/src/a.go"},
+		{"/proc/thread-self", readReq("/proc/thread-self/root" + e.ws + "/src/a.go"), "a process's own view: /proc/thread-self/root" + e.ws + "/src/a.go"},
+		{"/proc/<pid>", readReq("/proc/1/cwd"), "a process's own view: /proc/1/cwd"},
+		{"/dev/fd", readReq("/dev/fd/3"), "a process's own view: /dev/fd/3"},
 		{"empty path", readReq(""), "a path known only when the call runs"},
 		{"read the results", readReq(e.state + "/s1/call.txt"), ""},
 		{"write the results", editReq(e.state + "/s1/call.txt"), "read-only root: " + e.state + "/s1/call.txt"},
 		{"write .git", editReq(e.ws + "/.git/config"), "protected path: " + e.ws + "/.git/config"},
 		{"write .git through a link", editReq(e.ws + "/gitlink/config"), "protected path: " + e.ws + "/.git/config"},
 		{"write .env", editReq(e.ws + "/.env"), "protected path: " + e.ws + "/.env"},
+		// Protected names in any case: a case-insensitive filesystem has them.
+		{"write .GIT", editReq(e.ws + "/.GIT/config"), "protected path: " + e.ws + "/.GIT/config"},
+		{"write .Env", editReq(e.ws + "/.Env"), "protected path: " + e.ws + "/.Env"},
+		{"write .RIOT", editReq(e.ws + "/.RIOT/config.local.toml"), "protected path: " + e.ws + "/.RIOT/config.local.toml"},
+		{"command names .GIT", bash(false, []string{"cp x .GIT/hooks/pre-commit"}), "protected path in command: " + e.ws + "/.GIT"},
 		{"read-only call reads .git", readReq(e.ws + "/.git/config"), ""},
 		{"non-read-only call reads .env", Request{Tool: "X", Subjects: []Subject{{Kind: PathSubject, Value: e.ws + "/.env", Access: Read}, {Kind: PathSubject, Value: e.ws + "/out"}}}, "protected path: " + e.ws + "/.env"},
 		{"command names a protected path", bash(false, []string{"echo x >> .git/hooks/pre-commit"}), "protected path in command: " + e.ws + "/.git"},
@@ -252,6 +262,9 @@ func TestStepSafety(t *testing.T) {
 
 	// The reasons name the path, and where a symlink leads.
 	p := e.policy(t, "default")
+	if d := decide(p, readReq("/proc/self/cwd/x")); !strings.HasPrefix(d.Reason, "/proc/self/cwd/x goes through /proc/self, /proc/thread-self or /proc/<pid>, whose files and links depend on the process that opens them") {
+		t.Errorf("/proc reason %q", d.Reason)
+	}
 	d := decide(p, readReq(e.ws+"/link/secret"))
 	want := e.ws + "/link/secret (which resolves to " + e.out + "/secret) is outside the workspace roots (" + e.ws + "), so using it needs the user's approval."
 	if d.Reason != want {

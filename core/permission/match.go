@@ -1,7 +1,6 @@
 package permission
 
 import (
-	"path/filepath"
 	"strings"
 
 	"github.com/riot-tools/riot/internal/paths"
@@ -25,7 +24,7 @@ func (p *Policy) prepare(subjects []Subject) []subject {
 		r, err := p.resolveSubject(s.Value)
 		out[i].lexical, out[i].physical, out[i].err = r.lexical, r.physical, err
 		if s.Value != "" && err != nil {
-			out[i].lexical = filepath.Clean(p.absolute(s.Value))
+			out[i].lexical = lexicalForm(p.fs, p.absolute(s.Value))
 		}
 	}
 	return out

@@ -39,7 +39,19 @@ func (p *Policy) resolveSubject(v string) (resolved, error) {
 	if err != nil {
 		return resolved{}, err
 	}
-	return resolved{lexical: filepath.Clean(raw), physical: phys}, nil
+	return resolved{lexical: lexicalForm(p.fs, raw), physical: phys}, nil
+}
+
+// lexicalForm is the path as written, made clean the way the kernel reads
+// it: `src/up/../x` is outside/x when src/up links there, not src/x, which
+// would be a different file for the rules and the protected names to
+// judge. Where that cannot be worked out, the plain cleaned form is kept:
+// the physical form, or the error, decides then.
+func lexicalForm(fsys fileSystem, raw string) string {
+	if c, err := paths.Clean(fsys, raw); err == nil {
+		return c
+	}
+	return filepath.Clean(raw)
 }
 
 // noHome stands for the home directory in a path's written form when
@@ -108,14 +120,18 @@ var (
 )
 
 // protectedBy returns the protected path that p is or lies in, or "".
+// Names match without regard to case: on a case-insensitive filesystem
+// (macOS, Windows, a mounted FAT or CIFS volume) `.GIT/config` is the
+// repository's config, and `~/.BashRC` the shell's startup file, and a
+// case-sensitive one loses nothing by asking about them too.
 func (p *Policy) protectedBy(path string) string {
 	for _, h := range p.protect {
-		if within(path, h) {
+		if within(strings.ToLower(path), strings.ToLower(h)) {
 			return h
 		}
 	}
 	for dir := path; ; dir = filepath.Dir(dir) {
-		base := filepath.Base(dir)
+		base := strings.ToLower(filepath.Base(dir))
 		if protectedDirs[base] {
 			return dir
 		}
@@ -143,8 +159,13 @@ func (p *Policy) commandMentionsProtected(cmd string) string {
 		if w == "" || strings.Contains(w, "://") {
 			continue
 		}
-		if by := p.protectedBy(filepath.Clean(p.absolute(w))); by != "" {
-			return by
+		// Both the kernel's reading of the word's `..` and the textual one:
+		// `lnk/../.bashrc` is ~/.bashrc when lnk points into the home.
+		raw := p.absolute(w)
+		for _, form := range []string{lexicalForm(p.fs, raw), filepath.Clean(raw)} {
+			if by := p.protectedBy(form); by != "" {
+				return by
+			}
 		}
 	}
 	return ""

@@ -192,7 +192,19 @@ func TestProtectedBy(t *testing.T) {
 		e.home + "/.config/git/config":   e.home + "/.config/git",
 		e.home + "/.config/riot/c.toml":  e.home + "/.config/riot",
 		e.base + "/xdg/riot/config.toml": e.base + "/xdg/riot",
+		// Any case: on a case-insensitive filesystem these are the same files.
+		e.ws + "/.GIT/config":                   e.ws + "/.GIT",
+		e.ws + "/sub/.Git/hooks/x":              e.ws + "/sub/.Git",
+		e.ws + "/.Env":                          e.ws + "/.Env",
+		e.ws + "/.ENV.Local":                    e.ws + "/.ENV.Local",
+		e.ws + "/.RIOT/config.local.toml":       e.ws + "/.RIOT",
+		e.ws + "/.SSH/authorized_keys":          e.ws + "/.SSH",
+		e.ws + "/.NpmRC":                        e.ws + "/.NpmRC",
+		e.home + "/.BashRC":                     e.home + "/.bashrc",
+		e.home + "/.Config/Riot/c.toml":         e.home + "/.config/riot",
+		strings.ToUpper(e.base) + "/XDG/riot/x": e.base + "/xdg/riot",
 		// Not protected:
+		e.ws + "/.ENV.Example":       "",
 		e.ws + "/.gitignore":         "",
 		e.ws + "/.github/x.yml":      "",
 		e.ws + "/.env.example":       "",
@@ -235,6 +247,9 @@ func TestCommandMentionsProtected(t *testing.T) {
 		`tee ".env.local"`:                    e.ws + "/.env.local",
 		"cat x 2>.git/y":                      e.ws + "/.git",
 		"cmd =.env":                           e.ws + "/.env",
+		"cp x .GIT/hooks/pre-commit":          e.ws + "/.GIT",
+		"echo x >> ~/.ZshRC":                  e.home + "/.zshrc",
+		"tee .Env":                            e.ws + "/.Env",
 		"git add .gitignore":                  "",
 		"git commit -m 'update .env.example'": "",
 		"git push origin main":                "",
@@ -246,5 +261,53 @@ func TestCommandMentionsProtected(t *testing.T) {
 		if got := p.commandMentionsProtected(cmd); got != want {
 			t.Errorf("commandMentionsProtected(%q) = %q, want %q", cmd, got, want)
 		}
+	}
+}
+
+// TestRootsAreNotCleanedBeforeResolution: a root, the home or a protected
+// directory written with `..` after a symlink is the directory the kernel
+// reaches, not the one cleaning the text gives.
+func TestRootsAreNotCleanedBeforeResolution(t *testing.T) {
+	e := newEnv(t)
+	symlink(t, e.out+"/sub", e.ws+"/lnk")
+	if err := os.MkdirAll(e.out+"/sub", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := e.cfg("default")
+	c.Roots = append(c.Roots, e.ws+"/lnk/..") // the outside directory
+	c.Protect = []string{e.ws + "/lnk/../guarded"}
+	p := mustPolicy(t, c)
+	if d := decide(p, readReq(e.out+"/x")); d.Step == StepSafety {
+		t.Errorf("the root lnk/.. does not cover %s/x: %s", e.out, d.Check)
+	}
+	if d := decide(p, editReq(e.out+"/guarded/x")); d.Check != "protected path: "+e.out+"/guarded/x" {
+		t.Errorf("the protected lnk/../guarded does not cover %s/guarded: %q", e.out, d.Check)
+	}
+	if d := decide(p, editReq(e.ws+"/guarded")); d.Step == StepSafety {
+		t.Errorf("cleaning lnk/../guarded as text protected %s/guarded: %q", e.ws, d.Check)
+	}
+}
+
+// TestDecisionReads: a decision carries the call's read paths as it
+// resolved them, for the tool to check what it opens against; writes,
+// commands and paths that could not be resolved are not among them.
+func TestDecisionReads(t *testing.T) {
+	e := newEnv(t)
+	write(t, e.out+"/secret")
+	symlink(t, e.out+"/secret", e.ws+"/link")
+	p := e.policy(t, "bypassPermissions")
+	req := Request{Tool: "X", Subjects: []Subject{
+		{Kind: PathSubject, Value: e.ws + "/link", Access: Read},
+		{Kind: PathSubject, Value: "src/a.go", Access: Read},
+		{Kind: PathSubject, Value: e.ws + "/w", Access: Write},
+		{Kind: PathSubject, Value: "", Access: Read},
+		{Kind: CommandSubject, Value: "cat x"},
+	}}
+	d := decide(p, req)
+	if want := []string{e.out + "/secret", e.ws + "/src/a.go"}; strings.Join(d.Reads, " ") != strings.Join(want, " ") {
+		t.Errorf("Reads = %q, want %q", d.Reads, want)
+	}
+	if d := decide(p, editReq(e.ws+"/x")); len(d.Reads) != 0 {
+		t.Errorf("an edit's Reads = %q", d.Reads)
 	}
 }

@@ -3,6 +3,7 @@ package permission
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -89,11 +90,11 @@ func newPolicy(cfg Config, fsys fileSystem) (*Policy, error) {
 		p.home, _ = lookup() // no home: only ~ paths need one, and they say so
 	}
 	if p.home != "" {
-		p.home = filepath.Clean(p.home)
 		home, err := p.resolveRoot(p.home)
 		if err != nil {
 			return nil, err
 		}
+		p.home = home.lexical
 		p.homes = forms(home)
 	}
 	for _, r := range cfg.Roots {
@@ -145,20 +146,21 @@ func newPolicy(cfg Config, fsys fileSystem) (*Policy, error) {
 // resolveRoot resolves a configured directory; one that cannot be
 // resolved is an error, since the fence would be wrong.
 func (p *Policy) resolveRoot(dir string) (resolved, error) {
+	// Never cleaned before it is resolved: `lnk/..` is the parent of the
+	// link's target.
 	abs := dir
 	if !filepath.IsAbs(abs) {
-		a, err := filepath.Abs(abs)
+		wd, err := os.Getwd()
 		if err != nil {
 			return resolved{}, err
 		}
-		abs = a
+		abs = wd + "/" + abs
 	}
-	abs = filepath.Clean(abs)
 	phys, err := resolvePath(p.fs, abs)
 	if err != nil {
 		return resolved{}, fmt.Errorf("permission: cannot resolve the directory %s: %w", dir, err)
 	}
-	return resolved{lexical: abs, physical: phys}, nil
+	return resolved{lexical: lexicalForm(p.fs, abs), physical: phys}, nil
 }
 
 func forms(r resolved) []string {

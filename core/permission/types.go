@@ -150,6 +150,12 @@ type Decision struct {
 	Mode string
 	// ByUser reports that a prompt's answer decided (see Policy.Resolve).
 	ByUser bool
+	// Reads are the call's read paths as this decision resolved them
+	// (symlinks followed), the files an Allow lets the tool read. The host
+	// hands them to the call, whose tool checks that the file it opened is
+	// one of them or inside the fence: a symlink swapped after the check
+	// then leads nowhere it was not allowed to.
+	Reads []string
 }
 
 // TraceStep is one step of the chain as `riot explain` shows it.

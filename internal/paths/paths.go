@@ -62,6 +62,9 @@ func walk(fsys FS, cur, rel string, links *int, mustExist bool) (string, error) 
 			continue
 		}
 		next := filepath.Join(cur, c)
+		if cur == "/proc" && isProcess(c) {
+			return "", fmt.Errorf("%s: %w", next, ErrProcess)
+		}
 		fi, err := fsys.Lstat(next)
 		switch {
 		case errors.Is(err, fs.ErrNotExist) && !mustExist:

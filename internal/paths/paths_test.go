@@ -10,7 +10,7 @@ import (
 // tree makes ws/{a.txt,sub/x}, outside/{o.txt,sub/y} and links
 // ws/lnk -> outside/sub, ws/olnk -> outside, ws/rel -> sub (relative),
 // ws/broken -> nowhere, ws/loop -> ws/loop.
-func tree(t *testing.T) (ws, outside string) {
+func tree(t testing.TB) (ws, outside string) {
 	t.Helper()
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -71,6 +71,12 @@ func TestResolveErrors(t *testing.T) {
 		{ws + "/broken/x", "is broken"},
 		{ws + "/loop", "too many levels"},
 		{ws + "/a.txt/x", "not a directory"},
+		// Resolved in the process that opens them (issue 11, class 13).
+		{"/proc/self/cwd/x", "a process's own view of the filesystem"},
+		{"/proc/thread-self/root", "a process's own view of the filesystem"},
+		{"/proc/1/cwd", "a process's own view of the filesystem"},
+		{"/proc/./self/../self/fd/0", "a process's own view of the filesystem"},
+		{"/dev/stdin", "a process's own view of the filesystem"}, // -> /proc/self/fd/0
 	} {
 		got, err := Resolve(OS{}, c.in)
 		if err == nil || !strings.Contains(err.Error(), c.why) {
@@ -129,4 +135,11 @@ func FuzzResolve(f *testing.F) {
 			t.Fatalf("Resolve(%q) = %q: not absolute and clean", p, got)
 		}
 	})
+}
+
+// Other /proc names resolve as usual; only a process's own view is refused.
+func TestProcOtherNamesResolve(t *testing.T) {
+	if got, err := Resolve(OS{}, "/proc/cpuinfo"); err != nil || got != "/proc/cpuinfo" {
+		t.Errorf("Resolve(/proc/cpuinfo) = %q, %v", got, err)
+	}
 }

@@ -41,6 +41,16 @@ type Client struct {
 	Cwd string
 	// Roots are the workspace roots; they default to [Cwd].
 	Roots []string
+	// ResultsDirs are the session's results directories; none by default.
+	ResultsDirs []string
+	// DenyRead are the Read(...) deny rules as absolute doublestar globs,
+	// as the host sends them; none by default.
+	DenyRead []string
+	// AllowedReads are the read paths the host's chain allowed, resolved,
+	// sent with each Call as the host sends them: a tool that checks what
+	// it opened (Env.OpenRead) reads outside Roots only these. None by
+	// default, as if every outside read had been refused.
+	AllowedReads []string
 	// State is the session state; Call applies each outcome's updates to it,
 	// as the host does.
 	State map[string]string
@@ -54,6 +64,8 @@ type Client struct {
 	SessionID string
 	// Timeout bounds each call; the default is one minute.
 	Timeout time.Duration
+	// Sandbox is the sandbox profile the host sends; nil sends none.
+	Sandbox *toolv1.Sandbox
 
 	calls int
 }
@@ -182,8 +194,10 @@ func (c *Client) CallContext(ctx context.Context, tool string, input any) Result
 	defer cancel()
 	deadline, _ := ctx.Deadline()
 	var res Result
+	cc := c.context(deadline)
+	cc.AllowedReads = c.AllowedReads
 	err := c.stub.Call(ctx, &toolv1.CallRequest{
-		Tool: tool, CallId: c.nextID(), Input: c.raw(input), Context: c.context(deadline),
+		Tool: tool, CallId: c.nextID(), Input: c.raw(input), Context: cc,
 	}, func(ev *toolv1.CallEvent) error {
 		switch e := ev.Event.(type) {
 		case *toolv1.CallEvent_Progress:
@@ -244,7 +258,8 @@ func (c *Client) context(deadline time.Time) *toolv1.CallContext {
 	}
 	cc := &toolv1.CallContext{
 		SessionId: c.SessionID, Cwd: c.Cwd, WorkspaceRoots: roots,
-		PermissionMode: mode, State: c.State,
+		PermissionMode: mode, State: c.State, Sandbox: c.Sandbox,
+		ResultsDirs: c.ResultsDirs, DenyRead: c.DenyRead,
 	}
 	for name, st := range c.Shared {
 		if cc.SharedState == nil {

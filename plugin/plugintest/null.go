@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/riot-tools/riot/plugin"
+	"github.com/riot-tools/riot/plugin/sandbox"
 )
 
 // ErrNoProcess is what NullProc returns.
@@ -34,13 +35,19 @@ func (NullNet) Do(*http.Request) (*http.Response, error) { return nil, ErrNoNetw
 // kills every group it started when the test ends, so a failing test leaves
 // no process behind.
 func RealProc(t testing.TB) plugin.Proc {
-	p := &trackedProc{}
-	t.Cleanup(p.killAll)
+	p := &trackedProc{os: plugin.NewOSProc(), list: &procList{}}
+	t.Cleanup(p.list.killAll)
 	return p
 }
 
+// trackedProc is an OSProc that remembers what it started. It applies the
+// call's sandbox profile as Serve's does.
 type trackedProc struct {
-	os    plugin.OSProc
+	os   plugin.SandboxingProc
+	list *procList
+}
+
+type procList struct {
 	mu    sync.Mutex
 	procs []plugin.Process
 }
@@ -48,17 +55,21 @@ type trackedProc struct {
 func (p *trackedProc) Start(ctx context.Context, cmd *exec.Cmd) (plugin.Process, error) {
 	proc, err := p.os.Start(ctx, cmd)
 	if err == nil {
-		p.mu.Lock()
-		p.procs = append(p.procs, proc)
-		p.mu.Unlock()
+		p.list.mu.Lock()
+		p.list.procs = append(p.list.procs, proc)
+		p.list.mu.Unlock()
 	}
 	return proc, err
 }
 
-func (p *trackedProc) killAll() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, proc := range p.procs {
+func (p *trackedProc) Sandboxed(profile *sandbox.Profile) plugin.Proc {
+	return &trackedProc{os: p.os.Sandboxed(profile).(plugin.SandboxingProc), list: p.list}
+}
+
+func (l *procList) killAll() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, proc := range l.procs {
 		_ = proc.Signal(syscall.SIGKILL)
 	}
 }

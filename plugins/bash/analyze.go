@@ -1,8 +1,10 @@
 package bash
 
 import (
+	"errors"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -37,6 +39,13 @@ type Analysis struct {
 	// NoMatchExit is the name of the last command of the last pipeline when it is grep, rg, diff, cmp, test or [ —
 	// for whom exit status 1 means "no match / differ / false", not failure. Otherwise "".
 	NoMatchExit string
+	// Asks are why the call cannot be judged without the user, each a sentence for the model: a file list the
+	// command reads that is not visible now, a glob past the bound, a recursive read that can leave the roots.
+	// Only AnalyzeIn finds most of them.
+	Asks []string
+	// Denied are the files a recursive read would reach that env.Denied covers (also in ReadPaths). AnalyzeIn
+	// only.
+	Denied []string
 }
 
 // Analyze parses command with mvdan.cc/sh/v3/syntax (Bash dialect) and walks the tree. It never panics.
@@ -51,7 +60,7 @@ func Analyze(command string) (a Analysis) {
 
 // analyze is Analyze without the recover, so that the fuzz test sees a panic.
 func analyze(command string) Analysis {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
+	f, err := parse(command)
 	if err != nil {
 		return unparsed(command)
 	}
@@ -63,9 +72,33 @@ func analyze(command string) Analysis {
 	return w.a
 }
 
+// parse parses a command as Bash. A command holding a byte on which mvdan.cc/sh and bash disagree is refused
+// rather than parsed: mvdan.cc/sh takes a carriage return, form feed or vertical tab for a blank (or, printed,
+// for a newline) where bash reads it as part of a word, and bash stops at a NUL.
+func parse(command string) (*syntax.File, error) {
+	if i := strings.IndexFunc(command, riskyRune); i >= 0 {
+		return nil, errRisky
+	}
+	return syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
+}
+
+var errRisky = errors.New("a control character")
+
+// riskyRune reports a control character other than tab and newline, and a byte that is not UTF-8.
+func riskyRune(r rune) bool {
+	return r < 0x20 && r != '\t' && r != '\n' || r == 0x7f || r == utf8.RuneError
+}
+
+// askRisky is the Ask reason of a command refused by parse.
+const askRisky = "This command holds a control character (a carriage return, form feed, vertical tab or the like) or a byte that is not UTF-8, which riot's parser and bash read differently, so riot cannot check what would run and running it needs the user's approval. Remove the character: use plain \\n line endings, and printf '\\r' where one is needed."
+
 // unparsed is the fail-closed analysis of a command that did not parse.
 func unparsed(command string) Analysis {
-	return Analysis{Commands: []string{strings.TrimSpace(command)}, Opaque: true}
+	a := Analysis{Commands: []string{strings.TrimSpace(command)}, Opaque: true}
+	if strings.IndexFunc(command, riskyRune) >= 0 {
+		a.Asks = []string{askRisky}
+	}
+	return a
 }
 
 // walker collects an Analysis over one syntax tree. ro starts true and any construct that could run code or change
@@ -74,6 +107,17 @@ type walker struct {
 	src string
 	a   Analysis
 	ro  bool
+	// env is nil for Analyze, which looks at the text alone.
+	env *Env
+	// dirs are the directories the command may be in at this point of the walk (several after `a && cd x`);
+	// none known when empty. Only with env.
+	dirs []string
+	// vars are the values a `for` loop's variable takes in the body being walked. Only with env.
+	vars map[string]string
+	// funcs is set once a function is defined: a later command may be it, and change directory.
+	funcs bool
+	// loopWalks is how many times the body being walked is walked: the product of the enclosing loops' values.
+	loopWalks int
 }
 
 func (w *walker) deny() { w.ro = false }
@@ -113,30 +157,51 @@ func (w *walker) command(c syntax.Command) {
 	case *syntax.CallExpr:
 		w.call(c)
 	case *syntax.BinaryCmd:
+		at := w.dirs
 		w.stmt(c.X)
+		if c.Op == syntax.Pipe || c.Op == syntax.PipeAll {
+			// Each side of a pipeline runs in a subshell: a cd in it does not last.
+			w.dirs = at
+			w.stmt(c.Y)
+			w.dirs = at
+			return
+		}
+		after := w.dirs // `a && b`, `a || b`: b may not run
 		w.stmt(c.Y)
+		w.dirs = unionDirs(after, w.dirs)
 	case *syntax.Block:
 		w.stmts(c.Stmts)
 	case *syntax.Subshell:
+		at := w.dirs
 		w.stmts(c.Stmts)
+		w.dirs = at
 	case *syntax.IfClause:
+		var outs [][]string
 		for ; c != nil; c = c.Else {
 			w.stmts(c.Cond)
+			at := w.dirs
 			w.stmts(c.Then)
+			outs = append(outs, w.dirs)
+			w.dirs = at
 		}
+		w.dirs = unionDirs(append(outs, w.dirs)...)
 	case *syntax.WhileClause:
-		w.stmts(c.Cond)
-		w.stmts(c.Do)
+		w.loop(func() {
+			w.stmts(c.Cond)
+			w.stmts(c.Do)
+		})
 	case *syntax.CaseClause:
 		w.word(c.Word)
-		for _, item := range c.Items {
-			for _, p := range item.Patterns {
-				w.word(p)
+		w.loop(func() {
+			for _, item := range c.Items {
+				for _, p := range item.Patterns {
+					w.word(p)
+				}
+				w.stmts(item.Stmts)
 			}
-			w.stmts(item.Stmts)
-		}
+		})
 	case *syntax.ForClause:
-		w.forClause(c)
+		w.loop(func() { w.forClause(c) })
 	case *syntax.TestClause:
 		w.subject(w.text(c))
 		w.testExpr(c.X)
@@ -146,12 +211,56 @@ func (w *walker) command(c syntax.Command) {
 		w.deny()
 		w.subject(w.text(c))
 		w.nested(c)
+		switch c.(type) {
+		case *syntax.FuncDecl:
+			w.funcs = true
+		case *syntax.DeclClause, *syntax.LetClause, *syntax.ArithmCmd:
+		default: // time and coproc run their command in this shell, or beside it
+			w.dirs = nil
+		}
 	}
 }
+
+// loop walks a construct whose body may run any number of times: a cd in it leaves the directory unknown.
+func (w *walker) loop(body func()) {
+	at := w.dirs
+	body()
+	if !slicesEqual(at, w.dirs) {
+		w.dirs = nil
+	}
+}
+
+// maxDirs bounds the directories tracked at once; past it, none is known.
+const maxDirs = 8
+
+// unionDirs is every directory of the sets, or none known when one set is unknown or the union is too large.
+func unionDirs(sets ...[]string) []string {
+	var out []string
+	for _, set := range sets {
+		if len(set) == 0 {
+			return nil
+		}
+		for _, d := range set {
+			if !slices.Contains(out, d) {
+				out = append(out, d)
+			}
+		}
+	}
+	if len(out) > maxDirs {
+		return nil
+	}
+	return out
+}
+
+func slicesEqual(a, b []string) bool { return slices.Equal(a, b) }
 
 // nested collects, without judging them, the statements somewhere below n (a function body, the commands of a
 // substitution in an assignment). Whatever holds them has already been denied.
 func (w *walker) nested(n syntax.Node) {
+	// What is nested runs in a subshell (a substitution) or not now (a function body): a cd in it does not move
+	// the commands after it. (time and coproc are handled by their caller.)
+	at := w.dirs
+	defer func() { w.dirs = at }()
 	syntax.Walk(n, func(n syntax.Node) bool {
 		if s, ok := n.(*syntax.Stmt); ok {
 			w.stmt(s)
@@ -166,16 +275,42 @@ func (w *walker) nested(n syntax.Node) {
 // is not read-only; nor are C-style loops (arithmetic can assign) or select.
 func (w *walker) forClause(c *syntax.ForClause) {
 	w.subject(w.slice(c.Pos(), c.Loop.End()))
-	if it, ok := c.Loop.(*syntax.WordIter); ok && !c.Select && strings.ToUpper(it.Name.Value) != it.Name.Value {
-		for _, item := range it.Items {
-			w.word(item)
-		}
-	} else {
+	it, ok := c.Loop.(*syntax.WordIter)
+	if !ok || c.Select || strings.ToUpper(it.Name.Value) == it.Name.Value {
 		w.deny()
 		w.nested(c.Loop)
+		w.stmts(c.Do)
+		return
 	}
-	w.stmts(c.Do)
+	var values []word
+	for _, item := range it.Items {
+		values = append(values, w.expandArg(item)...)
+	}
+	if w.env == nil || it.InPos == (syntax.Pos{}) || w.loopWalks*len(values) > maxLoopValues || slices.ContainsFunc(values, func(v word) bool { return !v.fixed() }) {
+		w.stmts(c.Do) // without its values, a use of the variable is an expansion, as for any variable
+		return
+	}
+	// With its values known, the body is walked once per value, so that "$f" is each file the loop names.
+	prev, had := w.vars[it.Name.Value]
+	if w.vars == nil {
+		w.vars = map[string]string{}
+	}
+	outer := w.loopWalks
+	w.loopWalks *= max(len(values), 1)
+	for _, v := range values {
+		w.vars[it.Name.Value] = v.text
+		w.stmts(c.Do)
+	}
+	w.loopWalks = outer
+	if had {
+		w.vars[it.Name.Value] = prev
+	} else {
+		delete(w.vars, it.Name.Value)
+	}
 }
+
+// maxLoopValues bounds how many times a loop body is walked, nested loops multiplied.
+const maxLoopValues = 64
 
 func (w *walker) call(c *syntax.CallExpr) {
 	at := len(w.a.Commands)
@@ -187,16 +322,33 @@ func (w *walker) call(c *syntax.CallExpr) {
 		w.nested(as)
 		parts = append(parts, w.text(as))
 	}
-	words := make([]word, len(c.Args))
-	for i, arg := range c.Args {
-		words[i] = w.word(arg)
-		parts = append(parts, words[i].text)
+	var words []word
+	for _, arg := range c.Args {
+		words = append(words, w.expandArg(arg)...)
+		if w.env != nil && len(words) > w.env.Limit {
+			// Each word is bounded, but not their product across words: stop before it grows.
+			w.ask("This command's braces and globs expand to more words than riot checks, so running it needs the user's approval. Name fewer files at once.")
+			w.a.Opaque = true
+			words = words[:w.env.Limit]
+			break
+		}
+	}
+	for _, t := range words {
+		parts = append(parts, t.text)
 	}
 	w.a.Commands[at] = strings.Join(parts, " ")
-	if len(words) > 0 {
-		w.simple(words[0].text, words[1:])
+	if len(words) == 0 {
+		return
 	}
+	name := words[0].text
+	if _, listed := allowList[name]; !listed && (!words[0].lit || w.funcs || dirChangers[name]) {
+		w.dirs = nil // it may be a function or a builtin that changes directory
+	}
+	w.simple(name, words[1:])
 }
+
+// dirChangers are the builtins besides cd that can change the shell's directory.
+var dirChangers = map[string]bool{"pushd": true, "popd": true, "source": true, ".": true, "eval": true, "builtin": true, "command": true}
 
 // redirect allows input redirections, heredocs, fd duplication (`2>&1`, `>&2`, `<&0`, `>&-`) and output to
 // /dev/null. Anything else may write a file.
@@ -204,24 +356,36 @@ func (w *walker) redirect(r *syntax.Redirect) {
 	if r.N != nil && !isDigits(r.N.Value) {
 		w.deny() // {var}>... assigns var
 	}
-	t := w.word(r.Word)
-	if r.Hdoc != nil {
-		w.word(r.Hdoc) // an unquoted heredoc body expands: $(..) in it runs
-	}
 	switch r.Op {
+	case syntax.Hdoc, syntax.DashHdoc:
+		w.word(r.Word) // the delimiter is not expanded
+		if r.Hdoc != nil {
+			w.word(r.Hdoc) // an unquoted heredoc body expands: $(..) in it runs
+		}
+		return
+	}
+	// Bash expands a target's braces and globs, and refuses one that gives several words ("ambiguous
+	// redirect"); each is a path here.
+	for _, t := range w.expandArg(r.Word) {
+		w.redirectTo(r.Op, t)
+	}
+}
+
+func (w *walker) redirectTo(op syntax.RedirOperator, t word) {
+	switch op {
 	case syntax.RdrIn:
 		w.readPath(t)
-	case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+	case syntax.WordHdoc:
 	case syntax.DplIn, syntax.DplOut:
 		// A word that is not literal keeps its source text, so it is neither digits nor "-" nor "/dev/null".
 		if !isDigits(t.text) && t.text != "-" {
 			w.deny()
-			if r.Op == syntax.DplOut {
+			if op == syntax.DplOut {
 				w.writePath(t) // `>&file` is `&>file`
 			}
 		}
 	case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.RdrAll, syntax.AppAll:
-		if t.text != "/dev/null" {
+		if t.text != "/dev/null" || !t.lit {
 			w.deny()
 			w.writePath(t)
 		}
@@ -283,12 +447,34 @@ func (w *walker) writePath(t word) { w.path(&w.a.WritePaths, t) }
 func (w *walker) path(list *[]string, t word) {
 	p := t.text
 	switch {
+	case t.tracked:
+		for _, d := range w.dirs {
+			w.trackedFiles(d)
+		}
+		if len(w.dirs) == 0 {
+			w.a.Opaque = true
+		}
+		return
 	case !t.lit:
 		w.a.Opaque = true
+		return
+	case w.env != nil:
+		abs, ok := w.absPaths(p, t.tilde)
+		if !ok {
+			w.a.Opaque = true
+			return
+		}
+		for _, a := range abs {
+			addPath(list, a)
+		}
 		return
 	case !t.tilde && strings.HasPrefix(p, "~"):
 		p = "./" + p // a quoted ~ is a file name, not a home directory
 	}
+	addPath(list, p)
+}
+
+func addPath(list *[]string, p string) {
 	if !slices.Contains(*list, p) {
 		*list = append(*list, p)
 	}

@@ -8,8 +8,9 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// FuzzAnalyze checks that the analyzer never panics, and the property of issue 5: a command whose syntax tree has
-// a write redirection, a substitution, or a command off the list is never read-only. The check is its own plain
+// FuzzAnalyze checks that the analyzer never panics, and the property of issue 5 as issue 11 amended it: a command
+// whose syntax tree has a write redirection, a process substitution, arithmetic that is not constant, or a command
+// off the list (at any depth, inside command substitutions too) is never read-only. The check is its own plain
 // walk over the tree, sharing nothing with the classifier; where it cannot tell a word's value it counts the word
 // as off the list.
 func FuzzAnalyze(f *testing.F) {
@@ -41,7 +42,8 @@ func FuzzAnalyze(f *testing.F) {
 // covers).
 func fuzzListed(name string) bool {
 	return slices.Contains(strings.Fields("cat head tail wc ls pwd echo printf grep rg find tree file stat du df "+
-		"which type whoami date sort uniq cut tr nl diff cmp basename dirname realpath sleep true false test [ sed git"), name)
+		"which type whoami date sort uniq cut tr nl diff cmp basename dirname realpath sleep true false test [ sed git "+
+		"cd printenv uname seq readlink sha256sum sha1sum sha512sum md5sum cksum"), name)
 }
 
 // fuzzUnsafe names the first thing in f that issue 5 says makes a command not read-only, or "".
@@ -49,8 +51,12 @@ func fuzzUnsafe(f *syntax.File) string {
 	why := ""
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
-		case *syntax.CmdSubst, *syntax.ProcSubst:
-			why = "a substitution"
+		case *syntax.ProcSubst:
+			why = "a process substitution"
+		case *syntax.ArithmExp:
+			if !fuzzConstArithm(n.X) {
+				why = "arithmetic that is not constant"
+			}
 		case *syntax.Redirect:
 			target := fuzzLit(n.Word)
 			switch n.Op {
@@ -75,7 +81,7 @@ func fuzzUnsafe(f *syntax.File) string {
 			if n.Background || n.Coprocess {
 				why = "a background statement"
 			}
-		case *syntax.FuncDecl, *syntax.CoprocClause, *syntax.ArithmExp, *syntax.ArithmCmd, *syntax.LetClause,
+		case *syntax.FuncDecl, *syntax.CoprocClause, *syntax.ArithmCmd, *syntax.LetClause,
 			*syntax.DeclClause, *syntax.TimeClause:
 			why = "a construct that runs code or assigns"
 		}
@@ -115,4 +121,51 @@ func fuzzLit(w *syntax.Word) string {
 		}
 	}
 	return b.String()
+}
+
+// fuzzConstArithm reports whether an arithmetic expression holds only decimal digits and operators that neither
+// assign nor increment.
+func fuzzConstArithm(x syntax.ArithmExpr) bool {
+	ok := true
+	syntax.Walk(x, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.Word:
+			v := n.Lit()
+			// A word starting with a digit is a number (or an error), never a name bash looks up.
+			ok = ok && len(n.Parts) == 1 && v != "" && v[0] >= '0' && v[0] <= '9' &&
+				strings.Trim(strings.ToLower(v), "0123456789abcdefghijklmnopqrstuvwxyz#@_") == ""
+		case *syntax.BinaryArithm:
+			op := n.Op.String()
+			ok = ok && (!strings.Contains(op, "=") || op == "==" || op == "!=" || op == "<=" || op == ">=")
+		case *syntax.UnaryArithm:
+			ok = ok && n.Op.String() != "++" && n.Op.String() != "--"
+		}
+		return ok
+	})
+	return ok
+}
+
+// FuzzAnalyzeIn checks the analysis in a real tree: it never panics, every path comes back absolute, and every
+// denied file it found is a read path too. (Whether the call is read-only comes from Analyze, on the text alone:
+// a glob that matches nothing now may match `-delete` when the command runs.)
+func FuzzAnalyzeIn(f *testing.F) {
+	for _, c := range envTable {
+		f.Add(c.cmd)
+	}
+	tr := newEnvTree(f)
+	env := tr.env()
+	env.Limit = 64
+	f.Fuzz(func(t *testing.T, cmd string) {
+		a := analyzeIn(cmd, &env) // not AnalyzeIn: a panic must fail the test
+		for _, p := range append(append([]string(nil), a.ReadPaths...), a.WritePaths...) {
+			if !strings.HasPrefix(p, "/") {
+				t.Fatalf("%q: the path %q is not absolute", cmd, p)
+			}
+		}
+		for _, d := range a.Denied {
+			if !slices.Contains(a.ReadPaths, d) {
+				t.Fatalf("%q: the denied %q is not a read path", cmd, d)
+			}
+		}
+	})
 }

@@ -23,6 +23,9 @@ type word struct {
 	split bool
 	// tilde is true when the word starts with an unquoted ~ (tilde expansion).
 	tilde bool
+	// tracked is true when the word is an unquoted $(git ls-files): file names below the directory, which a
+	// walk of it can check (only with an Env).
+	tracked bool
 }
 
 // fixed reports whether the word is exactly one argument whose value is text.
@@ -43,6 +46,9 @@ func (w *walker) word(wd *syntax.Word) word {
 	}
 	var b strings.Builder
 	w.parts(wd.Parts, false, &b, &t)
+	if cs, ok := wd.Parts[0].(*syntax.CmdSubst); ok && len(wd.Parts) == 1 && w.env != nil && lsFiles(cs) {
+		t.tracked = true
+	}
 	if t.lit {
 		t.text = b.String()
 	} else {
@@ -63,12 +69,27 @@ func (w *walker) parts(parts []syntax.WordPart, quoted bool, b *strings.Builder,
 			t.lit = t.lit && !p.Dollar
 			w.parts(p.Parts, true, b, t)
 		case *syntax.ParamExp:
+			if v, ok := w.loopValue(p, quoted); ok {
+				b.WriteString(v)
+				continue
+			}
 			t.lit = false
 			t.split = t.split || !quoted
 			w.param(p)
 		case *syntax.ExtGlob:
 			t.lit = false
-		default: // CmdSubst, ProcSubst, ArithmExp (which can assign: $((x=1)))
+		case *syntax.CmdSubst:
+			// Its commands are judged like any other; its output is a value the analysis cannot know.
+			t.lit = false
+			t.split = t.split || !quoted
+			w.nested(p)
+		case *syntax.ArithmExp:
+			t.lit = false
+			if !constArithm(p.X) {
+				w.deny() // it can assign ($((x=1))), and a variable's value is evaluated as an expression
+			}
+			w.nested(p)
+		default: // ProcSubst: its command runs beside this one, reading or writing a pipe
 			t.lit = false
 			w.deny()
 			w.nested(p)
@@ -136,4 +157,79 @@ func plainIndex(x syntax.ArithmExpr) bool {
 	}
 	v := wd.Lit()
 	return v == "@" || v == "*" || isDigits(v)
+}
+
+// loopValue is the value of a `for` loop's variable in the body being walked, for a plain $f or ${f}. Unquoted,
+// a value that would split or glob is not known as one word.
+func (w *walker) loopValue(p *syntax.ParamExp, quoted bool) (string, bool) {
+	if p.Param == nil {
+		return "", false
+	}
+	v, ok := w.vars[p.Param.Value]
+	if !ok || p.Flags != nil || p.Excl || p.Length || p.Width || p.IsSet || p.NestedParam != nil || p.Index != nil ||
+		len(p.Modifiers) > 0 || p.Slice != nil || p.Repl != nil || p.Names != 0 || p.Exp != nil {
+		return "", false
+	}
+	if !quoted && strings.ContainsAny(v, " \t\n*?[{\\") {
+		return "", false
+	}
+	return v, true
+}
+
+// constArithm reports whether an arithmetic expression is only numbers and operators that do not assign: no
+// variable, whose value bash would evaluate as an expression in turn.
+func constArithm(x syntax.ArithmExpr) bool {
+	switch x := x.(type) {
+	case nil:
+		return true
+	case *syntax.Word:
+		return len(x.Parts) == 1 && isArithmNumber(x.Lit())
+	case *syntax.ParenArithm:
+		return constArithm(x.X)
+	case *syntax.UnaryArithm:
+		return x.Op != syntax.Inc && x.Op != syntax.Dec && constArithm(x.X)
+	case *syntax.BinaryArithm:
+		switch x.Op {
+		case syntax.Assgn, syntax.AddAssgn, syntax.SubAssgn, syntax.MulAssgn, syntax.QuoAssgn, syntax.RemAssgn,
+			syntax.AndAssgn, syntax.OrAssgn, syntax.XorAssgn, syntax.ShlAssgn, syntax.ShrAssgn:
+			return false
+		}
+		return constArithm(x.X) && constArithm(x.Y)
+	}
+	return false
+}
+
+// isArithmNumber reports whether s is a number bash reads without looking up a name: decimal, 0x hex, octal, or
+// BASE#digits with letters, which bash never takes for a variable.
+func isArithmNumber(s string) bool {
+	if s == "" || s[0] < '0' || s[0] > '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; strings.IndexByte("#@_", c) < 0 && (c < '0' || c > '9') && (c|0x20 < 'a' || c|0x20 > 'z') {
+			return false
+		}
+	}
+	return true
+}
+
+// lsFiles reports whether a substitution is `git ls-files` with only options that list names relative to the
+// current directory and below it: no path operand (`..` would go up), no --format (which prints any text).
+func lsFiles(cs *syntax.CmdSubst) bool {
+	if len(cs.Stmts) != 1 || len(cs.Stmts[0].Redirs) > 0 || cs.Stmts[0].Background {
+		return false
+	}
+	call, ok := cs.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Assigns) > 0 || len(call.Args) < 2 || call.Args[0].Lit() != "git" || call.Args[1].Lit() != "ls-files" {
+		return false
+	}
+	for _, a := range call.Args[2:] {
+		switch a.Lit() {
+		case "-c", "--cached", "-m", "--modified", "-o", "--others", "-d", "--deleted", "--exclude-standard", "-s",
+			"--stage", "--full-name":
+		default:
+			return false
+		}
+	}
+	return true
 }

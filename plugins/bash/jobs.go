@@ -79,14 +79,14 @@ func (t *jobTable) start(bash string, in Input, env *plugin.Env) plugin.Outcome 
 	if err != nil {
 		return plugin.Failed(fmt.Sprintf("Could not create the output file %s for the background job. Run the command in the foreground instead.", path))
 	}
-	cmd := shellCommand(bash, in.Command, dir, "")
+	cmd := shellCommand(bash, in.Command, dir, nil)
 	cmd.Stdout, cmd.Stderr = f, f
 	// The plugin's lifetime, not the call's: the call returns at once.
 	proc, err := env.Proc.Start(context.Background(), cmd)
 	_ = f.Close()
 	if err != nil {
 		_ = os.Remove(path)
-		return startFailed()
+		return startFailed(err)
 	}
 	j := &job{id: id, command: in.Command, session: env.SessionID, path: path, proc: proc, done: make(chan struct{})}
 	go func() {
@@ -99,6 +99,9 @@ func (t *jobTable) start(bash string, in Input, env *plugin.Env) plugin.Outcome 
 	t.mu.Unlock()
 
 	text := fmt.Sprintf("Started background job %s.\nOutput file: %s\nRead its new output with BashOutput (bash_id %q) and stop it with KillShell (shell_id %q). It stops when the plugin or the session ends.", id, path, id, id)
+	if env.OneShotHost {
+		text = fmt.Sprintf("Started background job %s.\nOutput file: %s\nThis riot invocation is one-shot (riot call or riot run): the job is stopped when it exits, right after this turn, so BashOutput and KillShell in a later invocation will not find it. Read its output in this same turn with BashOutput (bash_id %q), or later with Read on the output file. To keep a process running across calls, use a long-lived host such as `riot mcp`, or run the command in the foreground.", id, path, id)
+	}
 	return plugin.Ok(plugin.Text(text)).
 		WithNote(dirNote).
 		WithUI(jobUI{JobID: id, OutputPath: path, Pid: proc.Pid(), Cwd: dir})

@@ -13,11 +13,14 @@ import (
 	"time"
 
 	"github.com/riot-tools/riot/plugin"
+	"github.com/riot-tools/riot/plugin/sandbox"
 )
 
 // runUI is the UI payload of a foreground command.
 type runUI struct {
-	ExitCode    int    `json:"exit_code"`
+	// ExitCode is null when the command did not exit by itself: it timed
+	// out, was cancelled or was killed by a signal.
+	ExitCode    *int   `json:"exit_code"`
 	Signal      string `json:"signal,omitempty"`
 	TimedOut    bool   `json:"timed_out,omitempty"`
 	Cancelled   bool   `json:"cancelled,omitempty"`
@@ -44,18 +47,18 @@ func runForeground(ctx context.Context, cfg config, bash string, in Input, env *
 	if msg := dirProblem(dir); msg != "" {
 		return plugin.Failed(msg)
 	}
-	cwdFile, err := newCwdFile(cfg.tempDir)
+	report, err := newCwdReport(cfg.tempDir)
 	if err != nil {
-		return plugin.Failed(fmt.Sprintf("Could not create a temporary file in %s to run the command. Tell the user the temporary directory is not writable; do not retry.", cfg.tempDir))
+		return plugin.Failed("Could not create the file that reports the command's final directory; the plugin may be out of file descriptors or memory. Retry later.")
 	}
-	defer func() { _ = os.Remove(cwdFile) }()
+	defer report.close()
 
 	r, w, err := os.Pipe()
 	if err != nil {
 		return plugin.Failed("Could not create a pipe for the command's output; the plugin may be out of file descriptors. Retry later.")
 	}
 	growPipe(w)
-	cmd := shellCommand(bash, in.Command, dir, cwdFile)
+	cmd := shellCommand(bash, in.Command, dir, report)
 	// One pipe for both, so their writes stay in the order they were made.
 	cmd.Stdout, cmd.Stderr = w, w
 	began := env.Clock.Now()
@@ -66,10 +69,18 @@ func runForeground(ctx context.Context, cfg config, bash string, in Input, env *
 		if ctx.Err() != nil {
 			return plugin.Failed("Cancelled.\nThe command was not started.")
 		}
-		return startFailed()
+		return startFailed(err)
 	}
 
-	out := &trackingWriter{w: env.Output()}
+	// The end of the output is kept to tell the model when the sandbox,
+	// not the command, refused something.
+	var tail *sandbox.Tail
+	sink := env.Output()
+	if env.Sandbox != nil {
+		tail = &sandbox.Tail{}
+		sink = io.MultiWriter(sink, tail)
+	}
+	out := &trackingWriter{w: sink}
 	s := supervise(ctx, cfg, env.Clock, proc, r, out, in.timeout())
 	_ = r.Close()
 
@@ -82,7 +93,7 @@ func runForeground(ctx context.Context, cfg config, bash string, in Input, env *
 	// on SIGTERM. When it is not (exec, a replaced trap, SIGKILL), the
 	// previous directory stays, or the fallback when that one was gone.
 	var outcome plugin.Outcome
-	newDir, known := readCwdFile(cwdFile)
+	newDir, known := report.read()
 	switch {
 	case known:
 		ui.Cwd = newDir
@@ -103,8 +114,16 @@ func runForeground(ctx context.Context, cfg config, bash string, in Input, env *
 			fmt.Sprintf("Retry with a larger `timeout` (at most %d ms), or set `run_in_background` and read the output with BashOutput.", maxTimeoutMs), notes))
 	default:
 		code, sig := exitStatus(s.waitErr)
-		ui.ExitCode, ui.Signal = code, sig
+		ui.Signal = sig
+		if code >= 0 {
+			ui.ExitCode = &code
+		}
 		notes = append(notes, s.notes()...)
+		if tail != nil && (code != 0 || sig != "") {
+			if note := env.Sandbox.Note(in.Command, tail.Signs()); note != "" {
+				notes = append(notes, note)
+			}
+		}
 		outcome = exitOutcome(in.Command, code, sig, notes)
 	}
 	outcome = outcome.WithUI(ui)
@@ -169,22 +188,18 @@ func exitStatus(err error) (code int, sig string) {
 	return -1, ""
 }
 
-func startFailed() plugin.Outcome {
+// startFailed is the outcome of a command that could not start: the
+// sandbox's own message when a required sandbox cannot start.
+func startFailed(err error) plugin.Outcome {
+	var unavailable *sandbox.UnavailableError
+	if errors.As(err, &unavailable) {
+		return plugin.Failed(unavailable.Error())
+	}
 	return plugin.Failed("Could not start bash to run the command. Retry once; if it fails again, tell the user that riot cannot start processes.")
 }
 
 func formatSeconds(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
-}
-
-// newCwdFile creates the empty file the EXIT trap writes the final
-// directory to.
-func newCwdFile(dir string) (string, error) {
-	f, err := os.CreateTemp(dir, "riot-bash-cwd-*")
-	if err != nil {
-		return "", err
-	}
-	return f.Name(), f.Close()
 }
 
 // trackingWriter counts what reaches the call's output and remembers the

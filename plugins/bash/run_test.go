@@ -265,6 +265,20 @@ func TestTimeoutKeepsPartialOutput(t *testing.T) {
 	if err := json.Unmarshal(res.UI, &ui); err != nil || !ui.TimedOut {
 		t.Fatalf("ui = %s", res.UI)
 	}
+	// A command that did not exit by itself has no exit code, not 0.
+	if !strings.Contains(string(res.UI), `"exit_code":null`) {
+		t.Fatalf("a timed-out command's UI should say exit_code null: %s", res.UI)
+	}
+}
+
+func TestExitCodeInUI(t *testing.T) {
+	f := newFixture(t, nil)
+	for cmd, want := range map[string]string{"true": `"exit_code":0`, "exit 3": `"exit_code":3`, "kill -9 $$": `"exit_code":null`} {
+		res := f.c.Call("Bash", run(cmd))
+		if !strings.Contains(string(res.UI), want) {
+			t.Errorf("%s: UI %s lacks %s", cmd, res.UI, want)
+		}
+	}
 }
 
 // A group that ignores SIGTERM gets SIGKILL after the grace.

@@ -56,21 +56,23 @@ func cwdUpdate(workspace, dir string) string {
 // shellCommand builds the bash process for a command. The command is the
 // script itself, unmodified, so line numbers in bash's errors match it and
 // `cd` persists to the end of the shell. On the same line before it, an
-// EXIT trap writes the final directory to cwdFile; being a prefix, it cannot
-// be swallowed by an unterminated quote or heredoc in the command. `>|`
-// defeats a `set -o noclobber` in the command, and 2>/dev/null a `pwd` in a
-// deleted directory. When the command replaces the trap or the shell (`exec
-// prog`), or does not parse, the file stays empty and the directory is
-// unknown. An empty cwdFile runs the command alone, for background jobs,
-// whose directory does not persist.
-func shellCommand(bash, command, dir, cwdFile string) *exec.Cmd {
+// EXIT trap writes the final directory to the report; being a prefix, it
+// cannot be swallowed by an unterminated quote or heredoc in the command.
+// 2>/dev/null hides a `pwd` in a deleted directory. When the command
+// replaces the trap or the shell (`exec prog`), or does not parse, the
+// report stays empty and the directory is unknown. A nil report runs the
+// command alone, for background jobs, whose directory does not persist.
+func shellCommand(bash, command, dir string, report *cwdReport) *exec.Cmd {
 	script := command
-	if cwdFile != "" {
-		script = "trap " + shellQuote("pwd >| "+shellQuote(cwdFile)+" 2>/dev/null") + " EXIT; " + command
+	if report != nil {
+		script = "trap " + shellQuote("pwd "+report.target()+" 2>/dev/null") + " EXIT; " + command
 	}
 	cmd := exec.Command(bash, "-c", script)
 	cmd.Dir = dir
 	cmd.Env = childEnv(os.Environ(), dir)
+	if report != nil {
+		report.attach(cmd)
+	}
 	return cmd
 }
 
@@ -95,18 +97,4 @@ func childEnv(environ []string, dir string) []string {
 // shellQuote quotes s as one bash word.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// readCwdFile returns the directory the EXIT trap wrote, and whether it
-// wrote one.
-func readCwdFile(path string) (string, bool) {
-	b, err := os.ReadFile(path)
-	if err != nil || len(b) == 0 || b[len(b)-1] != '\n' {
-		return "", false
-	}
-	dir := string(b[:len(b)-1])
-	if !filepath.IsAbs(dir) {
-		return "", false
-	}
-	return dir, true
 }

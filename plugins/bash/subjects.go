@@ -1,8 +1,9 @@
 package bash
 
 import (
+	"context"
+	"fmt"
 	"os"
-	"os/user"
 	"path/filepath"
 	"strings"
 
@@ -10,16 +11,43 @@ import (
 )
 
 // PermissionSubjects are one command subject per simple command, as the
-// analyzer normalised it, one read subject per file operand of a read
-// command and one write subject per output redirection, made absolute
-// against the directory the command starts in.
-func (*Bash) PermissionSubjects(in Input, env *plugin.Env) []plugin.Subject {
-	a := Analyze(in.Command)
-	dir, _ := sessionDir(env)
-	return subjects(a, dir)
+// analyzer normalised it (braces and globs expanded), one read subject per
+// file a command reads (each glob match, each denied file a recursive read
+// reaches) and one write subject per file it writes, absolute against the
+// directory the command is in at that point but not cleaned: the core
+// resolves `..` after each symlink, as the kernel does.
+func (b *Bash) PermissionSubjects(in Input, env *plugin.Env) []plugin.Subject {
+	return subjects(analyzeEnv(in.Command, env))
 }
 
-func subjects(a Analysis, dir string) []plugin.Subject {
+// CheckPermissions denies a recursive read that would reach a denied file,
+// pointing the model at the Grep tool, and asks for what the analysis
+// could not check (a file list, a glob past the bound, a symlink the
+// recursion follows out of the roots), except in bypassPermissions.
+func (b *Bash) CheckPermissions(_ context.Context, in Input, env *plugin.Env) plugin.Permission {
+	a := analyzeEnv(in.Command, env)
+	if len(a.Denied) > 0 {
+		return plugin.DenyPermission(fmt.Sprintf("This command reads directories recursively and would read %s, which a Read deny rule forbids. Use the Grep tool to search: it skips denied files. Or name the files to read.", env.Rel(a.Denied[0])))
+	}
+	if len(a.Asks) > 0 && env.Mode != "bypassPermissions" {
+		return plugin.AskPermission(a.Asks[0])
+	}
+	return plugin.PassthroughPermission()
+}
+
+// analyzeEnv analyses a command in the session's world.
+func analyzeEnv(command string, env *plugin.Env) Analysis {
+	dir, _ := sessionDir(env)
+	home, _ := os.UserHomeDir()
+	e := Env{Dir: dir, Home: home, CDPath: os.Getenv("CDPATH"), Roots: env.Roots, GitEnv: gitEnv(os.Environ())}
+	if len(env.DenyRead) > 0 { // nil: no deny rule, nothing to walk for
+		e.Denied = env.Denied
+		e.DeniedName = func(abs string) bool { return env.DeniedPhysical(filepath.Clean(abs)) }
+	}
+	return AnalyzeIn(command, e)
+}
+
+func subjects(a Analysis) []plugin.Subject {
 	seen := map[plugin.Subject]bool{}
 	var out []plugin.Subject
 	add := func(s plugin.Subject) {
@@ -31,88 +59,45 @@ func subjects(a Analysis, dir string) []plugin.Subject {
 	for _, c := range a.Commands {
 		add(plugin.Command(c))
 	}
-	opaque := a.Opaque
-	moves := changesDir(a.Commands)
 	for _, p := range a.ReadPaths {
-		abs, ok := resolvePath(dir, p)
-		// A relative path after `cd` is relative to a directory the
-		// command may have moved to.
-		if !ok || moves && !isAbsWritten(p) {
-			opaque = true
+		if p == "/dev/null" { // reads nothing
 			continue
 		}
-		add(plugin.ReadPath(abs))
+		if strings.HasPrefix(p, "/") {
+			add(plugin.ReadPath(p))
+		}
 	}
 	for _, p := range a.WritePaths {
-		abs, ok := resolvePath(dir, p)
-		if !ok || moves && !isAbsWritten(p) {
-			opaque = true
-			continue
+		if strings.HasPrefix(p, "/") {
+			add(plugin.WritePath(p))
 		}
-		add(plugin.WritePath(abs))
 	}
-	if opaque {
+	if a.Opaque || hasRelative(a) {
 		add(plugin.UnknownPath())
 	}
 	return out
 }
 
-// changesDir reports whether a command changes directory, after which its
-// relative paths are relative to somewhere else.
-func changesDir(commands []string) bool {
-	for _, c := range commands {
-		switch strings.Fields(c + " x")[0] {
-		case "cd", "pushd", "popd":
+// hasRelative reports a path the analysis could not make absolute, which
+// only a bug would leave: it is unknown, not relative to some guess.
+func hasRelative(a Analysis) bool {
+	for _, p := range append(append([]string(nil), a.ReadPaths...), a.WritePaths...) {
+		if !strings.HasPrefix(p, "/") {
 			return true
 		}
 	}
 	return false
 }
 
-// isAbsWritten reports whether a path as written does not depend on the
-// current directory.
-func isAbsWritten(p string) bool {
-	return filepath.IsAbs(p) || strings.HasPrefix(p, "~")
-}
-
-// resolvePath makes a path as written absolute the way bash would: a
-// leading ~ or ~user is a home directory, and a relative path is under dir.
-func resolvePath(dir, p string) (string, bool) {
-	if p == "" {
-		return "", false
-	}
-	if strings.HasPrefix(p, "~") {
-		name, rest, _ := strings.Cut(p[1:], "/")
-		home, ok := homeDir(name)
-		if !ok {
-			return "", false
+// gitEnv names the first variable of environ that moves git to another repository or config, or "".
+func gitEnv(environ []string) string {
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
+			"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE", "GIT_CONFIG", "GIT_CONFIG_COUNT":
+			return name
 		}
-		return filepath.Clean(filepath.Join(home, rest)), true
 	}
-	if !filepath.IsAbs(p) {
-		if dir == "" {
-			wd, err := os.Getwd()
-			if err != nil {
-				return "", false
-			}
-			dir = wd
-		}
-		p = filepath.Join(dir, p)
-	}
-	return filepath.Clean(p), true
-}
-
-// homeDir is the home directory of user name, or of the current user when
-// name is "".
-func homeDir(name string) (string, bool) {
-	if name == "" {
-		// $HOME, as bash expands ~.
-		h, err := os.UserHomeDir()
-		return h, err == nil
-	}
-	u, err := user.Lookup(name)
-	if err != nil || u.HomeDir == "" {
-		return "", false
-	}
-	return u.HomeDir, true
+	return ""
 }

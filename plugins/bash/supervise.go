@@ -124,6 +124,11 @@ func supervise(ctx context.Context, cfg config, clock plugin.Clock, proc plugin.
 			}
 		}
 	}
+	// In the sandbox nothing survives the command: its PID namespace ended
+	// with it (what is left in the group is bwrap's own exiting init).
+	if sp, ok := proc.(plugin.SandboxedProcess); ok && sp.Sandboxed() {
+		return s
+	}
 	if !s.timedOut && !s.cancelled && !s.strays {
 		s.survivors = groupAlive(proc.Pid())
 	}

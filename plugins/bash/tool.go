@@ -91,7 +91,7 @@ func newToolSet(cfg config) toolSet {
 	bash := &Bash{cfg: cfg, jobs: jobs}
 	return toolSet{
 		handlers: []plugin.Handler{
-			plugin.New[Input](bash),
+			bashHandler(bash),
 			plugin.New[OutputInput](&BashOutput{jobs: jobs}),
 			plugin.New[KillInput](&KillShell{cfg: cfg, jobs: jobs}),
 		},
@@ -222,6 +222,8 @@ func (b *Bash) Call(ctx context.Context, in Input, env *plugin.Env) plugin.Outco
 	if err != nil {
 		return plugin.Failed("bash was not found on the PATH riot runs with, so no command can run. Tell the user to install bash or add it to that PATH; do not retry.")
 	}
+	// Run the tree the analyzer judged, printed back, so that bash cannot read the text another way.
+	in.Command, _ = Canonical(in.Command)
 	if in.RunInBackground {
 		return b.jobs.start(bash, in, env)
 	}

@@ -209,50 +209,6 @@ func TestPrepareProperties(t *testing.T) {
 	}
 }
 
-func TestSubjects(t *testing.T) {
-	home, _ := homeDir("")
-	dir := "/work/ws"
-	cmd := func(s string) plugin.Subject { return plugin.Command(s) }
-	read := plugin.ReadPath
-	tests := []struct {
-		name string
-		a    Analysis
-		want []plugin.Subject
-	}{
-		{"commands in order, deduplicated", Analysis{Commands: []string{"git log", "wc -l", "git log"}},
-			[]plugin.Subject{cmd("git log"), cmd("wc -l")}},
-		{"relative, absolute, home and dot", Analysis{Commands: []string{"cat a ../b /etc/hosts ~/.bashrc"}, ReadPaths: []string{"a", "../b", "/etc/hosts", "~/.bashrc", "~", "."}},
-			[]plugin.Subject{cmd("cat a ../b /etc/hosts ~/.bashrc"), read("/work/ws/a"), read("/work/b"), read("/etc/hosts"), read(filepath.Join(home, ".bashrc")), read(home), read("/work/ws")}},
-		{"quoted tilde is a file here", Analysis{ReadPaths: []string{"./~x"}}, []plugin.Subject{read("/work/ws/~x")}},
-		{"opaque reads anywhere", Analysis{Commands: []string{"cat $F"}, Opaque: true},
-			[]plugin.Subject{cmd("cat $F"), plugin.UnknownPath()}},
-		{"cd makes relative paths opaque", Analysis{Commands: []string{"cd /etc", "cat passwd /etc/group"}, ReadPaths: []string{"passwd", "/etc/group"}},
-			[]plugin.Subject{cmd("cd /etc"), cmd("cat passwd /etc/group"), read("/etc/group"), plugin.UnknownPath()}},
-		{"pushd too", Analysis{Commands: []string{"pushd x", "cat y"}, ReadPaths: []string{"y"}},
-			[]plugin.Subject{cmd("pushd x"), cmd("cat y"), plugin.UnknownPath()}},
-		{"unknown user is opaque", Analysis{ReadPaths: []string{"~no-such-user-riot/x"}}, []plugin.Subject{plugin.UnknownPath()}},
-		{"writes", Analysis{Commands: []string{"echo x"}, WritePaths: []string{"out.txt", "/tmp/x"}},
-			[]plugin.Subject{cmd("echo x"), plugin.WritePath("/work/ws/out.txt"), plugin.WritePath("/tmp/x")}},
-		{"write after cd", Analysis{Commands: []string{"cd d", "echo"}, WritePaths: []string{"f"}},
-			[]plugin.Subject{cmd("cd d"), cmd("echo"), plugin.UnknownPath()}},
-	}
-	for _, tt := range tests {
-		if got := subjects(tt.a, dir); !slices.Equal(got, tt.want) {
-			t.Errorf("%s:\n got %+v\nwant %+v", tt.name, got, tt.want)
-		}
-	}
-}
-
-func TestResolvePathWithoutHome(t *testing.T) {
-	t.Setenv("HOME", "")
-	if got, ok := resolvePath("/w", "~/x"); ok {
-		t.Fatalf("without $HOME, ~ cannot be known, got %q", got)
-	}
-	if got, ok := resolvePath("/w", "x"); !ok || got != "/w/x" {
-		t.Fatalf("a relative path needs no home: %q", got)
-	}
-}
-
 func TestDefaultConfig(t *testing.T) {
 	cfg := defaultConfig()
 	// The issue fixes the kill grace; the others bound how long a call can
@@ -265,26 +221,18 @@ func TestDefaultConfig(t *testing.T) {
 	}
 }
 
-func TestResolvePath(t *testing.T) {
-	home, _ := homeDir("")
-	wd, _ := os.Getwd()
-	tests := []struct {
-		dir, p, want string
-		ok           bool
-	}{
-		{"/a/b", "c/../d", "/a/b/d", true},
-		{"/a/b", "/x//y/", "/x/y", true},
-		{"/a/b", "~", home, true},
-		{"/a/b", "~/", home, true},
-		{"/a/b", "~root/x", "/root/x", true},
-		{"/a/b", "~nobody-riot-test/x", "", false},
-		{"/a/b", "", "", false},
-		{"", "rel", filepath.Join(wd, "rel"), true},
-	}
-	for _, tt := range tests {
-		got, ok := resolvePath(tt.dir, tt.p)
-		if got != tt.want || ok != tt.ok {
-			t.Errorf("resolvePath(%q, %q) = %q, %v; want %q, %v", tt.dir, tt.p, got, ok, tt.want, tt.ok)
+func TestGitEnv(t *testing.T) {
+	for environ, want := range map[string]string{
+		"PATH=/bin HOME=/h":             "",
+		"GIT_PAGER=less":                "",
+		"A=1 GIT_DIR=/x":                "GIT_DIR",
+		"GIT_WORK_TREE=/w":              "GIT_WORK_TREE",
+		"GIT_CONFIG_COUNT=1":            "GIT_CONFIG_COUNT",
+		"GIT_INDEX_FILE=/i GIT_DIR=/x":  "GIT_INDEX_FILE",
+		"XGIT_DIR=1 GIT_DIRECTORY=/not": "",
+	} {
+		if got := gitEnv(strings.Fields(environ)); got != want {
+			t.Errorf("gitEnv(%s) = %q, want %q", environ, got, want)
 		}
 	}
 }

@@ -119,8 +119,7 @@ func TestSessionDir(t *testing.T) {
 	}
 }
 
-func TestReadCwdFile(t *testing.T) {
-	dir := t.TempDir()
+func TestParseCwd(t *testing.T) {
 	tests := []struct {
 		content string
 		want    string
@@ -133,18 +132,11 @@ func TestReadCwdFile(t *testing.T) {
 		{"/a\nb\n", "/a\nb", true}, // a name with a newline
 		{"\n", "", false},
 	}
-	for i, tt := range tests {
-		p := filepath.Join(dir, strings.Repeat("f", i+1))
-		if err := os.WriteFile(p, []byte(tt.content), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		got, ok := readCwdFile(p)
+	for _, tt := range tests {
+		got, ok := parseCwd([]byte(tt.content))
 		if got != tt.want || ok != tt.ok {
 			t.Errorf("%q: %q %v", tt.content, got, ok)
 		}
-	}
-	if _, ok := readCwdFile(filepath.Join(dir, "missing")); ok {
-		t.Error("a missing file gave a directory")
 	}
 }
 
@@ -161,15 +153,20 @@ func TestChildEnv(t *testing.T) {
 }
 
 func TestShellCommand(t *testing.T) {
-	cmd := shellCommand("/bin/bash", "echo 'hi'", "/w", "/tmp/it's")
-	want := []string{"/bin/bash", "-c", `trap 'pwd >| '\''/tmp/it'\''\'\'''\''s'\'' 2>/dev/null' EXIT; echo 'hi'`}
+	report, err := newCwdReport(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer report.close()
+	cmd := shellCommand("/bin/bash", "echo 'hi'", "/w", report)
+	want := []string{"/bin/bash", "-c", "trap " + shellQuote("pwd "+report.target()+" 2>/dev/null") + " EXIT; echo 'hi'"}
 	if !slices.Equal(cmd.Args, want) || cmd.Dir != "/w" {
 		t.Errorf("args %q dir %q", cmd.Args, cmd.Dir)
 	}
 	if !slices.Contains(cmd.Env, "PWD=/w") {
 		t.Errorf("env lacks PWD: %v", cmd.Env)
 	}
-	bg := shellCommand("/bin/bash", "sleep 1", "/w", "")
+	bg := shellCommand("/bin/bash", "sleep 1", "/w", nil)
 	if !slices.Equal(bg.Args, []string{"/bin/bash", "-c", "sleep 1"}) {
 		t.Errorf("background args %q", bg.Args)
 	}

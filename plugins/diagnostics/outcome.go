@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/riot-tools/riot/plugin"
+	"github.com/riot-tools/riot/plugin/sandbox"
 )
 
 // UI statuses: how the run ended.
@@ -66,6 +67,10 @@ func outcome(p *plan, res runResult, env *plugin.Env, ui *UIPayload) plugin.Outc
 	switch {
 	case res.StartErr != nil:
 		ui.Status = statusFailed
+		var unavailable *sandbox.UnavailableError
+		if errors.As(res.StartErr, &unavailable) {
+			return plugin.Failed(unavailable.Error()).WithUI(ui)
+		}
 		if errors.Is(res.StartErr, fs.ErrNotExist) {
 			ui.Status = statusNotInstalled
 			return plugin.Failed(notInstalledMessage(p)).WithUI(ui)

@@ -84,7 +84,10 @@ func run(ctx context.Context, p *plan, env *plugin.Env, o options, observe obser
 		clock = plugin.SystemClock{}
 	}
 	started := clock.Now()
-	proc, err := env.Proc.Start(runCtx, cmd)
+	// Checkers run build scripts (cargo's build.rs, go's cgo) and write
+	// caches and build output, so they get the sandbox of an allowed call
+	// even though Diagnostics itself is read-only.
+	proc, err := env.ProcIn(env.Sandbox.AllowedCall()).Start(runCtx, cmd)
 	if err != nil {
 		res.StartErr = err
 		return res

@@ -2,6 +2,8 @@ package grep
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"path/filepath"
 	"time"
 
@@ -45,6 +47,24 @@ func (g *Grep) Call(ctx context.Context, in Input, env *plugin.Env) plugin.Outco
 	if err != nil {
 		return plugin.Failed(patternHint(in.Pattern, err))
 	}
+	// The root is opened once and the file opened is checked, not the
+	// name: a symlink swapped since the permission chain checked the path
+	// cannot lead the search elsewhere, and the walk opens every file
+	// beneath this descriptor.
+	opened, err := env.OpenRead(root)
+	var refused *plugin.RefusedError
+	if errors.As(err, &refused) {
+		return plugin.Failed(refused.Message)
+	}
+	if err != nil {
+		// It was there a moment ago, for checkPath: say what is wrong now.
+		if msg := checkPath(in.path(), root); msg != "" {
+			return plugin.Failed(msg)
+		}
+		return plugin.Failed(fmt.Sprintf("`path` %s could not be opened (resolved to %s).\nSearch a path you can read.", in.path(), root))
+	}
+	defer func() { _ = opened.Close() }()
+	opts.Opened = opened
 	limit := g.limit(env)
 	sctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
@@ -59,7 +79,7 @@ func (g *Grep) Call(ctx context.Context, in Input, env *plugin.Env) plugin.Outco
 	if res.Incomplete && !timedOut {
 		return plugin.Failed("Cancelled.\nThe search was stopped before it finished; re-issue it if you still need it.")
 	}
-	r := report{in: in, env: env, res: res, root: root, limit: limit, timedOut: timedOut, outputCap: g.outputCap()}
+	r := report{in: in, env: env, res: res, root: root, limit: limit, timedOut: timedOut, outputCap: g.outputCap(), returnCap: g.returnCap()}
 	text, truncated := r.format()
 	ui := UI{
 		Mode:          in.mode(),
@@ -95,6 +115,15 @@ func (g *Grep) options(in Input, env *plugin.Env, root string) (search.Options, 
 		return search.Options{}, err
 	}
 	o := search.Options{Root: root, Cwd: env.Cwd, Pattern: pat, MaxOutputBytes: g.outputCap()}
+	if len(env.DenyRead) > 0 {
+		// The walk follows no symlink below the root, so one resolution
+		// of the root gives every walked path's physical form; a root that
+		// cannot be resolved costs a resolution per file instead.
+		o.Denied = env.Denied
+		if phys, err := env.Physical(root); err == nil {
+			o.Denied, o.PhysicalRoot = env.DeniedPhysical, phys
+		}
+	}
 	switch in.mode() {
 	case modeContent:
 		o.Mode = search.Content
@@ -120,6 +149,14 @@ func (g *Grep) options(in Input, env *plugin.Env, root string) (search.Options, 
 		o.GlobalExcludes = ignore.ReadRules(ignore.GlobalExcludesPath(g.getenv))
 	}
 	return o, nil
+}
+
+// returnCap is the most text one call returns, in bytes.
+func (g *Grep) returnCap() int {
+	if g.maxReturnBytes > 0 {
+		return g.maxReturnBytes
+	}
+	return defaultReturnBytes
 }
 
 // outputCap is the most content a search keeps, in bytes.

@@ -21,12 +21,42 @@ type report struct {
 	timedOut bool
 	// outputCap is the most content, in bytes, the search kept.
 	outputCap int
+	// returnCap is the most text, in bytes, one call returns: the bound
+	// that holds whatever head_limit says, since Grep is Unlimited.
+	returnCap int
 }
 
 // format returns the model content, and whether head_limit or offset left
 // entries out. Every incomplete result says so in the text: truncated by
 // head_limit, stopped by the time limit, or capped in size.
 func (r *report) format() (string, bool) {
+	text, truncated := r.body()
+	if note := r.deniedNote(); note != "" {
+		text += "\n\n" + note
+	}
+	return text, truncated
+}
+
+// deniedNote says how many files and directories the deny rules kept
+// the search out of, or "".
+func (r *report) deniedNote() string {
+	files, dirs := r.res.Stats.DeniedFiles, r.res.Stats.DeniedDirs
+	var what []string
+	if files > 0 {
+		what = append(what, commas(files)+" "+plural(files, "file", "files"))
+	}
+	if dirs > 0 {
+		what = append(what, commas(dirs)+" "+plural(dirs, "directory", "directories"))
+	}
+	if len(what) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Skipped %s that the user's Read deny rules cover: they were not opened, and nothing in them is searched or shown. Do not try to read them another way.",
+		strings.Join(what, " and "))
+}
+
+// body is the result without the note on denied files.
+func (r *report) body() (string, bool) {
 	var b strings.Builder
 	if r.timedOut {
 		b.WriteString(r.timeoutNote())
@@ -57,11 +87,37 @@ func (r *report) files(b *strings.Builder) bool {
 	offset, limit := r.in.window()
 	total := len(r.res.Files)
 	from, to := page(offset, limit, total)
-	for _, f := range r.res.Files[from:to] {
+	for i, f := range r.res.Files[from:to] {
+		if r.full(b, i, len(f.Path)+1) {
+			return r.returnCapped(b, from, from+i, total, "matching files", "")
+		}
 		b.WriteString(f.Path)
 		b.WriteByte('\n')
 	}
 	return r.footer(b, from, to, total, "matching files", "")
+}
+
+// full reports whether an entry of n bytes, the i-th shown, would take
+// the text past returnCap. The first entry always fits: a page that
+// shows nothing could never be paged past.
+func (r *report) full(b *strings.Builder, i, n int) bool {
+	return i > 0 && b.Len()+n > r.returnCap
+}
+
+// returnCapped ends a page that returnCap cut after entries [from, at):
+// it says so, and gives the offset of the next page.
+func (r *report) returnCapped(b *strings.Builder, from, at, total int, what, extra string) bool {
+	fmt.Fprintf(b, "\nOutput stopped after %s of %s %s%s at %s, the most Grep returns at once. Pass offset: %d for the next page, or narrow the pattern or path.\n",
+		shownRange(from, at), commas(total), what, extra, sizeOf(r.returnCap), at)
+	return true
+}
+
+// shownRange is "250" for a window from the start, "251–500" otherwise.
+func shownRange(from, to int) string {
+	if from > 0 {
+		return fmt.Sprintf("%s–%s", commas(from+1), commas(to))
+	}
+	return commas(to - from)
 }
 
 // count lists "path:N" for each file with matches, by path.
@@ -69,15 +125,20 @@ func (r *report) count(b *strings.Builder) bool {
 	offset, limit := r.in.window()
 	total := len(r.res.Files)
 	from, to := page(offset, limit, total)
-	for _, f := range r.res.Files[from:to] {
+	matches := totalMatches(r.res.Files)
+	extra := fmt.Sprintf(" (%s matching %s in all)", commas(matches), plural(matches, "line", "lines"))
+	for i, f := range r.res.Files[from:to] {
+		n := strconv.Itoa(f.Matches)
+		if r.full(b, i, len(f.Path)+len(n)+2) {
+			return r.returnCapped(b, from, from+i, total, "files with matches", extra)
+		}
 		b.WriteString(f.Path)
 		b.WriteByte(':')
-		b.WriteString(strconv.Itoa(f.Matches))
+		b.WriteString(n)
 		b.WriteByte('\n')
 	}
-	matches := totalMatches(r.res.Files)
 	all := fmt.Sprintf("%s matching %s in %s %s", commas(matches), plural(matches, "line", "lines"), commas(total), plural(total, "file", "files"))
-	truncated := r.footer(b, from, to, total, "files with matches", fmt.Sprintf(" (%s matching %s in all)", commas(matches), plural(matches, "line", "lines")))
+	truncated := r.footer(b, from, to, total, "files with matches", extra)
 	if !truncated && from == 0 {
 		b.WriteString("\n" + upperFirst(all) + ".\n")
 	}
@@ -99,6 +160,12 @@ func (r *report) content(b *strings.Builder) bool {
 		matches += f.Matches
 	}
 	from, to := page(offset, limit, total)
+	what := fmt.Sprintf("matching %s", plural(matches, "line", "lines"))
+	extra := fmt.Sprintf(" in %s %s", commas(len(r.res.Files)), plural(len(r.res.Files), "file", "files"))
+	if withContext {
+		what = "lines"
+		extra = fmt.Sprintf(" (%s matching %s in %s %s, with context)", commas(matches), plural(matches, "line", "lines"), commas(len(r.res.Files)), plural(len(r.res.Files), "file", "files"))
+	}
 	line, capped := 0, false
 files:
 	for i, f := range r.res.Files {
@@ -107,6 +174,9 @@ files:
 		}
 		if withContext && i > 0 {
 			if line >= from {
+				if r.full(b, line-from, 3) {
+					return r.returnCapped(b, from, line, total, what, extra)
+				}
 				b.WriteString("--\n")
 			}
 			line++
@@ -114,12 +184,15 @@ files:
 		out := f.Out
 		for k := 0; k < f.Lines && line < to; k++ {
 			if k >= f.Kept {
-				// Only the byte cap drops lines the window needs.
+				// Only the memory cap drops lines the window needs.
 				capped = true
 				break files
 			}
 			end := bytes.IndexByte(out, '\n')
 			if line >= from {
+				if r.full(b, line-from, end+1) {
+					return r.returnCapped(b, from, line, total, what, extra)
+				}
 				b.Write(out[:end+1])
 			}
 			line++
@@ -127,15 +200,9 @@ files:
 		}
 	}
 	if capped {
-		fmt.Fprintf(b, "\nOutput stopped after %s lines at %s, the most Grep returns at once (the search found %s lines, %s matching); narrow the pattern or path, or page with offset and head_limit.\n",
+		fmt.Fprintf(b, "\nOutput stopped after %s lines: a search keeps at most %s of output counted from its first line, and the search found %s lines (%s matching). Narrow the pattern or path; offset cannot page past this.\n",
 			commas(line-from), sizeOf(r.outputCap), commas(total), commas(matches))
 		return true
-	}
-	what := fmt.Sprintf("matching %s", plural(matches, "line", "lines"))
-	extra := fmt.Sprintf(" in %s %s", commas(len(r.res.Files)), plural(len(r.res.Files), "file", "files"))
-	if withContext {
-		what = "lines"
-		extra = fmt.Sprintf(" (%s matching %s in %s %s, with context)", commas(matches), plural(matches, "line", "lines"), commas(len(r.res.Files)), plural(len(r.res.Files), "file", "files"))
 	}
 	return r.footer(b, from, to, total, what, extra)
 }
@@ -151,11 +218,7 @@ func (r *report) footer(b *strings.Builder, from, to, total int, what, extra str
 	if from == 0 && to == total {
 		return false
 	}
-	shown := commas(to - from)
-	if from > 0 {
-		shown = fmt.Sprintf("%s–%s", commas(from+1), commas(to))
-	}
-	fmt.Fprintf(b, "\nShowing %s of %s %s%s", shown, commas(total), what, extra)
+	fmt.Fprintf(b, "\nShowing %s of %s %s%s", shownRange(from, to), commas(total), what, extra)
 	if to < total {
 		fmt.Fprintf(b, "; narrow the pattern or path, or raise head_limit (or pass offset: %d for the next page).\n", to)
 	} else {
@@ -211,6 +274,9 @@ func (r *report) noMatch() string {
 		fmt.Fprintf(&b, " (%s ignored, %s hidden here; pass a file's path to search it anyway)", commas(s.Ignored), commas(s.Hidden))
 	}
 	b.WriteString(".")
+	if r.in.Multiline && (strings.Contains(r.in.Pattern, `\b`) || strings.Contains(r.in.Pattern, `\B`)) {
+		b.WriteString(" With multiline, \\b and \\B count only ASCII letters, digits and _ as word characters (ü is not one); without multiline they are Unicode-aware.")
+	}
 	return b.String()
 }
 

@@ -100,8 +100,9 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// TestOutputByteCap: with no head limit, content output still stops at
-// the byte cap (16 MiB by default, 200 bytes here), and says so.
+// TestOutputByteCap: with no head limit, what a search keeps in memory
+// still stops at its byte cap (16 MiB by default, 200 bytes here), and
+// the output says so, and that offset cannot reach past it.
 func TestOutputByteCap(t *testing.T) {
 	repo := fixtureRepo(t)
 	g := testGrep(nil)
@@ -116,7 +117,7 @@ func TestOutputByteCap(t *testing.T) {
 	if !strings.HasPrefix(lines[0], "many.txt:1:item") || len(lines) > 14 {
 		t.Errorf("output under a 200-byte cap has %d lines:\n%s", len(lines), res.Text)
 	}
-	want := "Output stopped after 8 lines at 200 bytes, the most Grep returns at once (the search found 300 lines, 300 matching); narrow the pattern or path, or page with offset and head_limit."
+	want := "Output stopped after 8 lines: a search keeps at most 200 bytes of output counted from its first line, and the search found 300 lines (300 matching). Narrow the pattern or path; offset cannot page past this."
 	if !strings.HasSuffix(res.Text, want) {
 		t.Errorf("the cap is not reported; got:\n%s\nwant it to end with:\n%s", res.Text, want)
 	}

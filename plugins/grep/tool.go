@@ -22,7 +22,7 @@ func Tools() []plugin.Handler {
 // ones models are trained on; keep them. Optional numbers are pointers
 // where leaving one out differs from sending 0.
 type Input struct {
-	Pattern    string `json:"pattern" jsonschema_description:"The regular expression to search for, in Go RE2 syntax (no lookaround, no backreferences). Escape literal braces and parentheses: interface\\{\\}, \\(."`
+	Pattern    string `json:"pattern" jsonschema_description:"The regular expression to search for, in Go RE2 syntax (no lookaround, no backreferences). \\w, \\d, \\s and \\b are Unicode-aware, as in rg (with multiline, \\b counts only ASCII letters, digits and _ as word characters). Escape literal braces and parentheses: interface\\{\\}, \\(."`
 	Path       string `json:"path,omitempty" jsonschema_description:"The file or directory to search. Defaults to the working directory. A file is searched even if it is ignored."`
 	Glob       string `json:"glob,omitempty" jsonschema_description:"Search only files matching this glob, such as *.go or **/*.{ts,tsx}; !*_test.go excludes instead. Matched against the path relative to the working directory (or the base name, for a glob without a slash)."`
 	Type       string `json:"type,omitempty" jsonschema_description:"Search only files of this type, as rg knows them: go, js, ts, py, rust, java, c, cpp, md, json, yaml and so on. More efficient than glob for standard file types."`
@@ -32,7 +32,7 @@ type Input struct {
 	After      *int   `json:"-A,omitempty" jsonschema:"minimum=0" jsonschema_description:"Lines of context to show after each match. Content mode only."`
 	Before     *int   `json:"-B,omitempty" jsonschema:"minimum=0" jsonschema_description:"Lines of context to show before each match. Content mode only."`
 	Context    *int   `json:"-C,omitempty" jsonschema:"minimum=0" jsonschema_description:"Lines of context to show before and after each match. Content mode only."`
-	HeadLimit  *int   `json:"head_limit,omitempty" jsonschema:"minimum=0" jsonschema_description:"Show at most this many entries (files, count lines or content lines). Defaults to 250; 0 means no limit."`
+	HeadLimit  *int   `json:"head_limit,omitempty" jsonschema:"minimum=0" jsonschema_description:"Show at most this many entries (files, count lines or content lines). Defaults to 250; 0 means no limit on entries, though one call still returns at most about 100 KB and says how to page on with offset."`
 	Offset     *int   `json:"offset,omitempty" jsonschema:"minimum=0" jsonschema_description:"Skip this many entries before applying head_limit, to page through a long result. Defaults to 0."`
 	Multiline  bool   `json:"multiline,omitempty" jsonschema_description:"Let . match newlines and patterns span lines, such as struct \\{[\\s\\S]*?field. Slower: each file is searched whole."`
 }
@@ -51,6 +51,11 @@ const (
 	defaultHeadLimit = 250
 	// defaultTimeout stops a search that runs longer.
 	defaultTimeout = 30 * time.Second
+	// defaultReturnBytes bounds the text one call returns, whatever
+	// head_limit says (0 included): about 25,000 tokens, a large result
+	// that still leaves the model room to work. Grep is Unlimited, so no
+	// host budget spills it; this cap is what bounds it.
+	defaultReturnBytes = 100_000
 	// deadlineMargin is kept free before the host's deadline, to return
 	// what was found before the host gives up on the call.
 	deadlineMargin = time.Second
@@ -117,6 +122,9 @@ type Grep struct {
 	// maxOutputBytes caps the content a search keeps; 0 is the engine's
 	// default. Tests lower it.
 	maxOutputBytes int
+	// maxReturnBytes caps the text one call returns; 0 is
+	// defaultReturnBytes. Tests lower it.
+	maxReturnBytes int
 	types          ignore.Types
 }
 
@@ -165,8 +173,8 @@ func (*Grep) ClassifierInputEnv(in Input, env *plugin.Env) string {
 }
 
 // ResultBudget is Unlimited: Grep caps its own output (head_limit, 250
-// entries by default) and says so, and a spilled search result would only
-// be searched again.
+// entries by default, and defaultReturnBytes whatever head_limit says) and
+// says so, and a spilled search result would only be searched again.
 func (*Grep) ResultBudget() plugin.Budget { return plugin.Unlimited() }
 
 // PermissionSubjects is the searched path, absolute, as a read: a search

@@ -115,6 +115,10 @@ func checkPath(given, abs string) string {
 // patternHint turns a compile error into a correction: what is wrong, then
 // what to write instead.
 func patternHint(pattern string, err error) string {
+	if errors.Is(err, search.ErrNegatedUnicodeClass) {
+		return "The pattern puts \\W or \\S inside a negated class, such as [^\\W_]. Grep gives \\w, \\d, \\s and \\b rg's Unicode meaning, and Go's RE2 cannot negate a class that holds the complement of one.\n" +
+			"Write the class without the negation: [^\\W] is \\w, [^\\S] is \\s, and for [^\\W_] (letters and digits) use [\\p{L}\\p{M}\\p{Nd}]."
+	}
 	if errors.Is(err, search.ErrNewline) {
 		return "The pattern matches a newline (`\\n`), but Grep searches one line at a time.\nSet `multiline: true` to match across lines, or drop the newline from the pattern."
 	}

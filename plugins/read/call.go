@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"syscall"
 
 	"github.com/riot-tools/riot/plugin"
@@ -28,9 +27,15 @@ func (Read) Call(ctx context.Context, in Input, env *plugin.Env) plugin.Outcome 
 	if msg := checkPath(abs, env, env.InFence(abs)); msg != "" {
 		return plugin.Failed(msg)
 	}
-	// O_NONBLOCK so that a file swapped for a pipe since the check cannot
-	// block the open; the Stat below then refuses it.
-	f, err := os.OpenFile(abs, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	// OpenRead checks the file it opened, not the name checked before: a
+	// symlink swapped since then cannot lead outside what the chain
+	// allowed. It opens non-blocking, so that a file swapped for a pipe
+	// cannot block the open; the Stat below then refuses it.
+	f, err := env.OpenRead(abs)
+	var refused *plugin.RefusedError
+	if errors.As(err, &refused) {
+		return plugin.Failed(refused.Message)
+	}
 	if err != nil {
 		return plugin.Failed(statMessage(abs, env, err, false))
 	}

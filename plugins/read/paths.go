@@ -101,14 +101,17 @@ func missingMessage(abs string, env *plugin.Env, suggest bool) string {
 	}
 	var found []string
 	if suggest {
-		for _, name := range similarNames(base, missing[0], len(missing) > 1) {
-			// A similar directory counts only if the rest of the path
-			// exists under it.
-			p := filepath.Join(append([]string{base, name}, missing[1:]...)...)
-			if _, err := os.Stat(p); err != nil {
-				continue
-			}
-			found = append(found, env.Rel(p))
+		// A similar name counts only if the rest of the path exists under
+		// it, and only if the model may see it: never a file the deny
+		// rules cover, nor one a link takes out of the fence.
+		under := func(name string) string { return filepath.Join(append([]string{base, name}, missing[1:]...)...) }
+		keep := func(name string) bool {
+			p := under(name)
+			_, err := os.Stat(p)
+			return err == nil && env.InFence(p) && !env.Denied(p)
+		}
+		for _, name := range similarNames(base, missing[0], len(missing) > 1, keep) {
+			found = append(found, env.Rel(under(name)))
 		}
 	}
 	switch len(found) {

@@ -367,6 +367,12 @@ func TestOutsideTheFence(t *testing.T) {
 	if res.Ok || !strings.Contains(res.Message, "is a directory, not a file.") {
 		t.Fatalf("message = %q", res.Message)
 	}
+	// The host sends what its chain allowed with the call, resolved.
+	real, err := filepath.EvalSymlinks(filepath.Join(outside, "notes.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.AllowedReads = []string{real}
 	res = c.Call("Read", map[string]any{"file_path": filepath.Join(outside, "notes.txt")})
 	if !res.Ok || res.Text != "     1\toutside\n" {
 		t.Fatalf("reading an allowed file outside: %+v", res)
@@ -516,6 +522,9 @@ func TestUnreadableFile(t *testing.T) {
 
 func TestIOErrorFails(t *testing.T) {
 	c := serve(t)
+	// The chain would ask about a process's own files; bypass lets it be
+	// read.
+	c.Mode = "bypassPermissions"
 	// A regular file, by stat, whose first read fails with EIO.
 	res := c.Call("Read", map[string]any{"file_path": "/proc/self/mem"})
 	if res.Ok || res.Message != "Could not read /proc/self/mem: input/output error.\nTry again once; if it fails again, ask the user about this file." {

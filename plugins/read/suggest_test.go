@@ -13,42 +13,53 @@ import (
 func TestSimilarity(t *testing.T) {
 	tests := []struct {
 		target, cand string
-		score        int
 		ok           bool
 	}{
-		{"main.go", "main.go", 0, false}, // the same name is no suggestion
-		{"Makefile", "makefile", 0, true},
-		{"mian.go", "main.go", 1, true},
-		{"main.go", "main.rs", 2, true},      // same stem
-		{"README", "README.md", 3, true},     // same stem
-		{"config", "config.toml", 5, true},   // prefix
-		{"main.go.orig", "main.go", 5, true}, // prefix the other way
-		{"ab", "abc", 1, true},               // short: one edit allowed
-		{"ab", "xy", 0, false},
-		{"a", "abc", 0, false}, // too short for a prefix match
-		{"server.go", "client.go", 0, false},
-		{"confg.yaml", "config.yaml", 1, true},
-		{"abcdefghijkl", "abcxyzghijkl", 3, true}, // 12 characters: three edits
-		{"abcdefghijkl", "abwxyzghijkl", 0, false},
-		{".bashrc", ".zshrc", 0, false}, // dotfiles have no stem to share
-		{strings.Repeat("a", 70), strings.Repeat("a", 70) + ".txt", maxDistanceRunes, true}, // long: prefix only
-		{strings.Repeat("a", 70), strings.Repeat("b", 70), 0, false},
+		{"main.go", "main.go", false}, // the same name is no suggestion
+		{"Makefile", "makefile", true},
+		{"mian.go", "main.go", true},
+		{"main.go", "main.rs", true},      // same stem
+		{"README", "README.md", true},     // same stem
+		{"READ.md", "README.md", true},    // two edits in nine characters
+		{"config", "config.toml", true},   // prefix
+		{"main.go.orig", "main.go", true}, // prefix the other way
+		{"ab", "abc", true},               // short: one edit allowed
+		{"ab", "xy", false},
+		{"a", "abc", false}, // too short for a prefix match
+		{"server.go", "client.go", false},
+		{"confg.yaml", "config.yaml", true},
+		{"abcdefghijkl", "abcxyzghijkl", true}, // 12 characters: three edits
+		{"abcdefghijkl", "abwxyzghijkl", false},
+		{"a-long-file-name-here.txt", "a-lng-fil-nme-hre.txt", true},      // four edits in 25
+		{".bashrc", ".zshrc", false},                                      // dotfiles have no stem to share
+		{strings.Repeat("a", 70), strings.Repeat("a", 70) + ".txt", true}, // long: prefix only
+		{strings.Repeat("a", 70), strings.Repeat("b", 70), false},
 		// 64 characters is still compared by distance; one name over it is not.
-		{strings.Repeat("a", 63) + "b", strings.Repeat("a", 63) + "c", 1, true},
-		{"abcdefghij", "abcdefghij" + strings.Repeat("x", 60), maxDistanceRunes, true},
+		{strings.Repeat("a", 63) + "b", strings.Repeat("a", 63) + "c", true},
+		{"abcdefghij", "abcdefghij" + strings.Repeat("x", 60), true},
 	}
 	for _, tt := range tests {
-		score, ok := similarity(tt.target, tt.cand)
-		if ok != tt.ok || (ok && score != tt.score) {
-			t.Errorf("similarity(%q, %q) = %d, %v; want %d, %v", tt.target, tt.cand, score, ok, tt.score, tt.ok)
+		if _, ok := similarity(tt.target, tt.cand); ok != tt.ok {
+			t.Errorf("similarity(%q, %q) ok = %v, want %v", tt.target, tt.cand, ok, tt.ok)
 		}
+	}
+	// Ranked by distance relative to length: a case change first, then one
+	// edit in seven, then two in nine, then another extension.
+	order := []string{"Main.go", "mian.go", "mainxy.go", "main.rs"}
+	prev := -1
+	for _, cand := range order {
+		score, ok := similarity("main.go", cand)
+		if !ok || score <= prev {
+			t.Errorf("similarity(main.go, %s) = %d, %v: not ranked after the one before (%d)", cand, score, ok, prev)
+		}
+		prev = score
 	}
 }
 
 func TestDistanceAllowed(t *testing.T) {
-	for s, want := range map[string]int{"": 1, "ab": 1, "abcdefg": 1, "abcdefgh": 2, "abcdefghijk": 2, "abcdefghijkl": 3, strings.Repeat("x", 40): 3} {
-		if got := distanceAllowed(s); got != want {
-			t.Errorf("distanceAllowed(%q) = %d, want %d", s, got, want)
+	for n, want := range map[int]int{0: 1, 2: 1, 7: 1, 8: 2, 11: 2, 12: 3, 40: 10} {
+		if got := distanceAllowed(n); got != want {
+			t.Errorf("distanceAllowed(%d) = %d, want %d", n, got, want)
 		}
 	}
 }
@@ -64,13 +75,13 @@ func TestSimilarNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Best first, ties by name, at most three, files only.
-	if got := similarNames(dir, "mainn.go", false); fmt.Sprint(got) != "[main.go mains.go maim.go]" {
+	if got := similarNames(dir, "mainn.go", false, nil); fmt.Sprint(got) != "[main.go mains.go maim.go]" {
 		t.Errorf("files: %v", got)
 	}
-	if got := similarNames(dir, "mainy.go", true); fmt.Sprint(got) != "[mainx.go]" {
+	if got := similarNames(dir, "mainy.go", true, nil); fmt.Sprint(got) != "[mainx.go]" {
 		t.Errorf("directories: %v", got)
 	}
-	if got := similarNames(filepath.Join(dir, "missing"), "x", false); len(got) != 0 {
+	if got := similarNames(filepath.Join(dir, "missing"), "x", false, nil); len(got) != 0 {
 		t.Errorf("missing directory: %v", got)
 	}
 }
@@ -90,7 +101,7 @@ func TestSimilarNamesScanIsBounded(t *testing.T) {
 		{3, 6, 6, 3},
 	}
 	for _, tt := range tests {
-		names, scanned := similarNamesScan(dir, "file.txt", false, tt.batch, tt.maxScan)
+		names, scanned := similarNamesScan(dir, "file.txt", false, tt.batch, tt.maxScan, nil)
 		if scanned != tt.scanned || len(names) != tt.found {
 			t.Errorf("batch %d, max %d: scanned %d, found %v", tt.batch, tt.maxScan, scanned, names)
 		}

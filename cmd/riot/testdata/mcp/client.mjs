@@ -24,7 +24,7 @@ const { ElicitRequestSchema, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSION
 const [mode, riot, ...args] = process.argv.slice(2);
 const facts = {};
 const textOf = (res) => res.content.filter((c) => c.type === 'text').map((c) => c.text).join('');
-const riotOrder = ['Bash', 'BashOutput', 'KillShell', 'Grep', 'Read', 'Diagnostics'];
+const riotOrder = ['Bash', 'BashOutput', 'KillShell', 'Grep', 'Read', 'Diagnostics', 'Edit', 'Write', 'Glob'];
 
 // startBlocking starts a call of a command that writes its pid to fifo and
 // waits; it returns the pending call and the pid. If the call ends before

@@ -7,4 +7,4 @@ import (
 	"github.com/riot-tools/riot/plugins/grep"
 )
 
-func main() { plugin.Serve(grep.Tools()...) }
+func main() { plugin.ServeReadOnly(grep.Tools()...) }

@@ -32,6 +32,22 @@ func OpenIn(dir, name string, flags int) (int, error) {
 	}
 }
 
+// OpenBeneath opens rel, a relative path, below the directory dirfd with
+// openat2, retrying when interrupted: below the directory, through no
+// symlink and no magic link at all. A walk that follows no symlink never
+// needs one, so a component that has become one since it was listed is a
+// swap, and the open fails (ELOOP, EXDEV) rather than leaving the tree.
+// ENOSYS means there is no openat2 (another system, Linux before 5.6, or a
+// seccomp filter that hides it).
+func OpenBeneath(dirfd int, rel string, flags int) (int, error) {
+	for {
+		fd, err := openBeneath(dirfd, rel, flags)
+		if !errors.Is(err, unix.EINTR) && !errors.Is(err, unix.EAGAIN) {
+			return fd, err
+		}
+	}
+}
+
 // LstatIn reports whether dir/name exists, without following a symbolic
 // link, and whether it is a directory.
 func LstatIn(dir, name string) (exists, isDir bool) {

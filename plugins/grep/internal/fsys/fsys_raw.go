@@ -45,3 +45,23 @@ func lstatIn(dir, name string, st *unix.Stat_t) error {
 	}
 	return nil
 }
+
+func openBeneath(dirfd int, rel string, flags int) (int, error) {
+	how := unix.OpenHow{Flags: uint64(flags | unix.O_LARGEFILE), Resolve: beneath}
+	if len(rel)+1 > stackPath {
+		return unix.Openat2(dirfd, rel, &how)
+	}
+	var arr [stackPath]byte
+	p, ok := appendPath(arr[:0], rel, "")
+	if !ok {
+		return -1, unix.EINVAL
+	}
+	fd, _, errno := unix.Syscall6(unix.SYS_OPENAT2, uintptr(dirfd), uintptr(unsafe.Pointer(&p[0])), uintptr(unsafe.Pointer(&how)), unsafe.Sizeof(how), 0, 0)
+	if errno != 0 {
+		return -1, errno
+	}
+	return int(fd), nil
+}
+
+// beneath is how OpenBeneath resolves.
+const beneath = unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS

@@ -64,6 +64,24 @@ type Options struct {
 	// Keep says. 0 means DefaultMaxOutputBytes.
 	MaxOutputBytes int
 
+	// Denied reports whether the user's deny rules cover a path, given in
+	// its physical form (PhysicalRoot and the rest of the walked path);
+	// nil for no rules. A denied file is never opened, and a denied
+	// directory never entered.
+	Denied func(physical string) bool
+	// PhysicalRoot is Root with its symlinks resolved: the walk follows
+	// none below Root, so PhysicalRoot and a walked path's tail past Root
+	// are that path's physical form.
+	PhysicalRoot string
+
+	// Opened is Root, opened by the caller after checking that the file it
+	// opened is one the call may read; nil to open by path. The files of a
+	// walk are then opened beneath it, through no symlink (a component
+	// swapped for one since the walk listed it fails to open), and a file
+	// Root is searched through it: what is read is what was checked, not
+	// what a path names by the time it is opened.
+	Opened *os.File
+
 	// Workers is the number of goroutines that walk and search; 0 means
 	// GOMAXPROCS clamped to 4–32, fastwalk's default.
 	Workers int
@@ -117,6 +135,9 @@ type Stats struct {
 	// with a dot; Filtered entries failed Glob or Type; Special entries
 	// are sockets, devices and pipes.
 	Ignored, Hidden, Filtered, Special int
+	// DeniedFiles and DeniedDirs were skipped, unread, because the user's
+	// deny rules cover them.
+	DeniedFiles, DeniedDirs int
 }
 
 // Result is the outcome of a search.
@@ -147,19 +168,34 @@ func Search(ctx context.Context, o Options) Result {
 	}
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-	e := &engine{o: o, ctx: ctx, stop: stop, col: newCollector(o), cwdPrefix: cwdPrefix(o.Cwd)}
-	fi, err := os.Stat(o.Root)
+	e := &engine{o: o, ctx: ctx, stop: stop, col: newCollector(o), cwdPrefix: cwdPrefix(o.Cwd), rootFD: -1}
+	var fi os.FileInfo
+	var err error
+	if o.Opened != nil {
+		fi, err = o.Opened.Stat()
+		e.rootFD = int(o.Opened.Fd())
+	} else {
+		fi, err = os.Stat(o.Root)
+	}
 	var res Result
 	switch {
 	case err != nil:
 		e.stats.unreadable.Add(1)
 	case fi.IsDir():
 		e.walk()
+	case e.denied(o.Root):
+		res.Explicit = true
+		e.stats.deniedFiles.Add(1)
 	default:
 		res.Explicit = true
 		func() {
 			defer e.recoverPanic()
-			e.newWorker().searchFile(o.Root, e.display(o.Root), true)
+			w := e.newWorker()
+			if e.rootFD >= 0 {
+				w.searchFD(e.rootFD, e.display(o.Root), true)
+			} else {
+				w.searchFile(o.Root, e.display(o.Root), true)
+			}
 		}()
 	}
 	res.Files = e.col.files()
@@ -197,6 +233,8 @@ type engine struct {
 	// dirs maps a directory's path to its *lazyDir during a walk.
 	dirs   sync.Map
 	spares spares
+	// rootFD is Options.Opened's descriptor, or -1.
+	rootFD int
 }
 
 // done reports whether ctx has ended, without taking a lock.
@@ -207,6 +245,21 @@ func (e *engine) done() bool {
 	default:
 		return false
 	}
+}
+
+// denied reports whether the deny rules cover path, a path of the walk.
+func (e *engine) denied(path string) bool {
+	if e.o.Denied == nil {
+		return false
+	}
+	phys := path
+	if e.o.PhysicalRoot != "" {
+		root := filepath.Clean(e.o.Root)
+		if rest, ok := strings.CutPrefix(path, root); ok && (rest == "" || rest[0] == '/' || root == "/") {
+			phys = filepath.Join(e.o.PhysicalRoot, rest)
+		}
+	}
+	return e.o.Denied(phys)
 }
 
 // display is how a path is reported: relative to Cwd when under it.
@@ -278,7 +331,7 @@ func (c *collector) add(f File) {
 // files before a file in path order only grow in number as the search
 // goes on, so once they hold enough lines the file is past the window.
 func (c *collector) trim() {
-	slices.SortFunc(c.stored, func(a, b int) int { return strings.Compare(c.all[a].Path, c.all[b].Path) })
+	slices.SortFunc(c.stored, func(a, b int) int { return ComparePaths(c.all[a].Path, c.all[b].Path) })
 	lines, bytes := 0, 0
 	kept := c.stored[:0]
 	for _, i := range c.stored {
@@ -310,12 +363,37 @@ func (c *collector) files() []File {
 				}
 				return 1
 			}
-			return strings.Compare(a.Path, b.Path)
+			return ComparePaths(a.Path, b.Path)
 		})
 	} else {
-		slices.SortFunc(out, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+		slices.SortFunc(out, func(a, b File) int { return ComparePaths(a.Path, b.Path) })
 	}
 	return out
+}
+
+// ComparePaths orders paths component by component, as `rg --sort path`
+// does (and a directory listing read depth first): a directory's files
+// come before a sibling whose name merely starts with the directory's,
+// so sub/deep/d.go < sub-x/a.txt < sub.txt, where a plain string
+// comparison puts '-' and '.' before '/'.
+func ComparePaths(a, b string) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		x, y := a[i], b[i]
+		if x == y {
+			continue
+		}
+		switch {
+		case x == '/':
+			return -1
+		case y == '/':
+			return 1
+		case x < y:
+			return -1
+		}
+		return 1
+	}
+	return len(a) - len(b)
 }
 
 // globPath is the form of path that Glob matches: relative to Cwd, or

@@ -2,7 +2,9 @@ package search
 
 import (
 	"bytes"
+	"errors"
 	"regexp"
+	"regexp/syntax"
 	"testing"
 )
 
@@ -44,8 +46,11 @@ func FuzzPrefilter(f *testing.F) {
 }
 
 // FuzzLineSemantics checks that the regexp the engine runs, with newline
-// taken out of its classes and printed back from the parse tree, matches
-// a line exactly when the pattern as written does.
+// taken out of its classes, \b checked in Unicode's sense and printed back
+// from the parse tree, matches a line exactly when the pattern as written
+// does, with rg's Unicode classes: Go's regexp on the rewritten pattern,
+// which is exact but for \b on a line that is not ASCII (there Go's \b is
+// ASCII's, and FuzzBoundaryVM and the comparison with rg cover it).
 func FuzzLineSemantics(f *testing.F) {
 	for _, p := range prefilterPatterns {
 		f.Add(p, "func NewServer(addr string)")
@@ -54,20 +59,108 @@ func FuzzLineSemantics(f *testing.F) {
 	f.Add(`\s+x`, " \t x")
 	f.Add(`(?i)ǅ`, "ǆ")
 	f.Add(`(?U)a+`, "aaa")
+	f.Add(`Gr\w+e`, "Grüße")
+	f.Add(`\bna\b`, "naïve na")
+	f.Add(`[\w-]+\W`, "a-b c")
 	f.Fuzz(func(t *testing.T, pattern, line string) {
 		if len(pattern) > 64 || bytes.IndexByte([]byte(line), '\n') >= 0 {
 			return
 		}
-		plain, err := regexp.Compile("(?m:" + pattern + ")")
+		rewritten, err := unicodeClasses(pattern)
 		if err != nil {
+			return
+		}
+		plain, err := regexp.Compile("(?m:" + rewritten + ")")
+		if err != nil {
+			return
+		}
+		if _, err := regexp.Compile("(?m:" + pattern + ")"); err != nil {
 			return
 		}
 		p, err := Compile(pattern, PatternOptions{})
 		if err != nil {
 			return // a pattern that spells out a newline
 		}
-		if got, want := p.re.MatchString(line), plain.MatchString(line); got != want {
+		if p.boundary != nil && !isASCII(line) {
+			return
+		}
+		got := p.re.MatchString(line) && p.boundaryHolds([]byte(line))
+		if want := plain.MatchString(line); got != want {
 			t.Fatalf("pattern %q on %q: engine regexp %q says %v, Go says %v", pattern, line, p.re.String(), got, want)
+		}
+	})
+}
+
+// FuzzBoundaryVM: the matcher that gives \b its Unicode sense agrees with
+// Go's regexp wherever the two senses agree: on a pattern without \b or
+// \B, and on an ASCII line.
+func FuzzBoundaryVM(f *testing.F) {
+	for _, p := range prefilterPatterns {
+		f.Add(p, "func NewServer(addr string)")
+	}
+	f.Add(`\bx\b`, "a x b")
+	f.Add(`(?i)^\Bab|c$`, "xab c")
+	f.Add(`a*?b+|[^c]`, "aaab")
+	f.Fuzz(func(t *testing.T, pattern, line string) {
+		if len(pattern) > 64 || len(line) > 256 {
+			return
+		}
+		tree, err := syntax.Parse(pattern, syntax.Perl&^syntax.OneLine)
+		if err != nil {
+			return
+		}
+		if hasBoundary(tree) && !isASCII(line) {
+			return
+		}
+		vm, err := newBoundaryVM(tree)
+		if err != nil {
+			return
+		}
+		re, err := regexp.Compile(tree.String())
+		if err != nil {
+			return
+		}
+		if got, want := vm.match([]byte(line)), re.MatchString(line); got != want {
+			t.Fatalf("pattern %q on %q: the VM says %v, Go says %v", pattern, line, got, want)
+		}
+	})
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// FuzzUnicodeClasses: rewriting the classes never breaks a pattern Go
+// accepts (it compiles after, or is the one refusal the tool explains),
+// and leaves a pattern with no class escape as it was.
+func FuzzUnicodeClasses(f *testing.F) {
+	for _, s := range []string{`\w+`, `[\w-]`, `[^\W_]`, `\Qa\w\E\d`, `[[:alpha:]\s]`, `[\p{Greek}\d]`, `\\w`, `[]\w]`, `[^]\S]`, `\pL\w`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, pattern string) {
+		if len(pattern) > 64 {
+			return
+		}
+		if _, err := syntax.Parse(pattern, syntax.Perl); err != nil {
+			return
+		}
+		out, err := unicodeClasses(pattern)
+		if errors.Is(err, ErrNegatedUnicodeClass) {
+			return
+		}
+		if err != nil {
+			t.Fatalf("unicodeClasses(%q): %v", pattern, err)
+		}
+		if _, err := syntax.Parse(out, syntax.Perl); err != nil {
+			t.Fatalf("unicodeClasses(%q) = %q, which does not parse: %v", pattern, out, err)
+		}
+		if !regexp.MustCompile(`\\[wWdDsS]`).MatchString(pattern) && out != pattern {
+			t.Fatalf("unicodeClasses(%q) = %q: changed a pattern without class escapes", pattern, out)
 		}
 	})
 }

@@ -20,6 +20,10 @@ type Pattern struct {
 	// perLine runs the regexp on each line on its own, the plain way:
 	// the reference NoPrefilter asks for.
 	perLine bool
+	// boundary, when the pattern has \b or \B (and is not Multiline),
+	// decides each line re finds: re then has them relaxed, since Go's
+	// are ASCII and rg's Unicode.
+	boundary *boundaryVM
 }
 
 // PatternOptions change how a pattern is compiled.
@@ -54,7 +58,16 @@ func Compile(pattern string, o PatternOptions) (*Pattern, error) {
 	if o.Multiline {
 		flags |= syntax.DotNL
 	}
-	tree, err := syntax.Parse(pattern, flags)
+	// Parsed as written first, so that a syntax error names what the
+	// model wrote, not the Unicode classes put in its place.
+	if _, err := syntax.Parse(pattern, flags); err != nil {
+		return nil, err
+	}
+	unicodePattern, err := unicodeClasses(pattern)
+	if err != nil {
+		return nil, err
+	}
+	tree, err := syntax.Parse(unicodePattern, flags)
 	if err != nil {
 		return nil, err
 	}
@@ -63,17 +76,25 @@ func Compile(pattern string, o PatternOptions) (*Pattern, error) {
 			return nil, err
 		}
 	}
+	var boundary *boundaryVM
+	run := tree
+	if !o.Multiline && hasBoundary(tree) {
+		if boundary, err = newBoundaryVM(tree); err != nil {
+			return nil, err
+		}
+		run = relaxBoundaries(tree)
+	}
 	// The tree prints itself with explicit flags, so the printed form
 	// means exactly what the tree does.
-	re, err := regexp.Compile(tree.String())
+	re, err := regexp.Compile(run.String())
 	if err != nil {
 		return nil, err
 	}
-	p := &Pattern{re: re, multiline: o.Multiline, perLine: o.NoPrefilter}
+	p := &Pattern{re: re, multiline: o.Multiline, perLine: o.NoPrefilter, boundary: boundary}
 	if !o.NoPrefilter {
 		if lits, exact := requiredLiterals(tree); len(lits) > 0 {
 			if f := newFinder(lits); f != nil {
-				p.find, p.exact = f, exact
+				p.find, p.exact = f, exact && boundary == nil
 			}
 		}
 	}
@@ -83,9 +104,9 @@ func Compile(pattern string, o PatternOptions) (*Pattern, error) {
 // String is the regexp the engine runs.
 func (p *Pattern) String() string { return p.re.String() }
 
-// withoutNewlines removes '\n' from every class of the tree and turns any
-// character into any character but newline. A literal newline, or a class
-// of nothing but newline, is ErrNewline.
+// withoutNewlines removes '\n' from every class of the tree, turns any
+// character into any character but newline, and \A and \z into ^ and $.
+// A literal newline, or a class of nothing but newline, is ErrNewline.
 func withoutNewlines(re *syntax.Regexp) (*syntax.Regexp, error) {
 	switch re.Op {
 	case syntax.OpLiteral:
@@ -96,6 +117,12 @@ func withoutNewlines(re *syntax.Regexp) (*syntax.Regexp, error) {
 		}
 	case syntax.OpAnyChar:
 		re.Op = syntax.OpAnyCharNotNL
+	case syntax.OpBeginText:
+		// Each line is the text, as for rg: \A and \z are at its edges,
+		// whether the regexp runs on the line alone or over a chunk.
+		re.Op = syntax.OpBeginLine
+	case syntax.OpEndText:
+		re.Op = syntax.OpEndLine
 	case syntax.OpCharClass:
 		out := make([]rune, 0, len(re.Rune))
 		for i := 0; i+1 < len(re.Rune); i += 2 {

@@ -3,8 +3,13 @@ package search
 import (
 	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -105,13 +110,58 @@ func (w *worker) searchFile(path, display string, explicit bool) {
 	if hook := w.e.o.afterFile; hook != nil {
 		defer hook()
 	}
-	// O_NONBLOCK: a pipe put where a file was must not hang the search.
-	fd, err := fsys.Open(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOCTTY|unix.O_NONBLOCK)
+	fd, err := w.e.open(path)
 	if err != nil {
 		w.e.stats.unreadable.Add(1)
 		return
 	}
 	defer func() { _ = unix.Close(fd) }()
+	w.searchFD(fd, display, explicit)
+}
+
+// openFlags open a file to search. O_NONBLOCK: a pipe put where a file
+// was must not hang the search.
+const openFlags = unix.O_RDONLY | unix.O_CLOEXEC | unix.O_NOCTTY | unix.O_NONBLOCK
+
+// open opens a file of the walk: beneath the opened root when there is
+// one, else by path.
+func (e *engine) open(path string) (int, error) {
+	if e.rootFD < 0 {
+		return fsys.Open(path, openFlags)
+	}
+	root := filepath.Clean(e.o.Root)
+	rel := strings.TrimPrefix(strings.TrimPrefix(path, root), "/")
+	fd, err := fsys.OpenBeneath(e.rootFD, rel, openFlags)
+	if !errors.Is(err, unix.ENOSYS) {
+		return fd, err
+	}
+	// No openat2: open by path, and check where the descriptor leads.
+	if fd, err = fsys.Open(path, openFlags); err != nil {
+		return fd, err
+	}
+	if !e.beneathRoot(fd) {
+		_ = unix.Close(fd)
+		return -1, unix.EXDEV
+	}
+	return fd, nil
+}
+
+// beneathRoot reports whether fd's file lies below PhysicalRoot. On Linux
+// a descriptor that cannot be named is refused; elsewhere there is no
+// /proc to ask, and the walk's own answer stands.
+func (e *engine) beneathRoot(fd int) bool {
+	if e.o.PhysicalRoot == "" {
+		return true
+	}
+	real, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd))
+	if err != nil {
+		return runtime.GOOS != "linux"
+	}
+	return strings.HasPrefix(real, strings.TrimSuffix(e.o.PhysicalRoot, "/")+"/")
+}
+
+// searchFD searches the open file fd, which the caller closes.
+func (w *worker) searchFD(fd int, display string, explicit bool) {
 	fs := &fileState{display: display, explicit: explicit, lineNo: 1}
 	w.em.reset(display)
 	var ok bool
@@ -394,7 +444,7 @@ func (w *worker) nextLine(h []byte, from int) (int, int) {
 			if i := bytes.IndexByte(h[e:], '\n'); i >= 0 {
 				le = e + i
 			}
-			if p.exact || p.re.Match(h[ls:le]) {
+			if p.exact || p.re.Match(h[ls:le]) && p.boundaryHolds(h[ls:le]) {
 				return ls, le
 			}
 			from = le + 1
@@ -407,7 +457,7 @@ func (w *worker) nextLine(h []byte, from int) (int, int) {
 			if i := bytes.IndexByte(h[from:], '\n'); i >= 0 {
 				le = from + i
 			}
-			if p.re.Match(h[from:le]) {
+			if p.re.Match(h[from:le]) && p.boundaryHolds(h[from:le]) {
 				return from, le
 			}
 			from = le + 1
@@ -418,23 +468,32 @@ func (w *worker) nextLine(h []byte, from int) (int, int) {
 	// It cannot match a newline, so its leftmost match lies in the first
 	// matching line; from is a line start, so ^ and \b see what they would
 	// on the line alone. This is up to twice as fast as a call per line.
-	if from >= len(h) {
-		return -1, -1
+	for from < len(h) {
+		loc := p.re.FindIndex(h[from:])
+		if loc == nil {
+			return -1, -1
+		}
+		s := from + loc[0]
+		if s == len(h) && h[s-1] == '\n' {
+			return -1, -1 // an empty match after the last newline: no line
+		}
+		ls := from + bytes.LastIndexByte(h[from:s], '\n') + 1
+		le := len(h)
+		if i := bytes.IndexByte(h[s:], '\n'); i >= 0 {
+			le = s + i
+		}
+		if p.boundaryHolds(h[ls:le]) {
+			return ls, le
+		}
+		from = le + 1
 	}
-	loc := p.re.FindIndex(h[from:])
-	if loc == nil {
-		return -1, -1
-	}
-	s := from + loc[0]
-	if s == len(h) && h[s-1] == '\n' {
-		return -1, -1 // an empty match after the last newline: no line
-	}
-	ls := from + bytes.LastIndexByte(h[from:s], '\n') + 1
-	le := len(h)
-	if i := bytes.IndexByte(h[s:], '\n'); i >= 0 {
-		le = s + i
-	}
-	return ls, le
+	return -1, -1
+}
+
+// boundaryHolds reports whether a line the regexp matched matches with
+// \b and \B in Unicode's sense; true for a pattern without them.
+func (p *Pattern) boundaryHolds(line []byte) bool {
+	return p.boundary == nil || p.boundary.match(line)
 }
 
 // nextBlock is nextLine for Multiline: it returns the lines a match

@@ -17,6 +17,7 @@ import (
 type counters struct {
 	searched, binary, unreadable, symlinks atomic.Int64
 	ignored, hidden, filtered, special     atomic.Int64
+	deniedFiles, deniedDirs                atomic.Int64
 }
 
 func (c *counters) snapshot() Stats {
@@ -29,6 +30,9 @@ func (c *counters) snapshot() Stats {
 		Hidden:     int(c.hidden.Load()),
 		Filtered:   int(c.filtered.Load()),
 		Special:    int(c.special.Load()),
+
+		DeniedFiles: int(c.deniedFiles.Load()),
+		DeniedDirs:  int(c.deniedDirs.Load()),
 	}
 }
 
@@ -85,6 +89,12 @@ func (e *engine) walk() {
 			if e.skip(parent, path, name, true) {
 				return filepath.SkipDir
 			}
+			// After the ignore rules, so that only what would be searched
+			// counts as skipped for the deny rules.
+			if e.denied(path) {
+				e.stats.deniedDirs.Add(1)
+				return filepath.SkipDir
+			}
 			e.dirs.Store(path, &lazyDir{parent: parent, path: path})
 			return nil
 		case typ&fs.ModeSymlink != 0:
@@ -95,6 +105,10 @@ func (e *engine) walk() {
 			return nil
 		}
 		if e.skip(parent, path, name, false) {
+			return nil
+		}
+		if e.denied(path) {
+			e.stats.deniedFiles.Add(1)
 			return nil
 		}
 		if e.o.Mode == ListFiles {

@@ -7,4 +7,4 @@ import (
 	"github.com/riot-tools/riot/plugins/read"
 )
 
-func main() { plugin.Serve(read.Tools()...) }
+func main() { plugin.ServeReadOnly(read.Tools()...) }

@@ -28,6 +28,58 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+type SandboxMode int32
+
+const (
+	// Unspecified is read as read-only.
+	SandboxMode_SANDBOX_MODE_UNSPECIFIED SandboxMode = 0
+	// Everything read-only, no network: a call allowed as read-only.
+	SandboxMode_SANDBOX_MODE_READ_ONLY SandboxMode = 1
+	// write_paths writable: a call allowed by a rule, a mode or the user.
+	SandboxMode_SANDBOX_MODE_WRITE SandboxMode = 2
+)
+
+// Enum value maps for SandboxMode.
+var (
+	SandboxMode_name = map[int32]string{
+		0: "SANDBOX_MODE_UNSPECIFIED",
+		1: "SANDBOX_MODE_READ_ONLY",
+		2: "SANDBOX_MODE_WRITE",
+	}
+	SandboxMode_value = map[string]int32{
+		"SANDBOX_MODE_UNSPECIFIED": 0,
+		"SANDBOX_MODE_READ_ONLY":   1,
+		"SANDBOX_MODE_WRITE":       2,
+	}
+)
+
+func (x SandboxMode) Enum() *SandboxMode {
+	p := new(SandboxMode)
+	*p = x
+	return p
+}
+
+func (x SandboxMode) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (SandboxMode) Descriptor() protoreflect.EnumDescriptor {
+	return file_riot_tool_v1_tool_proto_enumTypes[0].Descriptor()
+}
+
+func (SandboxMode) Type() protoreflect.EnumType {
+	return &file_riot_tool_v1_tool_proto_enumTypes[0]
+}
+
+func (x SandboxMode) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use SandboxMode.Descriptor instead.
+func (SandboxMode) EnumDescriptor() ([]byte, []int) {
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{0}
+}
+
 type PermissionBehavior int32
 
 const (
@@ -65,11 +117,11 @@ func (x PermissionBehavior) String() string {
 }
 
 func (PermissionBehavior) Descriptor() protoreflect.EnumDescriptor {
-	return file_riot_tool_v1_tool_proto_enumTypes[0].Descriptor()
+	return file_riot_tool_v1_tool_proto_enumTypes[1].Descriptor()
 }
 
 func (PermissionBehavior) Type() protoreflect.EnumType {
-	return &file_riot_tool_v1_tool_proto_enumTypes[0]
+	return &file_riot_tool_v1_tool_proto_enumTypes[1]
 }
 
 func (x PermissionBehavior) Number() protoreflect.EnumNumber {
@@ -78,7 +130,7 @@ func (x PermissionBehavior) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use PermissionBehavior.Descriptor instead.
 func (PermissionBehavior) EnumDescriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{0}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{1}
 }
 
 type SubjectKind int32
@@ -115,11 +167,11 @@ func (x SubjectKind) String() string {
 }
 
 func (SubjectKind) Descriptor() protoreflect.EnumDescriptor {
-	return file_riot_tool_v1_tool_proto_enumTypes[1].Descriptor()
+	return file_riot_tool_v1_tool_proto_enumTypes[2].Descriptor()
 }
 
 func (SubjectKind) Type() protoreflect.EnumType {
-	return &file_riot_tool_v1_tool_proto_enumTypes[1]
+	return &file_riot_tool_v1_tool_proto_enumTypes[2]
 }
 
 func (x SubjectKind) Number() protoreflect.EnumNumber {
@@ -128,7 +180,7 @@ func (x SubjectKind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use SubjectKind.Descriptor instead.
 func (SubjectKind) EnumDescriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{1}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{2}
 }
 
 type Access int32
@@ -165,11 +217,11 @@ func (x Access) String() string {
 }
 
 func (Access) Descriptor() protoreflect.EnumDescriptor {
-	return file_riot_tool_v1_tool_proto_enumTypes[2].Descriptor()
+	return file_riot_tool_v1_tool_proto_enumTypes[3].Descriptor()
 }
 
 func (Access) Type() protoreflect.EnumType {
-	return &file_riot_tool_v1_tool_proto_enumTypes[2]
+	return &file_riot_tool_v1_tool_proto_enumTypes[3]
 }
 
 func (x Access) Number() protoreflect.EnumNumber {
@@ -178,7 +230,7 @@ func (x Access) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Access.Descriptor instead.
 func (Access) EnumDescriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{2}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{3}
 }
 
 type BlockKind int32
@@ -214,11 +266,11 @@ func (x BlockKind) String() string {
 }
 
 func (BlockKind) Descriptor() protoreflect.EnumDescriptor {
-	return file_riot_tool_v1_tool_proto_enumTypes[3].Descriptor()
+	return file_riot_tool_v1_tool_proto_enumTypes[4].Descriptor()
 }
 
 func (BlockKind) Type() protoreflect.EnumType {
-	return &file_riot_tool_v1_tool_proto_enumTypes[3]
+	return &file_riot_tool_v1_tool_proto_enumTypes[4]
 }
 
 func (x BlockKind) Number() protoreflect.EnumNumber {
@@ -227,7 +279,7 @@ func (x BlockKind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use BlockKind.Descriptor instead.
 func (BlockKind) EnumDescriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{3}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{4}
 }
 
 type Status int32
@@ -264,11 +316,11 @@ func (x Status) String() string {
 }
 
 func (Status) Descriptor() protoreflect.EnumDescriptor {
-	return file_riot_tool_v1_tool_proto_enumTypes[4].Descriptor()
+	return file_riot_tool_v1_tool_proto_enumTypes[5].Descriptor()
 }
 
 func (Status) Type() protoreflect.EnumType {
-	return &file_riot_tool_v1_tool_proto_enumTypes[4]
+	return &file_riot_tool_v1_tool_proto_enumTypes[5]
 }
 
 func (x Status) Number() protoreflect.EnumNumber {
@@ -277,7 +329,7 @@ func (x Status) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Status.Descriptor instead.
 func (Status) EnumDescriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{4}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{5}
 }
 
 type ManifestRequest struct {
@@ -626,6 +678,13 @@ type CallContext struct {
 	// that walks a tree skips every path they match: the permission chain
 	// sees only the paths a call names, not the files a walk finds.
 	DenyRead []string `protobuf:"bytes,8,rep,name=deny_read,json=denyRead,proto3" json:"deny_read,omitempty"`
+	// The kernel sandbox the call's subprocesses run in; unset means none.
+	Sandbox *Sandbox `protobuf:"bytes,9,opt,name=sandbox,proto3" json:"sandbox,omitempty"`
+	// Only in a CallRequest: the read paths of this call as the permission
+	// chain resolved and allowed them (symlinks followed). A tool that
+	// checks the file it opened (Env.OpenRead) accepts one of these, or what
+	// lies below one, outside the workspace roots: the user allowed it.
+	AllowedReads []string `protobuf:"bytes,13,rep,name=allowed_reads,json=allowedReads,proto3" json:"allowed_reads,omitempty"`
 	// Every other plugin's session state, by the name of the plugin that owns
 	// it, for reading only: Edit reads what Read recorded. A plugin writes only
 	// its own state, through Final.state_updates.
@@ -720,6 +779,20 @@ func (x *CallContext) GetDenyRead() []string {
 	return nil
 }
 
+func (x *CallContext) GetSandbox() *Sandbox {
+	if x != nil {
+		return x.Sandbox
+	}
+	return nil
+}
+
+func (x *CallContext) GetAllowedReads() []string {
+	if x != nil {
+		return x.AllowedReads
+	}
+	return nil
+}
+
 func (x *CallContext) GetSharedState() map[string]*PluginState {
 	if x != nil {
 		return x.SharedState
@@ -772,6 +845,117 @@ func (x *PluginState) GetValues() map[string]string {
 	return nil
 }
 
+// Sandbox is a call's sandbox profile, as wide as its permission decision.
+// Nothing outside the listed paths and the system directories is visible.
+type Sandbox struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Mode  SandboxMode            `protobuf:"varint,1,opt,name=mode,proto3,enum=riot.tool.v1.SandboxMode" json:"mode,omitempty"`
+	// Bound read-only in every mode: allow_read, riot's config and state.
+	ReadPaths []string `protobuf:"bytes,2,rep,name=read_paths,json=readPaths,proto3" json:"read_paths,omitempty"`
+	// Writable in WRITE mode, read-only otherwise: the workspace roots,
+	// allow_write, and paths the decision granted.
+	WritePaths []string `protobuf:"bytes,3,rep,name=write_paths,json=writePaths,proto3" json:"write_paths,omitempty"`
+	// Inside write_paths, kept read-only: .git/hooks, .git/config, .riot.
+	ProtectedPaths []string `protobuf:"bytes,4,rep,name=protected_paths,json=protectedPaths,proto3" json:"protected_paths,omitempty"`
+	// Hidden in every mode: deny rules' and deny_read's paths.
+	MaskedPaths []string `protobuf:"bytes,5,rep,name=masked_paths,json=maskedPaths,proto3" json:"masked_paths,omitempty"`
+	// Network for a WRITE call; a READ_ONLY call never has it.
+	Network bool `protobuf:"varint,6,opt,name=network,proto3" json:"network,omitempty"`
+	// When true, a call whose sandbox cannot start fails instead of running
+	// unconfined.
+	Required bool `protobuf:"varint,7,opt,name=required,proto3" json:"required,omitempty"`
+	// Why this profile applies, for the model: "allowed as read-only".
+	Reason        string `protobuf:"bytes,8,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Sandbox) Reset() {
+	*x = Sandbox{}
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Sandbox) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Sandbox) ProtoMessage() {}
+
+func (x *Sandbox) ProtoReflect() protoreflect.Message {
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Sandbox.ProtoReflect.Descriptor instead.
+func (*Sandbox) Descriptor() ([]byte, []int) {
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *Sandbox) GetMode() SandboxMode {
+	if x != nil {
+		return x.Mode
+	}
+	return SandboxMode_SANDBOX_MODE_UNSPECIFIED
+}
+
+func (x *Sandbox) GetReadPaths() []string {
+	if x != nil {
+		return x.ReadPaths
+	}
+	return nil
+}
+
+func (x *Sandbox) GetWritePaths() []string {
+	if x != nil {
+		return x.WritePaths
+	}
+	return nil
+}
+
+func (x *Sandbox) GetProtectedPaths() []string {
+	if x != nil {
+		return x.ProtectedPaths
+	}
+	return nil
+}
+
+func (x *Sandbox) GetMaskedPaths() []string {
+	if x != nil {
+		return x.MaskedPaths
+	}
+	return nil
+}
+
+func (x *Sandbox) GetNetwork() bool {
+	if x != nil {
+		return x.Network
+	}
+	return false
+}
+
+func (x *Sandbox) GetRequired() bool {
+	if x != nil {
+		return x.Required
+	}
+	return false
+}
+
+func (x *Sandbox) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
 type PrepareRequest struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	Tool   string                 `protobuf:"bytes,1,opt,name=tool,proto3" json:"tool,omitempty"`
@@ -785,7 +969,7 @@ type PrepareRequest struct {
 
 func (x *PrepareRequest) Reset() {
 	*x = PrepareRequest{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[7]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -797,7 +981,7 @@ func (x *PrepareRequest) String() string {
 func (*PrepareRequest) ProtoMessage() {}
 
 func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[7]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -810,7 +994,7 @@ func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareRequest.ProtoReflect.Descriptor instead.
 func (*PrepareRequest) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{7}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *PrepareRequest) GetTool() string {
@@ -854,7 +1038,7 @@ type Subject struct {
 
 func (x *Subject) Reset() {
 	*x = Subject{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[8]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -866,7 +1050,7 @@ func (x *Subject) String() string {
 func (*Subject) ProtoMessage() {}
 
 func (x *Subject) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[8]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -879,7 +1063,7 @@ func (x *Subject) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Subject.ProtoReflect.Descriptor instead.
 func (*Subject) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{8}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Subject) GetKind() SubjectKind {
@@ -921,7 +1105,7 @@ type PrepareResponse struct {
 
 func (x *PrepareResponse) Reset() {
 	*x = PrepareResponse{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[9]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -933,7 +1117,7 @@ func (x *PrepareResponse) String() string {
 func (*PrepareResponse) ProtoMessage() {}
 
 func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[9]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -946,7 +1130,7 @@ func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareResponse.ProtoReflect.Descriptor instead.
 func (*PrepareResponse) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{9}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *PrepareResponse) GetRejected() string {
@@ -1017,7 +1201,7 @@ type CallRequest struct {
 
 func (x *CallRequest) Reset() {
 	*x = CallRequest{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[10]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1029,7 +1213,7 @@ func (x *CallRequest) String() string {
 func (*CallRequest) ProtoMessage() {}
 
 func (x *CallRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[10]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1042,7 +1226,7 @@ func (x *CallRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallRequest.ProtoReflect.Descriptor instead.
 func (*CallRequest) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{10}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *CallRequest) GetTool() string {
@@ -1087,7 +1271,7 @@ type CallEvent struct {
 
 func (x *CallEvent) Reset() {
 	*x = CallEvent{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[11]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1099,7 +1283,7 @@ func (x *CallEvent) String() string {
 func (*CallEvent) ProtoMessage() {}
 
 func (x *CallEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[11]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1112,7 +1296,7 @@ func (x *CallEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallEvent.ProtoReflect.Descriptor instead.
 func (*CallEvent) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{11}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *CallEvent) GetEvent() isCallEvent_Event {
@@ -1180,7 +1364,7 @@ type Progress struct {
 
 func (x *Progress) Reset() {
 	*x = Progress{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[12]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1192,7 +1376,7 @@ func (x *Progress) String() string {
 func (*Progress) ProtoMessage() {}
 
 func (x *Progress) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[12]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1205,7 +1389,7 @@ func (x *Progress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Progress.ProtoReflect.Descriptor instead.
 func (*Progress) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{12}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Progress) GetMessage() string {
@@ -1231,7 +1415,7 @@ type Chunk struct {
 
 func (x *Chunk) Reset() {
 	*x = Chunk{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[13]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1243,7 +1427,7 @@ func (x *Chunk) String() string {
 func (*Chunk) ProtoMessage() {}
 
 func (x *Chunk) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[13]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1256,7 +1440,7 @@ func (x *Chunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Chunk.ProtoReflect.Descriptor instead.
 func (*Chunk) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{13}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Chunk) GetBlock() uint32 {
@@ -1304,7 +1488,7 @@ type Final struct {
 
 func (x *Final) Reset() {
 	*x = Final{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[14]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1316,7 +1500,7 @@ func (x *Final) String() string {
 func (*Final) ProtoMessage() {}
 
 func (x *Final) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[14]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1329,7 +1513,7 @@ func (x *Final) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Final.ProtoReflect.Descriptor instead.
 func (*Final) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{14}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Final) GetStatus() Status {
@@ -1389,7 +1573,7 @@ const file_riot_tool_v1_tool_proto_rawDesc = "" +
 	"\x06Budget\x12\x1c\n" +
 	"\tunlimited\x18\x01 \x01(\bR\tunlimited\x12\x1f\n" +
 	"\vlimit_chars\x18\x02 \x01(\x03R\n" +
-	"limitChars\"\x9a\x04\n" +
+	"limitChars\"\xf0\x04\n" +
 	"\vCallContext\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x10\n" +
@@ -1399,7 +1583,9 @@ const file_riot_tool_v1_tool_proto_rawDesc = "" +
 	"\x0fpermission_mode\x18\x05 \x01(\tR\x0epermissionMode\x12:\n" +
 	"\x05state\x18\x06 \x03(\v2$.riot.tool.v1.CallContext.StateEntryR\x05state\x12!\n" +
 	"\fresults_dirs\x18\a \x03(\tR\vresultsDirs\x12\x1b\n" +
-	"\tdeny_read\x18\b \x03(\tR\bdenyRead\x12M\n" +
+	"\tdeny_read\x18\b \x03(\tR\bdenyRead\x12/\n" +
+	"\asandbox\x18\t \x01(\v2\x15.riot.tool.v1.SandboxR\asandbox\x12#\n" +
+	"\rallowed_reads\x18\r \x03(\tR\fallowedReads\x12M\n" +
 	"\fshared_state\x18\n" +
 	" \x03(\v2*.riot.tool.v1.CallContext.SharedStateEntryR\vsharedState\x1a8\n" +
 	"\n" +
@@ -1413,7 +1599,18 @@ const file_riot_tool_v1_tool_proto_rawDesc = "" +
 	"\x06values\x18\x01 \x03(\v2%.riot.tool.v1.PluginState.ValuesEntryR\x06values\x1a9\n" +
 	"\vValuesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x88\x01\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x92\x02\n" +
+	"\aSandbox\x12-\n" +
+	"\x04mode\x18\x01 \x01(\x0e2\x19.riot.tool.v1.SandboxModeR\x04mode\x12\x1d\n" +
+	"\n" +
+	"read_paths\x18\x02 \x03(\tR\treadPaths\x12\x1f\n" +
+	"\vwrite_paths\x18\x03 \x03(\tR\n" +
+	"writePaths\x12'\n" +
+	"\x0fprotected_paths\x18\x04 \x03(\tR\x0eprotectedPaths\x12!\n" +
+	"\fmasked_paths\x18\x05 \x03(\tR\vmaskedPaths\x12\x18\n" +
+	"\anetwork\x18\x06 \x01(\bR\anetwork\x12\x1a\n" +
+	"\brequired\x18\a \x01(\bR\brequired\x12\x16\n" +
+	"\x06reason\x18\b \x01(\tR\x06reason\"\x88\x01\n" +
 	"\x0ePrepareRequest\x12\x12\n" +
 	"\x04tool\x18\x01 \x01(\tR\x04tool\x12\x17\n" +
 	"\acall_id\x18\x02 \x01(\tR\x06callId\x12\x14\n" +
@@ -1460,7 +1657,11 @@ const file_riot_tool_v1_tool_proto_rawDesc = "" +
 	"\rstate_updates\x18\x04 \x03(\v2%.riot.tool.v1.Final.StateUpdatesEntryR\fstateUpdates\x1a?\n" +
 	"\x11StateUpdatesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*\x93\x01\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*_\n" +
+	"\vSandboxMode\x12\x1c\n" +
+	"\x18SANDBOX_MODE_UNSPECIFIED\x10\x00\x12\x1a\n" +
+	"\x16SANDBOX_MODE_READ_ONLY\x10\x01\x12\x16\n" +
+	"\x12SANDBOX_MODE_WRITE\x10\x02*\x93\x01\n" +
 	"\x12PermissionBehavior\x12#\n" +
 	"\x1fPERMISSION_BEHAVIOR_PASSTHROUGH\x10\x00\x12\x1d\n" +
 	"\x19PERMISSION_BEHAVIOR_ALLOW\x10\x01\x12\x1b\n" +
@@ -1500,65 +1701,69 @@ func file_riot_tool_v1_tool_proto_rawDescGZIP() []byte {
 	return file_riot_tool_v1_tool_proto_rawDescData
 }
 
-var file_riot_tool_v1_tool_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_riot_tool_v1_tool_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_riot_tool_v1_tool_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
+var file_riot_tool_v1_tool_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
 var file_riot_tool_v1_tool_proto_goTypes = []any{
-	(PermissionBehavior)(0),  // 0: riot.tool.v1.PermissionBehavior
-	(SubjectKind)(0),         // 1: riot.tool.v1.SubjectKind
-	(Access)(0),              // 2: riot.tool.v1.Access
-	(BlockKind)(0),           // 3: riot.tool.v1.BlockKind
-	(Status)(0),              // 4: riot.tool.v1.Status
-	(*ManifestRequest)(nil),  // 5: riot.tool.v1.ManifestRequest
-	(*ManifestResponse)(nil), // 6: riot.tool.v1.ManifestResponse
-	(*ToolSpec)(nil),         // 7: riot.tool.v1.ToolSpec
-	(*Annotations)(nil),      // 8: riot.tool.v1.Annotations
-	(*Budget)(nil),           // 9: riot.tool.v1.Budget
-	(*CallContext)(nil),      // 10: riot.tool.v1.CallContext
-	(*PluginState)(nil),      // 11: riot.tool.v1.PluginState
-	(*PrepareRequest)(nil),   // 12: riot.tool.v1.PrepareRequest
-	(*Subject)(nil),          // 13: riot.tool.v1.Subject
-	(*PrepareResponse)(nil),  // 14: riot.tool.v1.PrepareResponse
-	(*CallRequest)(nil),      // 15: riot.tool.v1.CallRequest
-	(*CallEvent)(nil),        // 16: riot.tool.v1.CallEvent
-	(*Progress)(nil),         // 17: riot.tool.v1.Progress
-	(*Chunk)(nil),            // 18: riot.tool.v1.Chunk
-	(*Final)(nil),            // 19: riot.tool.v1.Final
-	nil,                      // 20: riot.tool.v1.CallContext.StateEntry
-	nil,                      // 21: riot.tool.v1.CallContext.SharedStateEntry
-	nil,                      // 22: riot.tool.v1.PluginState.ValuesEntry
-	nil,                      // 23: riot.tool.v1.Final.StateUpdatesEntry
+	(SandboxMode)(0),         // 0: riot.tool.v1.SandboxMode
+	(PermissionBehavior)(0),  // 1: riot.tool.v1.PermissionBehavior
+	(SubjectKind)(0),         // 2: riot.tool.v1.SubjectKind
+	(Access)(0),              // 3: riot.tool.v1.Access
+	(BlockKind)(0),           // 4: riot.tool.v1.BlockKind
+	(Status)(0),              // 5: riot.tool.v1.Status
+	(*ManifestRequest)(nil),  // 6: riot.tool.v1.ManifestRequest
+	(*ManifestResponse)(nil), // 7: riot.tool.v1.ManifestResponse
+	(*ToolSpec)(nil),         // 8: riot.tool.v1.ToolSpec
+	(*Annotations)(nil),      // 9: riot.tool.v1.Annotations
+	(*Budget)(nil),           // 10: riot.tool.v1.Budget
+	(*CallContext)(nil),      // 11: riot.tool.v1.CallContext
+	(*PluginState)(nil),      // 12: riot.tool.v1.PluginState
+	(*Sandbox)(nil),          // 13: riot.tool.v1.Sandbox
+	(*PrepareRequest)(nil),   // 14: riot.tool.v1.PrepareRequest
+	(*Subject)(nil),          // 15: riot.tool.v1.Subject
+	(*PrepareResponse)(nil),  // 16: riot.tool.v1.PrepareResponse
+	(*CallRequest)(nil),      // 17: riot.tool.v1.CallRequest
+	(*CallEvent)(nil),        // 18: riot.tool.v1.CallEvent
+	(*Progress)(nil),         // 19: riot.tool.v1.Progress
+	(*Chunk)(nil),            // 20: riot.tool.v1.Chunk
+	(*Final)(nil),            // 21: riot.tool.v1.Final
+	nil,                      // 22: riot.tool.v1.CallContext.StateEntry
+	nil,                      // 23: riot.tool.v1.CallContext.SharedStateEntry
+	nil,                      // 24: riot.tool.v1.PluginState.ValuesEntry
+	nil,                      // 25: riot.tool.v1.Final.StateUpdatesEntry
 }
 var file_riot_tool_v1_tool_proto_depIdxs = []int32{
-	7,  // 0: riot.tool.v1.ManifestResponse.tools:type_name -> riot.tool.v1.ToolSpec
-	9,  // 1: riot.tool.v1.ToolSpec.result_budget:type_name -> riot.tool.v1.Budget
-	8,  // 2: riot.tool.v1.ToolSpec.annotations:type_name -> riot.tool.v1.Annotations
-	20, // 3: riot.tool.v1.CallContext.state:type_name -> riot.tool.v1.CallContext.StateEntry
-	21, // 4: riot.tool.v1.CallContext.shared_state:type_name -> riot.tool.v1.CallContext.SharedStateEntry
-	22, // 5: riot.tool.v1.PluginState.values:type_name -> riot.tool.v1.PluginState.ValuesEntry
-	10, // 6: riot.tool.v1.PrepareRequest.context:type_name -> riot.tool.v1.CallContext
-	1,  // 7: riot.tool.v1.Subject.kind:type_name -> riot.tool.v1.SubjectKind
-	2,  // 8: riot.tool.v1.Subject.access:type_name -> riot.tool.v1.Access
-	0,  // 9: riot.tool.v1.PrepareResponse.permission:type_name -> riot.tool.v1.PermissionBehavior
-	13, // 10: riot.tool.v1.PrepareResponse.subjects:type_name -> riot.tool.v1.Subject
-	10, // 11: riot.tool.v1.CallRequest.context:type_name -> riot.tool.v1.CallContext
-	17, // 12: riot.tool.v1.CallEvent.progress:type_name -> riot.tool.v1.Progress
-	18, // 13: riot.tool.v1.CallEvent.chunk:type_name -> riot.tool.v1.Chunk
-	19, // 14: riot.tool.v1.CallEvent.final:type_name -> riot.tool.v1.Final
-	3,  // 15: riot.tool.v1.Chunk.kind:type_name -> riot.tool.v1.BlockKind
-	4,  // 16: riot.tool.v1.Final.status:type_name -> riot.tool.v1.Status
-	23, // 17: riot.tool.v1.Final.state_updates:type_name -> riot.tool.v1.Final.StateUpdatesEntry
-	11, // 18: riot.tool.v1.CallContext.SharedStateEntry.value:type_name -> riot.tool.v1.PluginState
-	5,  // 19: riot.tool.v1.ToolPlugin.Manifest:input_type -> riot.tool.v1.ManifestRequest
-	12, // 20: riot.tool.v1.ToolPlugin.Prepare:input_type -> riot.tool.v1.PrepareRequest
-	15, // 21: riot.tool.v1.ToolPlugin.Call:input_type -> riot.tool.v1.CallRequest
-	6,  // 22: riot.tool.v1.ToolPlugin.Manifest:output_type -> riot.tool.v1.ManifestResponse
-	14, // 23: riot.tool.v1.ToolPlugin.Prepare:output_type -> riot.tool.v1.PrepareResponse
-	16, // 24: riot.tool.v1.ToolPlugin.Call:output_type -> riot.tool.v1.CallEvent
-	22, // [22:25] is the sub-list for method output_type
-	19, // [19:22] is the sub-list for method input_type
-	19, // [19:19] is the sub-list for extension type_name
-	19, // [19:19] is the sub-list for extension extendee
-	0,  // [0:19] is the sub-list for field type_name
+	8,  // 0: riot.tool.v1.ManifestResponse.tools:type_name -> riot.tool.v1.ToolSpec
+	10, // 1: riot.tool.v1.ToolSpec.result_budget:type_name -> riot.tool.v1.Budget
+	9,  // 2: riot.tool.v1.ToolSpec.annotations:type_name -> riot.tool.v1.Annotations
+	22, // 3: riot.tool.v1.CallContext.state:type_name -> riot.tool.v1.CallContext.StateEntry
+	13, // 4: riot.tool.v1.CallContext.sandbox:type_name -> riot.tool.v1.Sandbox
+	23, // 5: riot.tool.v1.CallContext.shared_state:type_name -> riot.tool.v1.CallContext.SharedStateEntry
+	24, // 6: riot.tool.v1.PluginState.values:type_name -> riot.tool.v1.PluginState.ValuesEntry
+	0,  // 7: riot.tool.v1.Sandbox.mode:type_name -> riot.tool.v1.SandboxMode
+	11, // 8: riot.tool.v1.PrepareRequest.context:type_name -> riot.tool.v1.CallContext
+	2,  // 9: riot.tool.v1.Subject.kind:type_name -> riot.tool.v1.SubjectKind
+	3,  // 10: riot.tool.v1.Subject.access:type_name -> riot.tool.v1.Access
+	1,  // 11: riot.tool.v1.PrepareResponse.permission:type_name -> riot.tool.v1.PermissionBehavior
+	15, // 12: riot.tool.v1.PrepareResponse.subjects:type_name -> riot.tool.v1.Subject
+	11, // 13: riot.tool.v1.CallRequest.context:type_name -> riot.tool.v1.CallContext
+	19, // 14: riot.tool.v1.CallEvent.progress:type_name -> riot.tool.v1.Progress
+	20, // 15: riot.tool.v1.CallEvent.chunk:type_name -> riot.tool.v1.Chunk
+	21, // 16: riot.tool.v1.CallEvent.final:type_name -> riot.tool.v1.Final
+	4,  // 17: riot.tool.v1.Chunk.kind:type_name -> riot.tool.v1.BlockKind
+	5,  // 18: riot.tool.v1.Final.status:type_name -> riot.tool.v1.Status
+	25, // 19: riot.tool.v1.Final.state_updates:type_name -> riot.tool.v1.Final.StateUpdatesEntry
+	12, // 20: riot.tool.v1.CallContext.SharedStateEntry.value:type_name -> riot.tool.v1.PluginState
+	6,  // 21: riot.tool.v1.ToolPlugin.Manifest:input_type -> riot.tool.v1.ManifestRequest
+	14, // 22: riot.tool.v1.ToolPlugin.Prepare:input_type -> riot.tool.v1.PrepareRequest
+	17, // 23: riot.tool.v1.ToolPlugin.Call:input_type -> riot.tool.v1.CallRequest
+	7,  // 24: riot.tool.v1.ToolPlugin.Manifest:output_type -> riot.tool.v1.ManifestResponse
+	16, // 25: riot.tool.v1.ToolPlugin.Prepare:output_type -> riot.tool.v1.PrepareResponse
+	18, // 26: riot.tool.v1.ToolPlugin.Call:output_type -> riot.tool.v1.CallEvent
+	24, // [24:27] is the sub-list for method output_type
+	21, // [21:24] is the sub-list for method input_type
+	21, // [21:21] is the sub-list for extension type_name
+	21, // [21:21] is the sub-list for extension extendee
+	0,  // [0:21] is the sub-list for field type_name
 }
 
 func init() { file_riot_tool_v1_tool_proto_init() }
@@ -1566,7 +1771,7 @@ func file_riot_tool_v1_tool_proto_init() {
 	if File_riot_tool_v1_tool_proto != nil {
 		return
 	}
-	file_riot_tool_v1_tool_proto_msgTypes[11].OneofWrappers = []any{
+	file_riot_tool_v1_tool_proto_msgTypes[12].OneofWrappers = []any{
 		(*CallEvent_Progress)(nil),
 		(*CallEvent_Chunk)(nil),
 		(*CallEvent_Final)(nil),
@@ -1576,8 +1781,8 @@ func file_riot_tool_v1_tool_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_riot_tool_v1_tool_proto_rawDesc), len(file_riot_tool_v1_tool_proto_rawDesc)),
-			NumEnums:      5,
-			NumMessages:   19,
+			NumEnums:      6,
+			NumMessages:   20,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

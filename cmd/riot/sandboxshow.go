@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/riot-tools/riot/config"
+	"github.com/riot-tools/riot/core"
+	"github.com/riot-tools/riot/plugin/sandbox"
+)
+
+// printSandboxConfig shows [sandbox] in `riot config`, and whether bwrap
+// can start a sandbox here.
+func printSandboxConfig(w io.Writer, c *config.Config) {
+	mode := c.Sandbox.Mode
+	fmt.Fprintf(w, "sandbox.mode = %s\t# %s\n", quote(mode), c.Sources["sandbox.mode"])
+	fmt.Fprintf(w, "sandbox.network = %s\t# %s\n", quote(c.Sandbox.Network), c.Sources["sandbox.network"])
+	for _, l := range []struct {
+		key   string
+		paths []config.SandboxPath
+	}{{"allow_write", c.Sandbox.AllowWrite}, {"allow_read", c.Sandbox.AllowRead}, {"deny_read", c.Sandbox.DenyRead}} {
+		for _, p := range l.paths {
+			fmt.Fprintf(w, "sandbox.%s += %s\t# %s\n", l.key, quote(p.Path), p.Source)
+		}
+	}
+	switch err := core.ProbeSandbox(context.Background()); {
+	case mode == "off":
+		fmt.Fprintf(w, "# bwrap: not used (sandbox.mode = \"off\")\t\n")
+	case err != nil:
+		fmt.Fprintf(w, "# bwrap: does not work here: %s; commands run unsandboxed in auto mode and fail in required mode\t\n", err)
+	default:
+		fmt.Fprintf(w, "# bwrap: works; commands run in the kernel sandbox\t\n")
+	}
+}
+
+// printExplainSandbox shows the profile the call would run in.
+func printExplainSandbox(w io.Writer, ex core.Explanation) {
+	if ex.Invalid != "" {
+		return
+	}
+	if ex.Sandbox == nil {
+		why := "off ([sandbox] mode = \"off\")"
+		if ex.SandboxStatus.Problem != "" {
+			why = "off: " + ex.SandboxStatus.Problem
+		}
+		fmt.Fprintf(w, "sandbox: %s\n", why)
+		return
+	}
+	p := sandbox.FromProto(ex.Sandbox)
+	fmt.Fprintf(w, "sandbox: %s (the profile of %s)\n", p.Summary(), p.Reason)
+	fmt.Fprintf(w, "  %d paths shown read-only, %d kept read-only inside writable ones, %d hidden; --json lists them\n",
+		len(p.ReadPaths), len(p.ProtectedPaths), len(p.MaskedPaths))
+}
+
+// sandboxOut is the profile in `riot explain --json`.
+type sandboxOut struct {
+	On        bool     `json:"on"`
+	Problem   string   `json:"problem,omitempty"`
+	Mode      string   `json:"mode,omitempty"`
+	Network   bool     `json:"network"`
+	Writable  []string `json:"writable,omitempty"`
+	ReadOnly  []string `json:"read_only,omitempty"`
+	Protected []string `json:"protected,omitempty"`
+	Hidden    []string `json:"hidden,omitempty"`
+	Reason    string   `json:"reason,omitempty"`
+}
+
+func explainSandboxJSON(ex core.Explanation) *sandboxOut {
+	if ex.Invalid != "" {
+		return nil
+	}
+	out := &sandboxOut{Problem: ex.SandboxStatus.Problem}
+	if ex.Sandbox == nil {
+		return out
+	}
+	p := sandbox.FromProto(ex.Sandbox)
+	out.On, out.Mode, out.Network, out.Reason = true, p.Mode.String(), p.NetworkOn(), p.Reason
+	out.ReadOnly, out.Protected, out.Hidden = p.ReadPaths, p.ProtectedPaths, p.MaskedPaths
+	if p.Mode == sandbox.Write {
+		out.Writable = p.WritePaths
+	} else {
+		out.ReadOnly = append(append([]string{}, p.WritePaths...), p.ReadPaths...)
+	}
+	return out
+}

@@ -1,0 +1,91 @@
+package core
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/riot-tools/riot/shared"
+	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
+)
+
+// lockedOrder holds a locked plugin's manifest to the lock: tools[] is
+// part of every session's prompt-cache prefix, so a tool removed or moved
+// is refused until a riot command records it, and a new tool goes after
+// the locked ones. An unlocked plugin's tools are its manifest's.
+func lockedOrder(spec PluginSpec, tools []*toolv1.ToolSpec) ([]*toolv1.ToolSpec, error) {
+	if spec.Lock == nil {
+		return tools, nil
+	}
+	byName := map[string]*toolv1.ToolSpec{}
+	var served []string
+	for _, t := range tools {
+		byName[t.GetName()] = t
+		served = append(served, t.GetName())
+	}
+	var missing []string
+	for _, name := range spec.Lock.Tools {
+		if byName[name] == nil {
+			missing = append(missing, name)
+		}
+	}
+	fix := fmt.Sprintf("Its tools are unavailable until the user records the change with `riot plugins upgrade %s` (or reinstalls the locked version with `riot plugins install %s`); use another tool meanwhile.", spec.Name, spec.Name)
+	if len(missing) > 0 {
+		return nil, &startError{Msg: fmt.Sprintf("The %s plugin no longer serves %s, which %s records. %s", spec.Name, quoteList(missing), spec.Lock.File, fix)}
+	}
+	var kept []string
+	for _, name := range served {
+		if slices.Contains(spec.Lock.Tools, name) {
+			kept = append(kept, name)
+		}
+	}
+	if !slices.Equal(kept, spec.Lock.Tools) {
+		return nil, &startError{Msg: fmt.Sprintf("The %s plugin serves its tools in another order (%s) than %s records (%s). %s", spec.Name, strings.Join(kept, ", "), spec.Lock.File, strings.Join(spec.Lock.Tools, ", "), fix)}
+	}
+	out := make([]*toolv1.ToolSpec, 0, len(tools))
+	for _, name := range spec.Lock.Tools {
+		out = append(out, byName[name])
+	}
+	for _, t := range tools {
+		if !slices.Contains(spec.Lock.Tools, t.GetName()) {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
+}
+
+// gpPluginVersion finds the plugin's version in go-plugin's mismatch text.
+var gpPluginVersion = regexp.MustCompile(`Plugin version: (\d+)`)
+
+// protocolMessage explains a plugin that speaks a protocol version this
+// riot does not: which one it speaks, which riot speaks, and what to
+// rebuild it with.
+func protocolMessage(name, goPluginMsg string) string {
+	speaks := "another protocol version"
+	newer := false
+	if m := gpPluginVersion.FindStringSubmatch(goPluginMsg); m != nil {
+		speaks = "protocol version " + m[1]
+		v, _ := strconv.Atoi(m[1])
+		supported := shared.SupportedProtocols()
+		newer = v > supported[len(supported)-1]
+	}
+	var ours []string
+	for _, v := range shared.SupportedProtocols() {
+		ours = append(ours, strconv.Itoa(v))
+	}
+	fix := fmt.Sprintf("Rebuild the plugin against the SDK of this riot (go get %s@<the version `riot version` prints>, then build it again), or install a release of it built for protocol %s.", shared.SDKModule, strings.Join(ours, " or "))
+	if newer {
+		fix = "Upgrade riot to a version that speaks it, or " + strings.ToLower(fix[:1]) + fix[1:]
+	}
+	return fmt.Sprintf("The %s plugin speaks %s, and this riot speaks protocol %s only. %s", name, speaks, strings.Join(ours, ", "), fix)
+}

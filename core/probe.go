@@ -1,0 +1,64 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/riot-tools/riot/config"
+	"github.com/riot-tools/riot/shared"
+)
+
+// Probed is what a plugin binary said when it was started alone.
+type Probed struct {
+	// Protocol is the protocol version it negotiated.
+	Protocol int
+	// Tools are its tools in its manifest's order.
+	Tools []string
+}
+
+// Probe starts the plugin binary at path once, outside any session, and
+// returns its protocol version and tools: what `riot plugins install`
+// records in the lock. Its failure is the message a session would show.
+// The process is gone when Probe returns.
+// What the plugin prints goes to cfg's log file, which its messages name.
+func Probe(ctx context.Context, cfg *config.Config, name, path string) (Probed, error) {
+	timeout := cfg.Limits.StartTimeout
+	if timeout <= 0 {
+		timeout = defaultStartTimeout
+	}
+	tls, err := shared.NewTLSMaterial()
+	if err != nil {
+		return Probed{}, fmt.Errorf("TLS material: %w", err)
+	}
+	logFile := cfg.ResolvedLogFile(nil)
+	_, fileLog, closeLog := newLogger(cfg.Log.Level, logFile, int64(cfg.Log.MaxSizeMB)<<20, io.Discard)
+	defer func() { _ = closeLog() }()
+	h := &Host{
+		cfg: cfg, log: fileLog, fileLog: fileLog, logFile: logFile,
+		tls: tls, cache: &manifestCache{entries: map[string]cacheEntry{}, builds: map[string]string{}, failures: map[string]failureEntry{}},
+		now: time.Now, pluginLogLevel: "warn", startTimeout: timeout,
+	}
+	p := &pluginProc{h: h, spec: PluginSpec{Name: name, Path: path}, log: h.log.Named(name), fileLog: h.fileLog.Named(name)}
+	defer func() {
+		p.close()
+		h.sockOnce.Do(func() {})
+		if h.sockDir != "" {
+			_ = os.RemoveAll(h.sockDir)
+		}
+	}()
+	m, err := h.fetchManifest(ctx, p)
+	if err != nil {
+		return Probed{}, err
+	}
+	out := Probed{Protocol: p.protocol}
+	for _, t := range m.GetTools() {
+		out.Tools = append(out.Tools, t.GetName())
+	}
+	if len(out.Tools) == 0 {
+		return Probed{}, &startError{Msg: fmt.Sprintf("The %s plugin started but serves no tools. Fix the plugin: a riot plugin serves at least one tool.", name)}
+	}
+	return out, nil
+}

@@ -1,0 +1,12 @@
+// Package sandbox owns the kernel sandbox a tool's subprocesses run in: the
+// profile the host sends with each call (as wide as the call's permission
+// decision), the bubblewrap command line that enforces it, the check that
+// bubblewrap works here, and the notes that tell the model when the
+// sandbox, not the command, refused something.
+//
+// A profile shows a command the system directories read-only, a private
+// /tmp, its own /dev and /proc, and only the paths the profile lists: the
+// rest of the home directory and of the filesystem is not there. New user,
+// mount and PID namespaces end every process the command started when it
+// ends, however it detached itself.
+package sandbox

@@ -1,0 +1,447 @@
+package sandbox
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
+)
+
+// index is where the mount of path with flag starts in args, or -1.
+func index(args []string, flag, path string) int {
+	for i := 0; i+2 < len(args); i++ {
+		if args[i] == flag && args[i+2] == path {
+			return i
+		}
+	}
+	return -1
+}
+
+func TestArgsFollowTheProfile(t *testing.T) {
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "ws")
+	for _, d := range []string{ws + "/.git/hooks", ws + "/private", dir + "/cache", dir + "/conf"} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(ws+"/.env", []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := &Profile{
+		Mode: Write, Network: true,
+		WritePaths:     []string{ws, dir + "/cache"},
+		ReadPaths:      []string{dir + "/conf"},
+		ProtectedPaths: []string{ws + "/.git/hooks", "/elsewhere/.git/hooks"},
+		MaskedPaths:    []string{ws + "/.env", ws + "/private", "/not/shown/secret"},
+	}
+	args := p.Args(ws)
+	for _, want := range []string{"--unshare-user", "--unshare-pid", "--die-with-parent"} {
+		if !slices.Contains(args, want) {
+			t.Errorf("missing %s: %v", want, args)
+		}
+	}
+	if slices.Contains(args, "--unshare-net") {
+		t.Error("a write profile with the network unshared it")
+	}
+	rw, prot := index(args, "--bind-try", ws), index(args, "--ro-bind-try", ws+"/.git/hooks")
+	if rw < 0 || prot < rw {
+		t.Errorf("the protected path must be re-bound read-only after the root: rw %d prot %d", rw, prot)
+	}
+	if index(args, "--ro-bind-try", "/elsewhere/.git/hooks") >= 0 {
+		t.Error("a protected path outside the writable paths was bound")
+	}
+	if m := index(args, "--ro-bind", ws+"/.env"); m < rw || args[m+1] != "/dev/null" {
+		t.Errorf("a masked file must be /dev/null after its root: %v", args)
+	}
+	if m := index(args, "--tmpfs", ws+"/private"); m >= 0 {
+		t.Errorf("--tmpfs takes one argument: %v", args)
+	}
+	if m := slices.Index(args, ws+"/private"); m < rw || args[m-1] != "--tmpfs" {
+		t.Errorf("a masked directory must be an empty tmpfs after its root: %v", args)
+	}
+	if slices.Contains(args, "/not/shown/secret") {
+		t.Error("a masked path that is not shown needs no mount")
+	}
+	if args[len(args)-1] != "--" || !slices.Contains(args, "--chdir") {
+		t.Errorf("args must end with --chdir and --: %v", args)
+	}
+	if !strings.Contains(strings.Join(args, " "), "--remount-ro / --chdir") {
+		t.Error("the sandbox's own root must be read-only, after every mount")
+	}
+
+	p.Mode = ReadOnly
+	args = p.Args(ws)
+	if index(args, "--bind-try", ws) >= 0 || index(args, "--ro-bind-try", ws) < 0 {
+		t.Errorf("a read-only profile must bind the roots read-only: %v", args)
+	}
+	if !slices.Contains(args, "--unshare-net") {
+		t.Error("a read-only profile has no network")
+	}
+}
+
+func TestBindsPruneWhatChangesNothing(t *testing.T) {
+	p := &Profile{
+		Mode:           Write,
+		ReadPaths:      []string{"/h/go", "/h/go/src", "/w/docs"},
+		WritePaths:     []string{"/w", "/h/go/pkg/mod"},
+		ProtectedPaths: []string{"/w/.git/hooks"},
+		MaskedPaths:    []string{"/h/go/secret"},
+	}
+	p.ReadPaths = append(p.ReadPaths, "/h/go/secret/inner")
+	var got []string
+	for _, b := range p.binds() {
+		got = append(got, b.path)
+	}
+	for _, must := range []string{"/h/go", "/w", "/h/go/pkg/mod", "/h/go/secret", "/w/.git/hooks", "/w/docs"} {
+		if !slices.Contains(got, must) {
+			t.Errorf("%s was pruned: %v", must, got)
+		}
+	}
+	for _, never := range []string{"/h/go/src", "/h/go/secret/inner"} {
+		if slices.Contains(got, never) {
+			t.Errorf("%s should be pruned (same as its parent, or under a mask): %v", never, got)
+		}
+	}
+	p.Mode = ReadOnly
+	got = got[:0]
+	for _, b := range p.binds() {
+		got = append(got, b.path)
+	}
+	if slices.Contains(got, "/w/.git/hooks") || slices.Contains(got, "/h/go/pkg/mod") || slices.Contains(got, "/w/docs") {
+		t.Errorf("read-only, nothing below a read-only mount needs one: %v", got)
+	}
+}
+
+func TestFromProtoFailsClosed(t *testing.T) {
+	if FromProto(nil) != nil {
+		t.Fatal("no profile is no sandbox")
+	}
+	p := FromProto(&toolv1.Sandbox{Mode: toolv1.SandboxMode(42), Network: true, WritePaths: []string{"/w", "relative"}})
+	if p.Mode != ReadOnly || p.NetworkOn() {
+		t.Fatalf("an unknown mode must read as read-only without network: %+v", p)
+	}
+	if !slices.Equal(p.WritePaths, []string{"/w"}) {
+		t.Fatalf("a relative path must be dropped: %v", p.WritePaths)
+	}
+	q := FromProto(p.AllowedCall().Proto())
+	if q.Mode != Write || !q.NetworkOn() || q.Reason == "" {
+		t.Fatalf("AllowedCall must write, with the configured network: %+v", q)
+	}
+	if (*Profile)(nil).AllowedCall() != nil {
+		t.Fatal("no profile stays none")
+	}
+}
+
+func TestTailKeepsTheEnd(t *testing.T) {
+	var tail Tail
+	_, _ = tail.Write([]byte("Read-only file system\n"))
+	if !tail.Signs().ReadOnlyFS {
+		t.Fatal("missed EROFS")
+	}
+	_, _ = tail.Write(bytes.Repeat([]byte("x"), tailSize))
+	if tail.Signs().ReadOnlyFS || len(tail.buf) != tailSize {
+		t.Fatalf("the tail must keep only the last %d bytes, has %d", tailSize, len(tail.buf))
+	}
+	for _, chunk := range []string{"cat: /home/u/.ssh/id_rsa: No such ", "file or directory\n", "curl: (6) Could not resolve host: x\n"} {
+		_, _ = tail.Write([]byte(chunk))
+	}
+	s := tail.Signs()
+	if !s.Network || !slices.Contains(s.Missing, "/home/u/.ssh/id_rsa") {
+		t.Fatalf("signs %+v", s)
+	}
+}
+
+func TestNoteSaysWhatToAdd(t *testing.T) {
+	ro := &Profile{Mode: ReadOnly, WritePaths: []string{"/ws"}, Reason: "a call allowed as read-only"}
+	w := &Profile{Mode: Write, WritePaths: []string{"/ws"}, Reason: "a call allowed by the rule Bash(make:*)"}
+	for _, tc := range []struct {
+		p       *Profile
+		command string
+		s       Signs
+		want    []string
+	}{
+		{ro, "touch x", Signs{ReadOnlyFS: true}, []string{"a call allowed as read-only", "allow rule"}},
+		{w, "make", Signs{ReadOnlyFS: true}, []string{"Bash(make:*)", "[sandbox] allow_write"}},
+		{w, "make", Signs{Network: true}, []string{"network = \"none\""}},
+		{ro, "curl x", Signs{Network: true}, []string{"gives a read-only call no network"}},
+		{w, "cat x", Signs{Missing: []string{"/home/u/notes", "/ws/gone"}}, []string{"/home/u/notes is not in the sandbox", "allow_read"}},
+		{w, "git push origin main", Signs{}, []string{"~/.ssh", "allow_read"}},
+	} {
+		note := tc.p.Note(tc.command, tc.s)
+		for _, want := range tc.want {
+			if !strings.Contains(note, want) {
+				t.Errorf("%s %+v: note lacks %q: %s", tc.command, tc.s, want, note)
+			}
+		}
+		if strings.Contains(note, "/ws/gone") {
+			t.Errorf("a missing path the sandbox shows is not its doing: %s", note)
+		}
+	}
+	online := *w
+	online.Network = true
+	if note := online.Note("make", Signs{Network: true, Missing: []string{"/ws/x"}}); note != "" {
+		t.Errorf("with the network on and the path shown, nothing points at the sandbox: %s", note)
+	}
+}
+
+// A real bwrap run of the arguments: what the profile hides is not there,
+// what it shows read-only refuses writes.
+func TestArgsUnderBwrap(t *testing.T) {
+	bwrap, err := (&Probe{}).Check(t.Context())
+	if err != nil {
+		if os.Getenv("RIOT_REQUIRE_SANDBOX") != "" {
+			t.Fatalf("RIOT_REQUIRE_SANDBOX is set but %v", err)
+		}
+		t.Skipf("needs bubblewrap: %v", err)
+	}
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "ws")
+	if err := os.MkdirAll(ws+"/.git/hooks", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string]string{ws + "/.env": "SECRET", dir + "/outside": "OUT", ws + "/.git/hooks/h": "hook"} {
+		if err := os.WriteFile(name, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := &Profile{Mode: Write, WritePaths: []string{ws}, ProtectedPaths: []string{ws + "/.git/hooks"}, MaskedPaths: []string{ws + "/.env"}}
+	cmd := exec.Command("/bin/sh", "-c", "cat .env; cat "+dir+"/outside; echo x > .git/hooks/h; echo ok > made; cat made")
+	cmd.Dir = ws
+	p.Wrap(bwrap, cmd)
+	out, _ := cmd.CombinedOutput()
+	got := string(out)
+	if strings.Contains(got, "SECRET") || strings.Contains(got, "OUT\n") || strings.HasPrefix(got, "OUT") {
+		t.Errorf("the sandbox showed a hidden file: %s", got)
+	}
+	if !strings.Contains(got, "Read-only file system") || !strings.HasSuffix(got, "ok\n") {
+		t.Errorf("want the hook refused and the root writable: %s", got)
+	}
+	if b, _ := os.ReadFile(ws + "/.git/hooks/h"); string(b) != "hook" {
+		t.Errorf("the protected hook was written: %q", b)
+	}
+}
+
+// Whatever the paths, the command line keeps the profile's promises: a
+// read-only profile binds nothing writable and has no network, every
+// masked or protected path is mounted after the writable path holding it,
+// and the command comes after the last option.
+func FuzzArgs(f *testing.F) {
+	f.Add("/w", "/w/.git/hooks", "/w/.env", "/r", true, false)
+	f.Add("/", "/a", "/a/b", "/a", false, true)
+	f.Fuzz(func(t *testing.T, write, protected, masked, read string, writeMode, network bool) {
+		p := FromProto((&Profile{WritePaths: []string{write}, ProtectedPaths: []string{protected}, MaskedPaths: []string{masked}, ReadPaths: []string{read}, Network: network}).Proto())
+		if writeMode {
+			p.Mode = Write
+		}
+		args := p.Args("/w")
+		if args[len(args)-1] != "--" {
+			t.Fatalf("args do not end with --: %v", args)
+		}
+		if p.Mode == ReadOnly && (slices.Contains(args, "--bind-try") || !slices.Contains(args, "--unshare-net")) {
+			t.Fatalf("a read-only profile binds writable or has network: %v", args)
+		}
+		if !p.NetworkOn() && !slices.Contains(args, "--unshare-net") {
+			t.Fatalf("no network, yet the net namespace is shared: %v", args)
+		}
+		rw := index(args, "--bind-try", filepath.Clean(write))
+		for _, later := range []string{filepath.Clean(protected), filepath.Clean(masked)} {
+			if rw < 0 || later == filepath.Clean(write) || !within(later, filepath.Clean(write)) {
+				continue
+			}
+			for i := range args {
+				if args[i] == later && i < rw {
+					t.Fatalf("%s is mounted before %s, which would cover it: %v", later, write, args)
+				}
+			}
+		}
+	})
+}
+
+func TestTailBoundedBySmallWrites(t *testing.T) {
+	var tail Tail
+	chunk := bytes.Repeat([]byte("y"), 1000)
+	for range 40 {
+		_, _ = tail.Write(chunk)
+	}
+	_, _ = tail.Write([]byte("END"))
+	if len(tail.buf) != tailSize || !bytes.HasSuffix(tail.buf, []byte("yEND")) {
+		t.Fatalf("the tail holds %d bytes ending %q", len(tail.buf), tail.buf[len(tail.buf)-4:])
+	}
+	var many Tail
+	_, _ = many.Write([]byte(strings.Repeat("cat: /a/b: No such file or directory\n", 20)))
+	if got := len(many.Signs().Missing); got != 8 {
+		t.Fatalf("missing paths are capped at 8, got %d", got)
+	}
+}
+
+func TestBindOrder(t *testing.T) {
+	p := &Profile{
+		Mode:        Write,
+		ReadPaths:   []string{"/b/x", "/a"},
+		WritePaths:  []string{"/c", "/b"},
+		MaskedPaths: []string{"/c/m", "/a/z/deep"},
+	}
+	var got []string
+	for _, b := range p.binds() {
+		got = append(got, b.path+":"+strconv.Itoa(int(b.kind)))
+	}
+
+	// Depth first, then path; /a/z/deep is deeper than /b/x but sorted by
+	// depth: 3 slashes after 2.
+	want := []string{"/a:1", "/b:0", "/c:0", "/b/x:1", "/c/m:3", "/a/z/deep:3"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("binds %v, want %v", got, want)
+	}
+	same := &Profile{Mode: Write, WritePaths: []string{"/w"}, ReadPaths: []string{"/w"}}
+	got = got[:0]
+	for _, b := range same.binds() {
+		got = append(got, b.path+":"+strconv.Itoa(int(b.kind)))
+	}
+	if !slices.Equal(got, []string{"/w:1"}) {
+		t.Fatalf("a path both read-only and writable is read-only (the narrower), once: %v", got)
+	}
+}
+
+func TestSummaryAndReason(t *testing.T) {
+	for _, tc := range []struct {
+		p    Profile
+		want string
+	}{
+		{Profile{Mode: Write, WritePaths: []string{"/a", "/b"}, Network: true}, "writable only in /a, /b; network on"},
+		{Profile{Mode: Write}, "writable only in none; no network"},
+		{Profile{Mode: ReadOnly, Network: true}, "read-only, nothing writable; no network"},
+	} {
+		if got := tc.p.Summary(); got != tc.want {
+			t.Errorf("Summary = %q, want %q", got, tc.want)
+		}
+	}
+	if Write.String() != "write" || ReadOnly.String() != "read-only" {
+		t.Error("mode names")
+	}
+	note := (&Profile{Mode: Write}).Note("make", Signs{ReadOnlyFS: true})
+	if !strings.Contains(note, "the profile of the call's permission decision") {
+		t.Errorf("a profile without a reason: %s", note)
+	}
+	for cmd, want := range map[string]bool{"git push": true, "git": false, "ssh host": true, "sshd": false, "echo aws": true, "git status": false} {
+		if got := mentionsSecretCommand(cmd); got != want {
+			t.Errorf("mentionsSecretCommand(%q) = %v", cmd, got)
+		}
+	}
+}
+
+func TestWrapKeepsTheCommand(t *testing.T) {
+	cmd := exec.Command("/bin/echo", "a", "b")
+	cmd.Dir = "/w"
+	(&Profile{}).Wrap("/usr/bin/bwrap", cmd)
+	n := len(cmd.Args)
+	if cmd.Path != "/usr/bin/bwrap" || cmd.Args[0] != "/usr/bin/bwrap" || !slices.Equal(cmd.Args[n-4:], []string{"--", "/bin/echo", "a", "b"}) {
+		t.Fatalf("wrapped: %s %v", cmd.Path, cmd.Args)
+	}
+	i := slices.Index(cmd.Args, "--chdir")
+	if i < 0 || cmd.Args[i+1] != "/w" {
+		t.Fatalf("no --chdir /w: %v", cmd.Args)
+	}
+	bare := &exec.Cmd{Path: "/bin/true"}
+	(&Profile{}).Wrap("/usr/bin/bwrap", bare)
+	if bare.Args[len(bare.Args)-1] != "/bin/true" || slices.Contains(bare.Args, "--chdir") {
+		t.Fatalf("a command without Args or Dir: %v", bare.Args)
+	}
+}
+
+func TestProbeFindsBwrapOnce(t *testing.T) {
+	calls := 0
+	p := &Probe{LookPath: func(string) (string, error) { calls++; return "", exec.ErrNotFound }}
+	for range 2 {
+		if _, err := p.Check(t.Context()); err == nil || !strings.Contains(err.Error(), "bubblewrap") {
+			t.Fatalf("err %v", err)
+		}
+	}
+	if calls != 1 {
+		t.Fatalf("looked bwrap up %d times", calls)
+	}
+	ok := &Probe{LookPath: func(string) (string, error) { return "/x/bwrap", nil }}
+	if path, err := ok.Check(t.Context()); path != "/x/bwrap" || err != nil {
+		t.Fatalf("%q %v", path, err)
+	}
+	if !strings.Contains((&UnavailableError{Why: "because"}).Error(), "(because)") {
+		t.Fatal("the reason is not in the message")
+	}
+}
+
+func TestReadOnlyResolvConfOnlyWithNetwork(t *testing.T) {
+	target, err := filepath.EvalSymlinks("/etc/resolv.conf")
+	if err != nil || covers(systemDirs, target) {
+		t.Skip("/etc/resolv.conf is not a link out of the system directories here")
+	}
+	if args := (&Profile{Mode: Write}).Args("/"); slices.Contains(args, target) {
+		t.Error("no network, no resolver")
+	}
+	if args := (&Profile{Mode: Write, Network: true}).Args("/"); !slices.Contains(args, target) {
+		t.Error("the network needs the resolver's file")
+	}
+}
+
+func TestSystemAndMaskArgs(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	link := filepath.Join(dir, "l")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("f", link); err != nil {
+		t.Fatal(err)
+	}
+	if got := systemArg(filepath.Join(dir, "none")); got != nil {
+		t.Errorf("a missing system directory: %v", got)
+	}
+	if got := systemArg(link); !slices.Equal(got, []string{"--symlink", "f", link}) {
+		t.Errorf("a symlink is recreated: %v", got)
+	}
+	if got := systemArg(dir); !slices.Equal(got, []string{"--ro-bind", dir, dir}) {
+		t.Errorf("a directory is bound read-only: %v", got)
+	}
+	if got := maskArg(filepath.Join(dir, "none")); got != nil {
+		t.Errorf("a missing path needs no mask: %v", got)
+	}
+	if got := maskArg(file); !slices.Equal(got, []string{"--ro-bind", "/dev/null", file}) {
+		t.Errorf("a file is masked by /dev/null: %v", got)
+	}
+	if got := maskArg(dir); !slices.Equal(got, []string{"--tmpfs", dir, "--remount-ro", dir}) {
+		t.Errorf("a directory is masked by an empty read-only tmpfs: %v", got)
+	}
+}
+
+// Depth is counted in components, not characters: a short deep path is
+// mounted after a long shallow one.
+func TestBindsByComponents(t *testing.T) {
+	p := &Profile{Mode: Write, WritePaths: []string{"/a/b", "/verylongname"}}
+	var got []string
+	for _, b := range p.binds() {
+		got = append(got, b.path)
+	}
+	if !slices.Equal(got, []string{"/verylongname", "/a/b"}) {
+		t.Fatalf("order %v", got)
+	}
+}
+
+// A start directory the profile does not show is shown read-only, so
+// bwrap can start there; one under a mask is not.
+func TestStartDirectoryIsShown(t *testing.T) {
+	p := &Profile{Mode: Write, WritePaths: []string{"/w"}, MaskedPaths: []string{"/w/secret"}}
+	if args := p.Args("/elsewhere"); index(args, "--ro-bind-try", "/elsewhere") < 0 {
+		t.Errorf("the start directory is not shown: %v", args)
+	}
+	if args := p.Args("/w/sub"); index(args, "--ro-bind-try", "/w/sub") >= 0 {
+		t.Errorf("a start directory already shown needs no mount: %v", args)
+	}
+	if args := p.Args("/w/secret/x"); index(args, "--ro-bind-try", "/w/secret/x") >= 0 {
+		t.Errorf("a start directory under a mask must stay hidden: %v", args)
+	}
+}
