@@ -19,16 +19,17 @@ import (
 // workspace file keeps only those (gate.go). Any other key, including one
 // added later without the tag, is ignored there.
 type layer struct {
-	StateDir    *string                 `toml:"state_dir"`
-	PluginDirs  []string                `toml:"plugin_dirs"`
-	Permissions *permLayer              `toml:"permissions"`
-	Limits      *limitsLayer            `toml:"limits"`
-	Results     *resultsLayer           `toml:"results"`
-	Log         *logLayer               `toml:"log"`
-	Plugins     map[string]*pluginLayer `toml:"plugins"`
-	Sandbox     *sandboxLayer           `toml:"sandbox"`
-	Hooks       *hooksLayer             `toml:"hooks"`
-	Serve       *serveLayer             `toml:"serve"`
+	StateDir    *string                    `toml:"state_dir"`
+	PluginDirs  []string                   `toml:"plugin_dirs"`
+	Permissions *permLayer                 `toml:"permissions"`
+	Limits      *limitsLayer               `toml:"limits"`
+	Results     *resultsLayer              `toml:"results"`
+	Log         *logLayer                  `toml:"log"`
+	Plugins     map[string]*pluginLayer    `toml:"plugins"`
+	Sandbox     *sandboxLayer              `toml:"sandbox"`
+	Hooks       *hooksLayer                `toml:"hooks"`
+	MCPServers  map[string]*mcpServerLayer `toml:"mcp_servers"`
+	Serve       *serveLayer                `toml:"serve"`
 }
 
 type permLayer struct {
@@ -77,9 +78,10 @@ type pluginLayer struct {
 
 // validKeys lists the keys of each table, for unknown-key suggestions.
 var validKeys = map[string][]string{
-	"":                       {"state_dir", "plugin_dirs", "permissions", "limits", "results", "log", "plugins", "hooks", "sandbox", "serve"},
+	"":                       {"state_dir", "plugin_dirs", "permissions", "limits", "results", "log", "plugins", "hooks", "sandbox", "serve", "mcp_servers"},
 	"sandbox":                sandboxKeys,
 	"serve":                  serveKeys,
+	"mcp_servers.*":          mcpServerKeys,
 	"hooks":                  HookEvents,
 	"hooks.PreToolUse":       hookKeys,
 	"hooks.PostToolUse":      hookKeys,
@@ -94,11 +96,12 @@ var validKeys = map[string][]string{
 // parsedLayer is a decoded file with what is needed to locate its keys.
 type parsedLayer struct {
 	layer
-	sum     string // the file's SHA-256, in hex
-	src     Source
-	loc     locator
-	order   []string // plugin names in file order
-	defined func(key ...string) bool
+	sum      string // the file's SHA-256, in hex
+	src      Source
+	loc      locator
+	order    []string // plugin names in file order
+	mcpOrder []string // MCP server names in file order
+	defined  func(key ...string) bool
 }
 
 // readLayer reads one config file; a file that does not exist is no layer.
@@ -141,6 +144,9 @@ func parseLayer(data []byte, src Source) (*parsedLayer, error) {
 		if len(k) == 2 && k[0] == "plugins" && !slices.Contains(p.order, k[1]) {
 			p.order = append(p.order, k[1])
 		}
+		if len(k) == 2 && k[0] == "mcp_servers" && !slices.Contains(p.mcpOrder, k[1]) {
+			p.mcpOrder = append(p.mcpOrder, k[1])
+		}
 	}
 	return p, nil
 }
@@ -154,8 +160,8 @@ func (p *parsedLayer) at(key ...string) Source {
 func (p *parsedLayer) unknownKey(k toml.Key) error {
 	key := []string(k)
 	table := strings.Join(key[:len(key)-1], ".")
-	if len(key) == 3 && key[0] == "plugins" {
-		table = "plugins.*"
+	if len(key) == 3 && (key[0] == "plugins" || key[0] == "mcp_servers") {
+		table = key[0] + ".*"
 	}
 	name := key[len(key)-1]
 	msg := fmt.Sprintf("unknown key %q", name)

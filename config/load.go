@@ -328,6 +328,11 @@ func (c *Config) apply(l *parsedLayer) error {
 		}
 	}
 	c.applyServe(l)
+	for _, name := range l.mcpOrder {
+		if err := c.applyMCPServer(l, name, l.MCPServers[name]); err != nil {
+			return err
+		}
+	}
 	return c.applyHooks(l)
 }
 

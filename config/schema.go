@@ -21,6 +21,9 @@ type Config struct {
 	Hooks Hooks
 	// Serve configures session hosts; see Serve.
 	Serve Serve
+	// MCPServers are the MCP servers, in the order a layer first names
+	// them, then those of a trusted workspace's .mcp.json.
+	MCPServers []MCPServer
 
 	// Sources says where each effective value came from, by dotted key.
 	Sources map[string]Source

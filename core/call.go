@@ -37,7 +37,7 @@ type call struct {
 // resolve checks what needs no RPC: the name and the input's structure.
 // It returns nil when the call may go on to Prepare.
 func (h *Host) resolve(use ToolUse) *ToolResult {
-	t, ok := h.byName[use.Name]
+	t, ok := h.lookup(use.Name)
 	if !ok {
 		r := textResult(use, StatusFailed, h.unknownTool(use.Name))
 		return &r
@@ -74,7 +74,7 @@ func (h *Host) prepare(ctx context.Context, use ToolUse) *call {
 		c.result, c.done = *r, true
 		return c
 	}
-	c.tool = h.byName[use.Name]
+	c.tool, _ = h.lookup(use.Name)
 	c.cascades = c.tool.spec.GetCascadesOnFailure()
 	if !h.prepareRPC(ctx, c) {
 		return c

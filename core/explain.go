@@ -42,7 +42,7 @@ type ExplainOptions struct {
 func (h *Host) Explain(ctx context.Context, toolName string, input json.RawMessage, opts ExplainOptions) Explanation {
 	use := ToolUse{ID: "explain", Name: toolName, Input: input}
 	ex := Explanation{Tool: toolName, Input: input}
-	if _, ok := h.byName[toolName]; ok && h.policy.Hidden(toolName) {
+	if _, ok := h.lookup(toolName); ok && h.policy.Hidden(toolName) {
 		ex.Request = permission.Request{Tool: toolName}
 		ex.Decision = h.policy.Decide(ctx, ex.Request)
 		return ex
@@ -51,7 +51,8 @@ func (h *Host) Explain(ctx context.Context, toolName string, input json.RawMessa
 		ex.Invalid = r.Text()
 		return ex
 	}
-	c := &call{use: use, tool: h.byName[toolName]}
+	t, _ := h.lookup(toolName)
+	c := &call{use: use, tool: t}
 	if !h.prepareRPC(ctx, c) {
 		ex.Invalid = c.result.Text()
 		return ex

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/codes"
 
 	"github.com/riot-tools/riot/config"
+	"github.com/riot-tools/riot/core/mcpsource"
 	"github.com/riot-tools/riot/core/permission"
 	"github.com/riot-tools/riot/core/session"
 	"github.com/riot-tools/riot/shared"
@@ -108,6 +109,12 @@ type Host struct {
 	sbox sandboxHost
 
 	closeOnce sync.Once
+
+	mcp      []*mcpsource.Source
+	mcpCache *mcpsource.Cache
+	// regMu guards tools and byName after New, which MCP servers'
+	// notifications/tools/list_changed append to.
+	regMu sync.RWMutex
 }
 
 // tool is one registered tool.
@@ -195,6 +202,7 @@ func New(ctx context.Context, opts Options) (_ *Host, err error) {
 		spec := PluginSpec{Name: fmt.Sprintf("host%d", i+1), impl: impl}
 		h.plugins = append(h.plugins, &pluginProc{h: h, spec: spec, log: h.log.Named(spec.Name), fileLog: h.fileLog.Named(spec.Name)})
 	}
+	h.addMCPServers()
 	if err := <-tlsDone; err != nil {
 		return nil, fmt.Errorf("TLS material: %w", err)
 	}
@@ -354,8 +362,9 @@ func (h *Host) fetchManifest(ctx context.Context, p *pluginProc) (*toolv1.Manife
 // Tools lists the tools the model sees, in their fixed order. A tool a
 // bare deny rule names is left out: the model never sees it.
 func (h *Host) Tools() []ToolInfo {
-	out := make([]ToolInfo, 0, len(h.tools))
-	for _, t := range h.tools {
+	tools := h.toolList()
+	out := make([]ToolInfo, 0, len(tools))
+	for _, t := range tools {
 		if h.policy.Hidden(t.spec.GetName()) {
 			continue
 		}
@@ -389,6 +398,7 @@ func (h *Host) Close() error {
 		// Each close returned with no process of its plugin left, a start
 		// under way included, so no socket is in use below.
 		wg.Wait()
+		h.closeMCP()
 		h.results.close()
 		// After this no plugin start can make the directory, and what one
 		// made is visible here.
@@ -480,7 +490,7 @@ func (h *Host) Plugins() []PluginInfo {
 		p.mu.Lock()
 		info := PluginInfo{Name: p.spec.Name, Path: p.spec.Path, Args: p.spec.Args, Protocol: p.protocol}
 		p.mu.Unlock()
-		for _, t := range h.tools {
+		for _, t := range h.toolList() {
 			if t.plugin == p {
 				info.Tools = append(info.Tools, t.spec.GetName())
 				if t.spec.GetReadOnlyWithoutSubjects() {

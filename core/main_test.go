@@ -23,7 +23,7 @@ var leakChecked sync.Map
 
 // bins are the test plugin binaries, built once for the package.
 var bins struct {
-	testkit, garbage, badcookie, wirefault string
+	testkit, garbage, badcookie, wirefault, mcpserve string
 }
 
 func TestMain(m *testing.M) {
@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 	}
 	code := func() int {
 		defer os.RemoveAll(dir)
-		for name, dst := range map[string]*string{"testkit": &bins.testkit, "garbage": &bins.garbage, "badcookie": &bins.badcookie, "wirefault": &bins.wirefault} {
+		for name, dst := range map[string]*string{"testkit": &bins.testkit, "garbage": &bins.garbage, "badcookie": &bins.badcookie, "wirefault": &bins.wirefault, "mcpserve": &bins.mcpserve} {
 			*dst = filepath.Join(dir, "riot-tool-"+name)
 			cmd := exec.Command("go", "build", "-o", *dst, "github.com/riot-tools/riot/internal/testplugins/"+name)
 			if out, err := cmd.CombinedOutput(); err != nil {
@@ -98,7 +98,9 @@ func newHost(t *testing.T, opts ...hostOpt) *core.Host {
 	if _, seen := leakChecked.LoadOrStore(t, true); !seen {
 		// Registered before the first host's Close, so it runs after every
 		// host of the test has closed.
-		t.Cleanup(func() { assertNoProcesses(t, bins.testkit, bins.garbage, bins.badcookie, bins.wirefault) })
+		t.Cleanup(func() {
+			assertNoProcesses(t, bins.testkit, bins.garbage, bins.badcookie, bins.wirefault, bins.mcpserve)
+		})
 	}
 	t.Cleanup(func() { h.Close() })
 	return h

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/riot-tools/riot/core/mcpsource"
 	"os"
 	"slices"
 	"strings"
@@ -175,8 +176,11 @@ func (h *Host) maxParallel() int {
 // each other plugin starts.
 func (h *Host) startNeeded(uses []ToolUse) {
 	for _, u := range uses {
-		if t, ok := h.byName[u.Name]; ok {
+		if t, ok := h.lookup(u.Name); ok {
 			t.plugin.prestart()
+			if src, ok := t.plugin.spec.impl.(*mcpsource.Source); ok {
+				src.Prestart()
+			}
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/core"
 )
 
@@ -39,6 +40,7 @@ func (a *app) pluginsCommand() *cobra.Command {
 			for _, st := range statuses {
 				printPlugin(out, st, infos[st.Name], version)
 			}
+			printMCPServers(out, cfg, h.MCPServers())
 			return nil
 		},
 	}
@@ -112,4 +114,36 @@ func fileSum(path string) (string, error) {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// printMCPServers lists each configured MCP server, its state, its tools
+// and any problem, in config order.
+func printMCPServers(w io.Writer, cfg *config.Config, running []core.MCPServerInfo) {
+	byName := map[string]core.MCPServerInfo{}
+	for _, s := range running {
+		byName[s.Name] = s
+	}
+	for _, srv := range cfg.MCPServers {
+		info, ok := byName[srv.Name]
+		state := "disabled"
+		if ok {
+			state = "enabled, " + info.State
+		}
+		fmt.Fprintf(w, "%s (MCP server, %s)\n", srv.Name, state)
+		if srv.URL != "" {
+			fmt.Fprintf(w, "  url:      %s\n", srv.URL)
+		} else {
+			fmt.Fprintf(w, "  command:  %s\n", strings.Join(append([]string{srv.Command}, srv.Args...), " "))
+		}
+		fmt.Fprintf(w, "  from:     %s\n", srv.Source)
+		if len(info.Tools) > 0 {
+			fmt.Fprintf(w, "  tools:    %s\n", strings.Join(info.Tools, ", "))
+		}
+		if len(srv.ReadOnlyTools) > 0 {
+			fmt.Fprintf(w, "  read-only (read_only_tools): %s\n", strings.Join(srv.ReadOnlyTools, ", "))
+		}
+		if info.Problem != "" {
+			fmt.Fprintf(w, "  problem:  %s\n", info.Problem)
+		}
+	}
 }

@@ -136,6 +136,9 @@ func (a *app) loadConfig() (*config.Config, string, error) {
 		ExtraFile: a.configFile,
 		Flags:     config.Flags{Mode: a.mode, Allow: a.allow, Ask: a.ask, Deny: a.deny, AddDirs: a.addDirs},
 	})
+	if err == nil {
+		err = cfg.LoadMCPJSON(ws)
+	}
 	if err != nil {
 		return nil, "", &exitError{code: exitUsage, msg: "config: " + err.Error()}
 	}

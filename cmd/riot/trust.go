@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -259,6 +260,16 @@ func (p *trustingPrompter) Prompt(ctx context.Context, req permission.Request, d
 	t.LocalSum, t.LocalPinned = sum, true
 	p.say("riot: saved to .riot/config.local.toml; this workspace is not trusted, so riot applies that file only while it stays as riot wrote it (riot trust %s applies the rest)\n", shellQuote(t.Workspace))
 	return ans, err
+}
+
+// Elicit passes an MCP server's question on to the terminal prompter.
+func (p *trustingPrompter) Elicit(ctx context.Context, from, message string, schema json.RawMessage) (string, map[string]any, error) {
+	if e, ok := p.Prompter.(interface {
+		Elicit(context.Context, string, string, json.RawMessage) (string, map[string]any, error)
+	}); ok {
+		return e.Elicit(ctx, from, message, schema)
+	}
+	return "decline", nil, nil
 }
 
 func (p *trustingPrompter) say(format string, args ...any) {

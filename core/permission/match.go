@@ -1,6 +1,8 @@
 package permission
 
 import (
+	"strings"
+
 	"github.com/riot-tools/riot/internal/paths"
 )
 
@@ -44,7 +46,7 @@ func (c *compiled) matches(tool string, s subject, restrictive bool) bool {
 	cross := s.Kind == PathSubject &&
 		(readRuleTools[c.Tool] && (s.Access == Read || restrictive) ||
 			writeRuleTools[c.Tool] && s.Access == Write)
-	if c.Tool != tool && !cross {
+	if !namesTool(c.Tool, tool) && !cross {
 		return false
 	}
 	switch s.Kind {
@@ -77,7 +79,7 @@ func globsMatch(globs []string, path string) bool { return paths.Match(globs, pa
 // subject's index (-1 for the whole call), or nil.
 func firstMatch(rules []*compiled, tool string, subjects []subject) (*compiled, int) {
 	for _, r := range rules {
-		if len(subjects) == 0 && r.Spec == "" && r.Tool == tool {
+		if len(subjects) == 0 && r.Spec == "" && namesTool(r.Tool, tool) {
 			return r, -1
 		}
 		for i, s := range subjects {
@@ -95,7 +97,7 @@ func firstMatch(rules []*compiled, tool string, subjects []subject) (*compiled, 
 func allowedBy(rules []*compiled, tool string, subjects []subject) []*compiled {
 	if len(subjects) == 0 {
 		for _, r := range rules {
-			if r.Spec == "" && r.Tool == tool {
+			if r.Spec == "" && namesTool(r.Tool, tool) {
 				return []*compiled{r}
 			}
 		}
@@ -111,4 +113,15 @@ func allowedBy(rules []*compiled, tool string, subjects []subject) []*compiled {
 		}
 	}
 	return out
+}
+
+// namesTool reports whether a rule's tool names tool: the same name, or
+// an MCP server's prefix mcp__NAME, which names all of that server's
+// tools mcp__NAME__TOOL (as in Claude Code).
+func namesTool(ruleTool, tool string) bool {
+	if ruleTool == tool {
+		return true
+	}
+	server, ok := strings.CutPrefix(ruleTool, "mcp__")
+	return ok && server != "" && !strings.Contains(server, "__") && strings.HasPrefix(tool, ruleTool+"__")
 }

@@ -221,7 +221,7 @@ func (p *Policy) Mode() string { return p.mode }
 // of tools[], so the model never sees it.
 func (p *Policy) Hidden(tool string) bool {
 	for _, r := range p.deny {
-		if r.Spec == "" && r.Tool == tool {
+		if r.Spec == "" && namesTool(r.Tool, tool) {
 			return true
 		}
 	}

@@ -1,0 +1,117 @@
+package core
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/riot-tools/riot/core/mcpsource"
+)
+
+// addMCPServers appends a tool source for each enabled MCP server, after
+// the plugins and host tools, in config order. Each is served in-process
+// through the tool contract; mcpsource supervises the server process.
+func (h *Host) addMCPServers() {
+	if len(h.cfg.MCPServers) == 0 {
+		return
+	}
+	h.mcpCache = mcpsource.LoadCache(filepath.Join(h.stateDir, "cache", "mcp-tools.json"))
+	for _, srv := range h.cfg.MCPServers {
+		if !srv.Enabled {
+			continue
+		}
+		log := h.log.Named("mcp." + srv.Name)
+		elicitor, _ := h.opts.Prompter.(mcpsource.Elicitor)
+		src := mcpsource.New(mcpsource.Options{
+			Server: srv, Roots: h.roots(), Cache: h.mcpCache, Now: h.now, Log: log,
+			StartupTimeout: h.startTimeout, ToolTimeout: h.cfg.Limits.CallTimeout, Elicitor: elicitor,
+		})
+		spec := PluginSpec{Name: mcpsource.Prefix + srv.Name, Timeout: src.CallTimeout(), impl: src}
+		h.mcp = append(h.mcp, src)
+		h.plugins = append(h.plugins, &pluginProc{h: h, spec: spec, log: log, fileLog: h.fileLog.Named("mcp." + srv.Name)})
+	}
+}
+
+// closeMCP stops every MCP server and saves their tool lists.
+func (h *Host) closeMCP() {
+	for _, src := range h.mcp {
+		_ = src.Close()
+	}
+	if h.mcpCache != nil {
+		if err := h.mcpCache.Save(); err != nil {
+			h.log.Warn("cannot save the MCP tool cache", "error", err)
+		}
+	}
+}
+
+// MCPServerInfo is one MCP server, for `riot plugins`.
+type MCPServerInfo struct {
+	Name    string
+	State   string
+	Tools   []string
+	Problem string
+}
+
+// MCPServers lists the enabled MCP servers in order.
+func (h *Host) MCPServers() []MCPServerInfo {
+	var out []MCPServerInfo
+	for _, src := range h.mcp {
+		info := MCPServerInfo{Name: src.Name(), State: src.State(), Problem: src.Problem()}
+		for _, t := range src.Tools() {
+			info.Tools = append(info.Tools, t.GetName())
+		}
+		if err, ok := h.startErrs[mcpsource.Prefix+src.Name()]; ok && info.Problem == "" {
+			info.Problem = err.Error()
+		}
+		out = append(out, info)
+	}
+	return out
+}
+
+// lookup returns the named tool. A name with the MCP prefix that is not
+// registered may be a tool a server added since: the registry is brought up
+// to date first.
+func (h *Host) lookup(name string) (*tool, bool) {
+	h.regMu.RLock()
+	t, ok := h.byName[name]
+	h.regMu.RUnlock()
+	if ok || !strings.HasPrefix(name, mcpsource.Prefix) {
+		return t, ok
+	}
+	h.syncMCP()
+	h.regMu.RLock()
+	defer h.regMu.RUnlock()
+	t, ok = h.byName[name]
+	return t, ok
+}
+
+// toolList is tools[] in order, with the tools MCP servers added since at
+// the end.
+func (h *Host) toolList() []*tool {
+	h.syncMCP()
+	h.regMu.RLock()
+	defer h.regMu.RUnlock()
+	return slices.Clone(h.tools)
+}
+
+// syncMCP appends the tools MCP servers listed after the host was built
+// (notifications/tools/list_changed), in server order: tools are never
+// reordered or removed, so what the model saw stays valid.
+func (h *Host) syncMCP() {
+	h.regMu.Lock()
+	defer h.regMu.Unlock()
+	for _, p := range h.plugins {
+		src, ok := p.spec.impl.(*mcpsource.Source)
+		if !ok {
+			continue
+		}
+		for _, spec := range src.Tools() {
+			if _, dup := h.byName[spec.GetName()]; dup {
+				continue
+			}
+			t := &tool{spec: spec, plugin: p}
+			h.tools = append(h.tools, t)
+			h.byName[spec.GetName()] = t
+		}
+	}
+}

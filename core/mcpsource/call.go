@@ -1,0 +1,166 @@
+package mcpsource
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
+)
+
+// Call runs one tool call on the server, starting it if needed, and maps
+// the result into riot's blocks.
+func (s *Source) Call(ctx context.Context, req *toolv1.CallRequest, send func(*toolv1.CallEvent) error) error {
+	s.mu.Lock()
+	t := s.tools[req.GetTool()]
+	s.mu.Unlock()
+	if t == nil {
+		return send(failed(fmt.Sprintf("The %s MCP server does not serve %s. Call one of the tools listed instead.", s.name, req.GetTool())))
+	}
+	c, err := s.connect(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		var e *Error
+		if errors.As(err, &e) {
+			return send(failed(e.Msg))
+		}
+		return send(failed(fmt.Sprintf("The %s MCP server could not be started. Tell the user it needs fixing.", s.name)))
+	}
+	var args map[string]any
+	if in := req.GetInput(); len(in) > 0 {
+		if err := json.Unmarshal(in, &args); err != nil {
+			return send(failed(fmt.Sprintf("The input for %s is not a JSON object. Send an object with the fields its schema lists.", req.GetTool())))
+		}
+	}
+	cctx, cancel := context.WithTimeout(ctx, s.opts.ToolTimeout)
+	defer cancel()
+	// Cancelling cctx makes the SDK send notifications/cancelled.
+	res, err := c.sess.CallTool(cctx, &mcp.CallToolParams{Name: t.Name, Arguments: args})
+	if err != nil {
+		return s.callFailed(ctx, cctx, c, req.GetTool(), err, send)
+	}
+	// A tool the call added was announced before its result.
+	s.awaitRelists(cctx)
+	return sendResult(res, send)
+}
+
+func (s *Source) callFailed(ctx, cctx context.Context, c *conn, tool string, err error, send func(*toolv1.CallEvent) error) error {
+	if ctx.Err() != nil {
+		// The turn was cancelled; the SDK told the server.
+		return ctx.Err()
+	}
+	var wire *jsonrpc.Error
+	switch {
+	case cctx.Err() != nil:
+		s.lost(c)
+		s.crash()
+		return send(failed(fmt.Sprintf("The %s MCP server did not finish %s within %s, so it was stopped. It may have partially run; check before retrying. The next call restarts the server.", s.name, tool, seconds(s.opts.ToolTimeout))))
+	case asWire(err, &wire):
+		// The server is alive and answered with an error.
+		return send(failed(fmt.Sprintf("The %s MCP server refused this call of %s: %s. Fix the input, or use another tool.", s.name, tool, quoteServer(wire.Message))))
+	}
+	// Anything else broke the connection: find out how, and start afresh
+	// on the next call.
+	why := c.reason(cctx)
+	s.opts.Log.Debug("MCP call failed", "server", s.name, "tool", tool, "error", err)
+	s.lost(c)
+	s.crash()
+	return send(failed(fmt.Sprintf("The %s MCP server stopped while running %s%s. It may have partially run; check before retrying. The next call restarts the server.", s.name, tool, why)))
+}
+
+// asWire finds an error the server sent as a JSON-RPC error.
+func asWire(err error, out **jsonrpc.Error) bool { return errors.As(err, out) }
+
+// quoteServer bounds and marks text the server wrote.
+func quoteServer(msg string) string {
+	msg = strings.TrimSpace(msg)
+	if len(msg) > 500 {
+		msg = msg[:500] + "…"
+	}
+	return fmt.Sprintf("%q", msg)
+}
+
+func failed(msg string) *toolv1.CallEvent {
+	return &toolv1.CallEvent{Event: &toolv1.CallEvent_Final{Final: &toolv1.Final{Status: toolv1.Status_STATUS_FAILED, Message: msg}}}
+}
+
+// sendResult maps MCP content to blocks: text as text, images as images,
+// resource links and embedded text resources as text naming them. isError
+// makes the call Failed, with the server's text as the content.
+func sendResult(res *mcp.CallToolResult, send func(*toolv1.CallEvent) error) error {
+	block := uint32(0)
+	text := func(s string) error {
+		if s == "" {
+			return nil
+		}
+		for len(s) > 0 {
+			n := min(len(s), 1<<20)
+			if err := send(&toolv1.CallEvent{Event: &toolv1.CallEvent_Chunk{Chunk: &toolv1.Chunk{Block: block, Kind: toolv1.BlockKind_BLOCK_KIND_TEXT, Data: []byte(s[:n])}}}); err != nil {
+				return err
+			}
+			s = s[n:]
+		}
+		return nil
+	}
+	var sb strings.Builder
+	flush := func() error {
+		if sb.Len() == 0 {
+			return nil
+		}
+		err := text(sb.String())
+		sb.Reset()
+		block++
+		return err
+	}
+	for _, ct := range res.Content {
+		switch v := ct.(type) {
+		case *mcp.TextContent:
+			if sb.Len() > 0 {
+				sb.WriteString("\n")
+			}
+			sb.WriteString(v.Text)
+		case *mcp.ImageContent:
+			if err := flush(); err != nil {
+				return err
+			}
+			if err := send(&toolv1.CallEvent{Event: &toolv1.CallEvent_Chunk{Chunk: &toolv1.Chunk{Block: block, Kind: toolv1.BlockKind_BLOCK_KIND_IMAGE, MediaType: v.MIMEType, Data: v.Data}}}); err != nil {
+				return err
+			}
+			block++
+		case *mcp.ResourceLink:
+			fmt.Fprintf(&sb, "\n[resource %s: %s]", v.Name, v.URI)
+		case *mcp.EmbeddedResource:
+			if r := v.Resource; r != nil {
+				if r.Text != "" {
+					fmt.Fprintf(&sb, "\n[resource %s]\n%s", r.URI, r.Text)
+				} else {
+					fmt.Fprintf(&sb, "\n[resource %s: %d bytes of %s, not shown]", r.URI, len(r.Blob), r.MIMEType)
+				}
+			}
+		case *mcp.AudioContent:
+			fmt.Fprintf(&sb, "\n[audio %s, %d bytes, not shown: riot passes no audio to the model]", v.MIMEType, len(base64.StdEncoding.EncodeToString(v.Data))*3/4)
+		}
+	}
+	if sb.Len() == 0 && res.StructuredContent != nil {
+		if b, err := json.Marshal(res.StructuredContent); err == nil {
+			sb.Write(b)
+		}
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	final := &toolv1.Final{Status: toolv1.Status_STATUS_OK}
+	if res.IsError {
+		final.Status = toolv1.Status_STATUS_FAILED
+		final.Message = "The MCP server reported that this call failed (above). Correct the call as it says, or use another tool."
+	}
+	return send(&toolv1.CallEvent{Event: &toolv1.CallEvent_Final{Final: final}})
+}

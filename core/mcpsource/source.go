@@ -1,0 +1,585 @@
+// Package mcpsource owns MCP servers as tool sources: it speaks MCP to one
+// server (a stdio process or a Streamable HTTP endpoint) and serves its
+// tools through riot's tool contract (shared.ToolPlugin), so that the core
+// applies its order, validation, permission chain, hooks and budgets to
+// them as to any plugin. It supervises the server as the core supervises
+// plugins: lazy start, a crash or hang is a Failed result naming the server
+// and what happened, the next call restarts it, and three crashes within a
+// minute disable it for the session.
+package mcpsource
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/riot-tools/riot/config"
+	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
+)
+
+// Options configures a Source.
+type Options struct {
+	Server config.MCPServer
+	// Roots are the workspace roots, answered to roots/list.
+	Roots []string
+	// Cache keeps tool lists between runs; nil caches nothing.
+	Cache *Cache
+	// StartupTimeout bounds start and initialize unless the server sets
+	// its own.
+	StartupTimeout time.Duration
+	// ToolTimeout bounds one call unless the server sets its own.
+	ToolTimeout time.Duration
+	Now         func() time.Time
+	Log         hclog.Logger
+	// Elicitor answers the server's elicitation/create; nil declines.
+	Elicitor Elicitor
+}
+
+// Elicitor asks the user what a server's elicitation/create requests. It
+// returns the MCP action (accept, decline or cancel) and, for accept, the
+// content.
+type Elicitor interface {
+	Elicit(ctx context.Context, from, message string, schema json.RawMessage) (string, map[string]any, error)
+}
+
+// Prefix is the start of every MCP tool's name.
+const Prefix = "mcp__"
+
+// ToolName is riot's name of a server's tool.
+func ToolName(server, tool string) string { return Prefix + server + "__" + tool }
+
+// crashWindow and maxCrashes: three crashes within a minute disable a
+// server for the session, as for plugins.
+const (
+	crashWindow = time.Minute
+	maxCrashes  = 3
+)
+
+// Source is one MCP server. It is safe for concurrent use.
+type Source struct {
+	opts Options
+	name string
+
+	mu       sync.Mutex
+	conn     *conn
+	starting chan struct{}
+	startErr error
+	crashes  []time.Time
+	disabled string
+	closed   bool
+	// tools are the served tools by riot name; order is fixed by Manifest.
+	tools map[string]*mcp.Tool
+	order []string
+	// relists are the tool lists under way after list_changed; a call
+	// waits for them, so that what a call added is there after it.
+	relists []chan struct{}
+}
+
+// conn is one generation of the server.
+type conn struct {
+	sess *mcp.ClientSession
+	cmd  *exec.Cmd
+	// exited is closed when the process has exited, how says how.
+	exited chan struct{}
+	how    string
+	// bad is set when the server wrote a line that is not JSON-RPC.
+	bad      chan struct{}
+	badOnce  sync.Once
+	badLine  string
+	stderr   *tail
+	killOnce sync.Once
+}
+
+// New returns a Source that starts nothing until it is needed.
+func New(opts Options) *Source {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Log == nil {
+		opts.Log = hclog.NewNullLogger()
+	}
+	if opts.Server.StartupTimeout > 0 {
+		opts.StartupTimeout = opts.Server.StartupTimeout
+	}
+	if opts.StartupTimeout <= 0 {
+		opts.StartupTimeout = 30 * time.Second
+	}
+	if opts.Server.ToolTimeout > 0 {
+		opts.ToolTimeout = opts.Server.ToolTimeout
+	}
+	if opts.ToolTimeout <= 0 {
+		opts.ToolTimeout = 10 * time.Minute
+	}
+	return &Source{opts: opts, name: opts.Server.Name, tools: map[string]*mcp.Tool{}}
+}
+
+// Name is the server's name.
+func (s *Source) Name() string { return s.opts.Server.Name }
+
+// CallTimeout is the longest a call may take, for the host's own deadline,
+// which must not fire before the server's.
+func (s *Source) CallTimeout() time.Duration {
+	return s.opts.ToolTimeout + s.opts.StartupTimeout + 5*time.Second
+}
+
+// Manifest lists the server's served tools: from the cache while the
+// server's config has not changed, by starting it otherwise.
+func (s *Source) Manifest(ctx context.Context) (*toolv1.ManifestResponse, error) {
+	var tools []*mcp.Tool
+	if s.opts.Cache != nil {
+		tools = s.opts.Cache.get(s.opts.Server)
+	}
+	if tools == nil {
+		c, err := s.connect(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if tools, err = s.list(ctx, c); err != nil {
+			return nil, err
+		}
+		if s.opts.Cache != nil {
+			s.opts.Cache.put(s.opts.Server, tools)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := &toolv1.ManifestResponse{}
+	for _, t := range tools {
+		if spec := s.addLocked(t); spec != nil {
+			m.Tools = append(m.Tools, spec)
+		}
+	}
+	return m, nil
+}
+
+// addLocked registers a tool not yet known and returns its spec, or nil.
+func (s *Source) addLocked(t *mcp.Tool) *toolv1.ToolSpec {
+	if t == nil || !s.opts.Server.Serves(t.Name) {
+		return nil
+	}
+	name := ToolName(s.name, t.Name)
+	if _, dup := s.tools[name]; dup {
+		return nil
+	}
+	s.tools[name] = t
+	s.order = append(s.order, name)
+	return s.spec(t)
+}
+
+func (s *Source) spec(t *mcp.Tool) *toolv1.ToolSpec {
+	schema, err := json.Marshal(t.InputSchema)
+	if err != nil || t.InputSchema == nil {
+		schema = []byte(`{"type":"object"}`)
+	}
+	ro := slices.Contains(s.opts.Server.ReadOnlyTools, t.Name)
+	prompt := t.Description
+	if prompt == "" {
+		prompt = fmt.Sprintf("The %s tool of the %s MCP server.", t.Name, s.name)
+	}
+	// A server's annotations are untrusted: only the user's read_only_tools
+	// make a tool read-only, in the permission chain and in what riot shows.
+	ann := &toolv1.Annotations{Title: t.Title, ReadOnly: ro}
+	if t.Annotations != nil && ann.Title == "" {
+		ann.Title = t.Annotations.Title
+	}
+	return &toolv1.ToolSpec{Name: ToolName(s.name, t.Name), Prompt: prompt, InputSchema: schema, ReadOnlyWithoutSubjects: ro, Annotations: ann}
+}
+
+// Prepare produces the prepared view the core judges: an MCP server has no
+// Prepare, so riot says what it knows. The call has no subjects, so rules
+// name the tool (mcp__NAME__TOOL) or the server (mcp__NAME); it is
+// read-only only if the user's read_only_tools lists it.
+func (s *Source) Prepare(_ context.Context, req *toolv1.PrepareRequest) (*toolv1.PrepareResponse, error) {
+	s.mu.Lock()
+	t := s.tools[req.GetTool()]
+	s.mu.Unlock()
+	if t == nil {
+		return &toolv1.PrepareResponse{Rejected: fmt.Sprintf("The %s MCP server does not serve %s. Call one of the tools listed instead.", s.name, req.GetTool())}, nil
+	}
+	ro := slices.Contains(s.opts.Server.ReadOnlyTools, t.Name)
+	return &toolv1.PrepareResponse{
+		Describe:   fmt.Sprintf("%s (MCP server %s)", t.Name, s.name),
+		ReadOnly:   ro,
+		Permission: toolv1.PermissionBehavior_PERMISSION_BEHAVIOR_PASSTHROUGH,
+	}, nil
+}
+
+// Prestart starts the server without waiting, so that the servers a turn
+// needs start in parallel.
+func (s *Source) Prestart() {
+	go func() { _, _ = s.connect(context.Background()) }()
+}
+
+// Tools are the served tools' specs in order, including any added by
+// notifications/tools/list_changed after the Manifest.
+func (s *Source) Tools() []*toolv1.ToolSpec {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*toolv1.ToolSpec, 0, len(s.order))
+	for _, n := range s.order {
+		out = append(out, s.spec(s.tools[n]))
+	}
+	return out
+}
+
+// State is the server's state for `riot plugins`.
+func (s *Source) State() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.disabled != "":
+		return "disabled"
+	case s.conn != nil:
+		return "running"
+	case s.startErr != nil:
+		return "failed to start"
+	default:
+		return "not started"
+	}
+}
+
+// Problem is why the server is not usable, if it is not.
+func (s *Source) Problem() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.disabled != "" {
+		return s.disabled
+	}
+	if s.startErr != nil {
+		return s.startErr.Error()
+	}
+	return ""
+}
+
+// Close stops the server; calls after it fail.
+func (s *Source) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	c := s.conn
+	s.conn = nil
+	s.mu.Unlock()
+	if c != nil {
+		c.stop()
+	}
+	return nil
+}
+
+// stop ends the generation: the session, then the process group.
+func (c *conn) stop() {
+	c.killOnce.Do(func() {
+		if c.cmd != nil {
+			killGroup(c.cmd)
+			<-c.exited
+		}
+		_ = c.sess.Close()
+	})
+}
+
+// Error is a failure for the model and the user alike.
+type Error struct{ Msg string }
+
+func (e *Error) Error() string { return e.Msg }
+
+func (s *Source) connect(ctx context.Context) (*conn, error) {
+	for {
+		s.mu.Lock()
+		switch {
+		case s.closed:
+			s.mu.Unlock()
+			return nil, &Error{Msg: fmt.Sprintf("riot is shutting down, so the %s MCP server is not started. Do not retry in this session.", s.name)}
+		case s.disabled != "":
+			msg := s.disabled
+			s.mu.Unlock()
+			return nil, &Error{Msg: msg}
+		case s.conn != nil:
+			c := s.conn
+			s.mu.Unlock()
+			return c, nil
+		case s.starting == nil:
+			ch := make(chan struct{})
+			s.starting = ch
+			go func() {
+				c, err := s.start()
+				s.mu.Lock()
+				s.starting, s.startErr = nil, err
+				if err == nil {
+					if s.closed {
+						s.mu.Unlock()
+						c.stop()
+						close(ch)
+						return
+					}
+					s.conn = c
+				}
+				s.mu.Unlock()
+				close(ch)
+			}()
+		}
+		ch := s.starting
+		s.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		s.mu.Lock()
+		err := s.startErr
+		s.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// start starts one generation. It is bounded by the startup timeout and
+// not by one caller's context, since calls share it.
+func (s *Source) start() (*conn, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), s.opts.StartupTimeout)
+	defer cancel()
+	srv := s.opts.Server
+	c := &conn{exited: make(chan struct{}), bad: make(chan struct{}), stderr: &tail{}}
+	var transport mcp.Transport
+	if srv.URL != "" {
+		transport = &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: &http.Client{Transport: headerTransport(srv.Headers)}, DisableStandaloneSSE: false}
+	} else {
+		cmd := exec.Command(srv.Command, srv.Args...)
+		cmd.Dir = srv.Cwd
+		cmd.Env = os.Environ()
+		for k, v := range srv.Env {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+		cmd.Stderr = c.stderr
+		isolate(cmd)
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			return nil, fmt.Errorf("stdin pipe: %w", err)
+		}
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			return nil, fmt.Errorf("stdout pipe: %w", err)
+		}
+		if err := cmd.Start(); err != nil {
+			s.crash()
+			return nil, &Error{Msg: fmt.Sprintf("The %s MCP server could not be started: %s. Tell the user to fix [mcp_servers.%s] command in the riot config.", s.name, startReason(err), s.name)}
+		}
+		c.cmd = cmd
+		go func() {
+			err := cmd.Wait()
+			c.how = exitText(err)
+			close(c.exited)
+		}()
+		transport = &mcp.IOTransport{Reader: c.checked(stdout), Writer: stdin}
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "riot", Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { s.relist() },
+		ElicitationHandler:     s.elicit,
+	})
+	for _, r := range s.opts.Roots {
+		//nolint:staticcheck // roots/list is still what servers ask; the issue requires answering it.
+		client.AddRoots(&mcp.Root{URI: "file://" + r, Name: r})
+	}
+	sess, err := client.Connect(ctx, transport, nil)
+	if err != nil {
+		c.sess = nil
+		if c.cmd != nil {
+			killGroup(c.cmd)
+			<-c.exited
+		}
+		s.crash()
+		return nil, &Error{Msg: s.startFailure(ctx, c)}
+	}
+	c.sess = sess
+	s.opts.Log.Debug("MCP server started", "server", s.name)
+	return c, nil
+}
+
+// elicit answers elicitation/create through the user's prompter; with no
+// way to ask, or a URL elicitation riot cannot show, it declines.
+func (s *Source) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	p := req.Params
+	if s.opts.Elicitor == nil || p == nil || p.Mode == "url" {
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}
+	schema, _ := json.Marshal(p.RequestedSchema)
+	action, content, err := s.opts.Elicitor.Elicit(ctx, fmt.Sprintf("the %s MCP server", s.name), p.Message, schema)
+	if err != nil {
+		s.opts.Log.Debug("elicitation not answered", "server", s.name, "error", err)
+		action = "decline"
+	}
+	if action != "accept" {
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}
+	return &mcp.ElicitResult{Action: "accept", Content: content}, nil
+}
+
+func (s *Source) startFailure(ctx context.Context, c *conn) string {
+	fix := fmt.Sprintf("Tell the user the %s MCP server needs fixing (see [mcp_servers.%s]); do not retry now.", s.name, s.name)
+	switch {
+	case c.badLine != "":
+		return fmt.Sprintf("The %s MCP server wrote output that is not MCP while starting (%q), so it was stopped. %s", s.name, c.badLine, fix)
+	case ctx.Err() != nil:
+		return fmt.Sprintf("The %s MCP server did not finish starting within %s and was stopped. %s", s.name, seconds(s.opts.StartupTimeout), fix)
+	case c.cmd != nil:
+		return fmt.Sprintf("The %s MCP server exited while starting (%s)%s. %s", s.name, c.how, c.stderr.said(), fix)
+	default:
+		return fmt.Sprintf("The %s MCP server at %s could not be reached or did not answer MCP's initialize. %s", s.name, s.opts.Server.URL, fix)
+	}
+}
+
+// crash counts a crash; the third within a minute disables the server.
+func (s *Source) crash() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.opts.Now()
+	s.crashes = append(s.crashes, now)
+	s.crashes = slices.DeleteFunc(s.crashes, func(t time.Time) bool { return now.Sub(t) > crashWindow })
+	if len(s.crashes) >= maxCrashes && s.disabled == "" {
+		s.disabled = fmt.Sprintf("The %s MCP server failed %d times within a minute and is disabled for this session. Do not call its tools again; tell the user it needs fixing.", s.name, len(s.crashes))
+	}
+}
+
+// lost retires a generation that failed; the next call starts another.
+func (s *Source) lost(c *conn) {
+	s.mu.Lock()
+	if s.conn == c {
+		s.conn = nil
+	}
+	s.mu.Unlock()
+	c.stop()
+}
+
+func (s *Source) list(ctx context.Context, c *conn) ([]*mcp.Tool, error) {
+	lctx, cancel := context.WithTimeout(ctx, s.opts.StartupTimeout)
+	defer cancel()
+	var tools []*mcp.Tool
+	for t, err := range c.sess.Tools(lctx, nil) {
+		if err != nil {
+			s.lost(c)
+			s.crash()
+			return nil, &Error{Msg: fmt.Sprintf("The %s MCP server did not list its tools%s. Tell the user it needs fixing (see [mcp_servers.%s]).", s.name, c.reason(lctx), s.name)}
+		}
+		tools = append(tools, t)
+	}
+	return tools, nil
+}
+
+// relist re-lists the tools in the background: the notification handler
+// must not wait on a request of the same connection.
+func (s *Source) relist() {
+	done := make(chan struct{})
+	s.mu.Lock()
+	s.relists = append(s.relists, done)
+	s.mu.Unlock()
+	go func() {
+		defer close(done)
+		s.toolsChanged(context.Background())
+	}()
+}
+
+// awaitRelists waits for the re-lists started so far.
+func (s *Source) awaitRelists(ctx context.Context) {
+	s.mu.Lock()
+	pending := s.relists
+	s.relists = nil
+	s.mu.Unlock()
+	for _, ch := range pending {
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// toolsChanged appends the tools a server added; tools are never
+// reordered or removed, since tools[] is fixed for the session.
+func (s *Source) toolsChanged(ctx context.Context) {
+	s.mu.Lock()
+	c := s.conn
+	s.mu.Unlock()
+	if c == nil {
+		return
+	}
+	tools, err := s.list(ctx, c)
+	if err != nil {
+		s.opts.Log.Warn("MCP server's new tool list is unreadable", "server", s.name, "error", err)
+		return
+	}
+	s.mu.Lock()
+	for _, t := range tools {
+		s.addLocked(t)
+	}
+	s.mu.Unlock()
+	if s.opts.Cache != nil {
+		s.opts.Cache.put(s.opts.Server, tools)
+	}
+}
+
+// reason says what became of a generation whose request failed.
+func (c *conn) reason(ctx context.Context) string {
+	select {
+	case <-c.bad:
+		return fmt.Sprintf(": it wrote output that is not MCP (%q)", c.badLine)
+	default:
+	}
+	if c.cmd != nil {
+		select {
+		case <-c.exited:
+			return fmt.Sprintf(": it exited (%s)%s", c.how, c.stderr.said())
+		case <-time.After(200 * time.Millisecond):
+			// The connection broke first; the exit follows shortly.
+			select {
+			case <-c.exited:
+				return fmt.Sprintf(": it exited (%s)%s", c.how, c.stderr.said())
+			default:
+			}
+		}
+	}
+	if ctx.Err() != nil {
+		return " in time"
+	}
+	return ": the connection to it broke"
+}
+
+// checked passes the server's stdout on, noting the first line that is
+// not a JSON object: a server that prints logs on stdout breaks MCP.
+func (c *conn) checked(r io.ReadCloser) io.ReadCloser {
+	pr, pw := io.Pipe()
+	go func() {
+		br := bufio.NewReaderSize(r, 64<<10)
+		for {
+			line, err := br.ReadBytes('\n')
+			if t := bytes.TrimSpace(line); len(t) > 0 && (t[0] != '{' || !json.Valid(t)) {
+				c.badOnce.Do(func() {
+					c.badLine = string(t[:min(len(t), 80)])
+					close(c.bad)
+				})
+				pw.CloseWithError(errors.New("output that is not JSON-RPC"))
+				return
+			}
+			if len(line) > 0 {
+				if _, werr := pw.Write(line); werr != nil {
+					return
+				}
+			}
+			if err != nil {
+				pw.CloseWithError(err)
+				return
+			}
+		}
+	}()
+	return pr
+}

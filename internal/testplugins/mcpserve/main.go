@@ -1,0 +1,115 @@
+// Command mcpserve is an MCP server over stdio, built on the Go SDK, for
+// riot's MCP client tests. Its first argument picks a behaviour: ok, hang
+// (calls never answer), exitinit (exits at initialize), malformed (answers
+// a call with a line that is not JSON-RPC), die (exits during a call).
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+type echoIn struct {
+	Text string `json:"text" jsonschema:"the text to echo"`
+}
+
+type bigIn struct {
+	Chars int `json:"chars" jsonschema:"how many characters"`
+}
+
+func main() {
+	mode := "ok"
+	if len(os.Args) > 1 {
+		mode = os.Args[1]
+	}
+	if mode == "exitinit" {
+		_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
+		fmt.Fprintln(os.Stderr, "mcpserve: refusing to initialize")
+		os.Exit(3)
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "mcpserve", Version: "1"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echo text."}, func(ctx context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
+		switch mode {
+		case "hang":
+			say("MCPSERVE_STARTED", "started")
+			<-ctx.Done()
+			// The client cancelled (notifications/cancelled): say so
+			// on the FIFO a test may name.
+			say("MCPSERVE_CANCELLED", "cancelled")
+			return nil, nil, ctx.Err()
+		case "die":
+			os.Exit(7)
+		case "malformed":
+			fmt.Fprintln(os.Stdout, "this is not json-rpc")
+		}
+		if in.Text == "fail" {
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "echo refuses to echo fail"}}}, nil, nil
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "echo: " + in.Text}}}, nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "big", Description: "A long text."}, func(_ context.Context, _ *mcp.CallToolRequest, in bigIn) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", in.Chars)}}}, nil, nil
+	})
+	// grow adds a tool, named to sort first, and answers once riot has
+	// asked for the new list, so that riot has it when the call returns.
+	listed := make(chan struct{}, 1)
+	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/list" {
+				select {
+				case listed <- struct{}{}:
+				default:
+				}
+			}
+			return next(ctx, method, req)
+		}
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "grow", Description: "Add the tool aaa-new."}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		select {
+		case <-listed:
+		default:
+		}
+		mcp.AddTool(s, &mcp.Tool{Name: "aaa-new", Description: "Added later."}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "new"}}}, nil, nil
+		})
+		select {
+		case <-listed:
+		case <-time.After(5 * time.Second):
+		case <-ctx.Done():
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "grown"}}}, nil, nil
+	})
+	// ask asks the user for a color with elicitation, as a multi
+	// round-trip request: the question first, the answer on the retry.
+	mcp.AddTool(s, &mcp.Tool{Name: "ask", Description: "Ask the user for a color."}, func(_ context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		if res, ok := req.Params.InputResponses["color"].(*mcp.ElicitResult); ok {
+			text := fmt.Sprintf("%s %v", res.Action, res.Content["color"])
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
+		}
+		q := &mcp.ElicitParams{Message: "Which color?", RequestedSchema: map[string]any{
+			"type": "object", "required": []string{"color"},
+			"properties": map[string]any{"color": map[string]any{"type": "string", "enum": []string{"red", "blue"}}},
+		}}
+		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"color": q}}, nil, nil
+	})
+	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		os.Exit(1)
+	}
+}
+
+// say writes a line to the FIFO the environment variable names, if any:
+// how a test learns what the server saw without waiting on a clock.
+func say(env, line string) {
+	if fifo := os.Getenv(env); fifo != "" {
+		if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+			fmt.Fprintln(f, line)
+			_ = f.Close()
+		}
+	}
+}
