@@ -318,7 +318,8 @@ func TestMCPClientGoneLeavesNothing(t *testing.T) {
 			}
 			for _, pid := range append(left, sleepPID) {
 				if !waitExit(t, pid, 3*time.Second) {
-					t.Errorf("process %d outlived riot", pid)
+					cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+					t.Errorf("process %d outlived riot: %q", pid, cmdline)
 				}
 			}
 		})
