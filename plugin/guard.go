@@ -36,16 +36,33 @@ func newGuard(log hclog.Logger) *guard { return &guard{log: log} }
 func (g *guard) add(pgid int)    { g.send('+', pgid) }
 func (g *guard) remove(pgid int) { g.send('-', pgid) }
 
+// ready starts the guard if it is not running yet. Start calls it before
+// it starts a command: starting the guard takes a fork and an exec, and a
+// plugin killed during them, after its command had started but before the
+// command was registered, would leave the command's group behind.
+func (g *guard) ready() {
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.startLocked()
+}
+
+func (g *guard) startLocked() {
+	if !g.started {
+		g.started = true
+		g.w = g.start()
+	}
+}
+
 func (g *guard) send(op byte, pgid int) {
 	if g == nil {
 		return
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if !g.started {
-		g.started = true
-		g.w = g.start()
-	}
+	g.startLocked()
 	if g.w == nil {
 		return
 	}

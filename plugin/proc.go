@@ -110,6 +110,9 @@ func (p *OSProc) Start(ctx context.Context, cmd *exec.Cmd) (Process, error) {
 	if cmd.Env == nil {
 		cmd.Env = ChildEnv(os.Environ())
 	}
+	// The guard runs before the command does, so that registering the
+	// command's group is one write, not a guard start.
+	p.guard.ready()
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
