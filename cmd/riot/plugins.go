@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +10,7 @@ import (
 
 	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/core"
+	"github.com/riot-tools/riot/internal/install"
 )
 
 func (a *app) pluginsCommand() *cobra.Command {
@@ -63,7 +62,7 @@ func printPlugin(w io.Writer, st core.PluginStatus, info core.PluginInfo, riotVe
 	fmt.Fprintf(w, "%s (%s, %s)\n", st.Name, kind, state)
 	if st.Path != "" {
 		fmt.Fprintf(w, "  path:     %s\n", st.Path)
-		if sum, err := fileSum(st.Path); err == nil {
+		if sum, err := install.FileSHA256(st.Path); err == nil {
 			fmt.Fprintf(w, "  sha256:   %s\n", sum)
 		}
 	}
@@ -101,19 +100,6 @@ func printPlugin(w io.Writer, st core.PluginStatus, info core.PluginInfo, riotVe
 	if !st.Enabled && st.Discovered != "" {
 		fmt.Fprintf(w, "  enable:   add to .riot/config.toml:\n              [plugins.%s]\n              enabled = true\n", st.Name)
 	}
-}
-
-func fileSum(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // printMCPServers lists each configured MCP server, its state, its tools
