@@ -31,6 +31,10 @@ type Hook struct {
 	// or 2, or times out) block the call instead of letting it go on.
 	FailClosed bool
 	Source     Source
+
+	// re is Matcher compiled at load, so that matching a call is no
+	// compilation; nil for a Hook built by hand, which Matches compiles.
+	re *regexp.Regexp
 }
 
 // DefaultHookTimeout is a hook's timeout unless it sets one.
@@ -42,8 +46,14 @@ func (h Hook) Matches(tool string) bool {
 	if h.Matcher == "" || h.Matcher == "*" {
 		return true
 	}
-	re, err := compileMatcher(h.Matcher)
-	return err == nil && re.MatchString(tool)
+	re := h.re
+	if re == nil {
+		var err error
+		if re, err = compileMatcher(h.Matcher); err != nil {
+			return false
+		}
+	}
+	return re.MatchString(tool)
 }
 
 // compileMatcher anchors a matcher, so that "Bash" matches Bash and not
@@ -98,9 +108,11 @@ func hookFrom(event string, hl hookLayer, src Source) (Hook, error) {
 	if hl.Matcher != nil {
 		h.Matcher = strings.TrimSpace(*hl.Matcher)
 		if h.Matcher != "" && h.Matcher != "*" {
-			if _, err := compileMatcher(h.Matcher); err != nil {
+			re, err := compileMatcher(h.Matcher)
+			if err != nil {
 				return h, &Error{Source: src, Msg: fmt.Sprintf("matcher %q is not a valid regular expression; write a tool name, names joined by |, or \"*\"", h.Matcher)}
 			}
+			h.re = re
 		}
 	}
 	if hl.Timeout != nil {
