@@ -344,11 +344,22 @@ func startEscape(t *testing.T, e *env, name string, start func(command string) *
 	// own, busy but short.
 	command := fmt.Sprintf(escapes[name], secs) + fmt.Sprintf(" until pgrep -x -f 'sleep %s' >/dev/null; do :; done; echo ready > ready; sleep 300", secs)
 	cmd := start(command)
+	// A file, not a buffer: Wait then never waits on a pipe that a
+	// process riot left behind still holds.
+	out, err := os.Create(filepath.Join(t.TempDir(), "riot.out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	// exited is closed once riot is reaped; waitErr is set before, so the
+	// cleanup and the select below may both wait on it.
+	exited := make(chan struct{})
+	var waitErr error
+	go func() { waitErr = cmd.Wait(); close(exited) }()
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		<-exited
@@ -364,17 +375,21 @@ func startEscape(t *testing.T, e *env, name string, start func(command string) *
 		line, _ := bufio.NewReader(f).ReadString('\n')
 		ready <- line
 	}()
+	var line string
 	select {
-	case <-ready:
-	case err := <-exited:
+	case line = <-ready:
+	case <-exited:
 		if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
 			w.Close()
 		}
-		t.Fatalf("riot exited before the command started: %v", err)
+		b, _ := os.ReadFile(out.Name())
+		t.Fatalf("riot exited before the command started: %v\n%s", waitErr, b)
 	}
 	pids := hostPIDs(t, "sleep", secs)
 	if len(pids) != 1 {
-		t.Fatalf("found %d processes running sleep %s", len(pids), secs)
+		b, _ := os.ReadFile(out.Name())
+		ps, _ := exec.Command("ps", "-eo", "pid,ppid,args").Output()
+		t.Fatalf("found %d processes running sleep %s (ready %q)\n%s\n%s", len(pids), secs, line, b, ps)
 	}
 	return cmd, pids[0]
 }
@@ -383,20 +398,23 @@ func startEscape(t *testing.T, e *env, name string, start func(command string) *
 // command started, however it detached itself: the PID namespace ends it.
 func TestSandboxLeavesNoOrphans(t *testing.T) {
 	requireSandbox(t)
-	modes := map[string]func(e *env, command string) *exec.Cmd{
-		"call": func(e *env, command string) *exec.Cmd {
+	modes := map[string]func(t *testing.T, e *env, command string) *exec.Cmd{
+		"call": func(_ *testing.T, e *env, command string) *exec.Cmd {
 			return e.command("", "call", "Bash", fmt.Sprintf(`{"command":%q}`, command), "--mode", "bypassPermissions")
 		},
-		"run": func(e *env, command string) *exec.Cmd {
+		"run": func(_ *testing.T, e *env, command string) *exec.Cmd {
 			turn, _ := json.Marshal([]map[string]any{{"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": map[string]any{"command": command}}})
 			return e.command(string(turn), "run", "--mode", "bypassPermissions")
 		},
-		"mcp": func(e *env, command string) *exec.Cmd {
+		"mcp": func(t *testing.T, e *env, command string) *exec.Cmd {
 			cmd := e.command("", "mcp", "--mode", "bypassPermissions")
 			r, w, err := os.Pipe()
 			if err != nil {
-				panic(err)
+				t.Fatal(err)
 			}
+			// The cleanup keeps w reachable: were it collected, its
+			// finalizer would close stdin and end the server mid-call.
+			t.Cleanup(func() { r.Close(); w.Close() })
 			cmd.Stdin = r
 			call, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": map[string]any{"name": "Bash", "arguments": map[string]any{"command": command}}})
 			go func() {
@@ -414,7 +432,7 @@ func TestSandboxLeavesNoOrphans(t *testing.T) {
 				e := newEnv(t)
 				e.trust()
 				e.write(".riot/config.toml", "[sandbox]\nmode = \"required\"\n")
-				riot, sleepPID := startEscape(t, e, name, func(command string) *exec.Cmd { return start(e, command) })
+				riot, sleepPID := startEscape(t, e, name, func(command string) *exec.Cmd { return start(t, e, command) })
 				if err := riot.Process.Signal(syscall.SIGKILL); err != nil {
 					t.Fatal(err)
 				}
