@@ -41,6 +41,49 @@ type SandboxingProc interface {
 	Sandboxed(profile *sandbox.Profile) Proc
 }
 
+// SharingProc is a Proc that can start a command in a long-lived sandbox
+// of the call's profile, which costs a fork and an exec instead of a
+// bwrap start. Use it through StartShared.
+type SharingProc interface {
+	Proc
+	// StartShared is Start, except that where the call has a sandbox the
+	// command may run in a long-lived one. Then cmd.Process and
+	// cmd.ProcessState stay nil: the status is in Wait's error (read it
+	// with ExitStatus), a sandbox that ended under the command is a
+	// *sandbox.LostError whose text is for the model, and Pid names the
+	// command inside the sandbox only. A command whose standard streams
+	// are not files (or nil) gets a sandbox of its own.
+	StartShared(ctx context.Context, cmd *exec.Cmd) (Process, error)
+}
+
+// StartShared starts cmd with proc's StartShared where it has one, and
+// with Start otherwise.
+func StartShared(ctx context.Context, proc Proc, cmd *exec.Cmd) (Process, error) {
+	if sp, ok := proc.(SharingProc); ok {
+		return sp.StartShared(ctx, cmd)
+	}
+	return proc.Start(ctx, cmd)
+}
+
+// ExitStatus reads the error of a Process's Wait: the wait status, and
+// false when the process did not report one (it could not be waited for,
+// or its sandbox ended under it).
+func ExitStatus(err error) (syscall.WaitStatus, bool) {
+	if err == nil {
+		return 0, true
+	}
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		ws, ok := exit.Sys().(syscall.WaitStatus)
+		return ws, ok
+	}
+	var shared *sandbox.ExitError
+	if errors.As(err, &shared) {
+		return shared.Status, true
+	}
+	return 0, false
+}
+
 // SandboxedProcess is a Process that can say whether it runs in the kernel
 // sandbox. A sandboxed process leaves nothing running once it has exited,
 // so a tool need not look for survivors.
@@ -74,14 +117,30 @@ type OSProc struct {
 	profile *sandbox.Profile
 	// probe is shared by every call's copy, so bwrap is checked once.
 	probe *sandbox.Probe
-	log   hclog.Logger
+	// pool holds the long-lived sandboxes, shared by every call's copy.
+	pool *sandbox.Pool
+	log  hclog.Logger
 }
 
-var _ SandboxingProc = (*OSProc)(nil)
+var (
+	_ SandboxingProc = (*OSProc)(nil)
+	_ SharingProc    = (*OSProc)(nil)
+)
 
 // NewOSProc returns a Proc for tests and hosts that serve tools in-process;
-// it has no process guard.
-func NewOSProc() *OSProc { return &OSProc{probe: &sandbox.Probe{}} }
+// it has no process guard. Close ends the sandboxes it keeps.
+func NewOSProc() *OSProc { return newOSProc(nil, nil) }
+
+func newOSProc(g *guard, log hclog.Logger) *OSProc {
+	return &OSProc{guard: g, probe: &sandbox.Probe{}, pool: &sandbox.Pool{Started: g.add, Ended: g.remove}, log: log}
+}
+
+// Close ends the long-lived sandboxes and every command still in them.
+func (p *OSProc) Close() {
+	if p.pool != nil {
+		p.pool.Close()
+	}
+}
 
 // Sandboxed implements SandboxingProc.
 func (p *OSProc) Sandboxed(profile *sandbox.Profile) Proc {
@@ -91,6 +150,49 @@ func (p *OSProc) Sandboxed(profile *sandbox.Profile) Proc {
 		q.probe = &sandbox.Probe{}
 	}
 	return &q
+}
+
+// StartShared implements SharingProc. Where the long-lived sandbox cannot
+// take cmd, or cannot run here at all, cmd gets a bwrap of its own.
+func (p *OSProc) StartShared(ctx context.Context, cmd *exec.Cmd) (Process, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if p.profile == nil || p.pool == nil {
+		return p.Start(ctx, cmd)
+	}
+	bwrap, err := p.probe.Check(ctx)
+	if err != nil {
+		return p.Start(ctx, cmd)
+	}
+	if cmd.Env == nil {
+		cmd.Env = ChildEnv(os.Environ())
+	}
+	if cmd.Err != nil {
+		return nil, cmd.Err
+	}
+	// The guard runs before the sandbox does, as in Start.
+	p.guard.ready()
+	proc, err := p.pool.Start(bwrap, p.profile, cmd)
+	var lost *sandbox.LostError
+	switch {
+	case errors.As(err, &lost):
+		return nil, err
+	case err != nil:
+		if p.log != nil {
+			p.log.Debug("running in a sandbox of its own", "why", err.Error())
+		}
+		return p.Start(ctx, cmd)
+	}
+	go stopOnCancel(ctx, proc, proc.Done(), p.grace())
+	return proc, nil
+}
+
+func (p *OSProc) grace() time.Duration {
+	if p.KillGrace > 0 {
+		return p.KillGrace
+	}
+	return DefaultKillGrace
 }
 
 // Start implements Proc.
@@ -118,11 +220,7 @@ func (p *OSProc) Start(ctx context.Context, cmd *exec.Cmd) (Process, error) {
 	}
 	proc := &osProcess{cmd: cmd, pgid: cmd.Process.Pid, guard: p.guard, done: make(chan struct{}), sandboxed: sandboxed}
 	p.guard.add(proc.pgid)
-	grace := p.KillGrace
-	if grace <= 0 {
-		grace = DefaultKillGrace
-	}
-	go proc.killOnCancel(ctx, grace)
+	go stopOnCancel(ctx, proc, proc.done, p.grace())
 	return proc, nil
 }
 
@@ -185,9 +283,11 @@ func (p *osProcess) Wait() error {
 	return p.waitErr
 }
 
-func (p *osProcess) killOnCancel(ctx context.Context, grace time.Duration) {
+// stopOnCancel stops p's group when ctx ends before done closes: SIGTERM,
+// then SIGKILL after grace.
+func stopOnCancel(ctx context.Context, p Process, done <-chan struct{}, grace time.Duration) {
 	select {
-	case <-p.done:
+	case <-done:
 		return
 	case <-ctx.Done():
 	}
@@ -195,7 +295,7 @@ func (p *osProcess) killOnCancel(ctx context.Context, grace time.Duration) {
 	t := time.NewTimer(grace)
 	defer t.Stop()
 	select {
-	case <-p.done:
+	case <-done:
 	case <-t.C:
 	}
 	// The leader may be gone while the rest of its group lingers.

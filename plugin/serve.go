@@ -11,7 +11,6 @@ import (
 	"golang.org/x/sys/unix"
 	"google.golang.org/grpc"
 
-	"github.com/riot-tools/riot/plugin/sandbox"
 	"github.com/riot-tools/riot/shared"
 )
 
@@ -59,7 +58,7 @@ func serve(readOnly bool, handlers []Handler) {
 	}
 	rt := Runtime{
 		Clock: SystemClock{},
-		Proc:  &OSProc{guard: newGuard(log), probe: &sandbox.Probe{}, log: log},
+		Proc:  newOSProc(newGuard(log), log),
 		Net:   http.DefaultClient,
 		Log:   log,
 		// The host's one-shot mark, read once at start.

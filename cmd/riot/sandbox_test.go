@@ -519,3 +519,42 @@ func TestReadOnlyPluginsAreConfined(t *testing.T) {
 		}
 	}
 }
+
+// Through one long-lived host, commands of one profile share a sandbox
+// (each is PID 1 of its own PID namespace in it), and a path a decision
+// made writable for one call stays out of the next call's sandbox: the
+// write outside the roots that bypassPermissions allowed by name works,
+// the same write hidden in a script, which no decision named, fails in
+// the kernel.
+func TestSandboxWritableSetStaysWithItsCall(t *testing.T) {
+	requireSandbox(t)
+	e := newEnv(t)
+	e.trust()
+	e.sandboxConfig("")
+	outside := t.TempDir()
+	s := e.connect(t, nil, "--mode", "bypassPermissions")
+	for range 2 {
+		if res := call(t, s, "Bash", map[string]any{"command": "echo $$"}); res.IsError || strings.TrimSpace(text(res)) != "1" {
+			t.Fatalf("a command did not run in the long-lived sandbox: %q", text(res))
+		}
+	}
+	named := filepath.Join(outside, "named.txt")
+	if res := call(t, s, "Bash", map[string]any{"command": "echo x > " + named}); res.IsError {
+		t.Fatalf("an allowed write outside the roots failed: %s", text(res))
+	}
+	if _, err := os.Stat(named); err != nil {
+		t.Fatalf("the allowed write did not reach the disk: %v", err)
+	}
+	hidden := filepath.Join(outside, "hidden.txt")
+	var input map[string]any
+	if err := json.Unmarshal([]byte(e.py(fmt.Sprintf("open(%q, 'w').write('x')", hidden))), &input); err != nil {
+		t.Fatal(err)
+	}
+	res := call(t, s, "Bash", input)
+	if !res.IsError || !strings.Contains(text(res), "No such file or directory") {
+		t.Fatalf("a write no decision named reached outside the roots: %s", text(res))
+	}
+	if _, err := os.Stat(hidden); !os.IsNotExist(err) {
+		t.Fatalf("the write reached the disk: %v", err)
+	}
+}

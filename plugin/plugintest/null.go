@@ -35,8 +35,12 @@ func (NullNet) Do(*http.Request) (*http.Response, error) { return nil, ErrNoNetw
 // kills every group it started when the test ends, so a failing test leaves
 // no process behind.
 func RealProc(t testing.TB) plugin.Proc {
-	p := &trackedProc{os: plugin.NewOSProc(), list: &procList{}}
-	t.Cleanup(p.list.killAll)
+	osProc := plugin.NewOSProc()
+	p := &trackedProc{os: osProc, list: &procList{}}
+	t.Cleanup(func() {
+		p.list.killAll()
+		osProc.Close()
+	})
 	return p
 }
 
@@ -54,6 +58,16 @@ type procList struct {
 
 func (p *trackedProc) Start(ctx context.Context, cmd *exec.Cmd) (plugin.Process, error) {
 	proc, err := p.os.Start(ctx, cmd)
+	if err == nil {
+		p.list.mu.Lock()
+		p.list.procs = append(p.list.procs, proc)
+		p.list.mu.Unlock()
+	}
+	return proc, err
+}
+
+func (p *trackedProc) StartShared(ctx context.Context, cmd *exec.Cmd) (plugin.Process, error) {
+	proc, err := plugin.StartShared(ctx, p.os, cmd)
 	if err == nil {
 		p.list.mu.Lock()
 		p.list.procs = append(p.list.procs, proc)

@@ -47,6 +47,17 @@ func (e *UnavailableError) Error() string {
 // Args is the bubblewrap command line, up to and including "--", that runs
 // a command in dir under the profile.
 func (p *Profile) Args(dir string) []string {
+	args := p.mountArgs(dir)
+	if dir != "" {
+		args = append(args, "--chdir", dir)
+	}
+	return append(args, "--")
+}
+
+// mountArgs is the command line without the directory to start in: the
+// namespaces and the filesystem. Two calls whose mountArgs are equal see
+// the same sandbox.
+func (p *Profile) mountArgs(dir string) []string {
 	args := []string{
 		"--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
 		"--die-with-parent", "--cap-drop", "ALL",
@@ -88,11 +99,7 @@ func (p *Profile) Args(dir string) []string {
 	}
 	// What no bind covers is the sandbox's own root: read-only, so a write
 	// there fails (EROFS) instead of vanishing with the sandbox.
-	args = append(args, "--remount-ro", "/")
-	if dir != "" {
-		args = append(args, "--chdir", dir)
-	}
-	return append(args, "--")
+	return append(args, "--remount-ro", "/")
 }
 
 // systemArg shows a system directory read-only, or recreates it as the

@@ -82,7 +82,7 @@ func (t *jobTable) start(bash string, in Input, env *plugin.Env) plugin.Outcome 
 	cmd := shellCommand(bash, in.Command, dir, nil)
 	cmd.Stdout, cmd.Stderr = f, f
 	// The plugin's lifetime, not the call's: the call returns at once.
-	proc, err := env.Proc.Start(context.Background(), cmd)
+	proc, err := plugin.StartShared(context.Background(), env.Proc, cmd)
 	_ = f.Close()
 	if err != nil {
 		_ = os.Remove(path)
@@ -183,7 +183,7 @@ func (j *job) status() string {
 func (j *job) stop(clock plugin.Clock, grace time.Duration) {
 	if !j.finished() {
 		j.killed.Store(true)
-	} else if !groupAlive(j.proc.Pid()) {
+	} else if !leftRunning(j.proc) {
 		return
 	}
 	killed := stopGroup(clock, j.proc, grace)

@@ -139,7 +139,7 @@ func (t *KillShell) Call(_ context.Context, in KillInput, env *plugin.Env) plugi
 	if j == nil {
 		return plugin.Failed(unknown)
 	}
-	if j.finished() && !groupAlive(j.proc.Pid()) {
+	if j.finished() && !leftRunning(j.proc) {
 		return plugin.Ok(plugin.Text(fmt.Sprintf("%s Nothing to stop. Its output stays readable with BashOutput.", j.status())))
 	}
 	j.stop(env.Clock, t.cfg.killGrace)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
@@ -62,7 +61,7 @@ func runForeground(ctx context.Context, cfg config, bash string, in Input, env *
 	// One pipe for both, so their writes stay in the order they were made.
 	cmd.Stdout, cmd.Stderr = w, w
 	began := env.Clock.Now()
-	proc, err := env.Proc.Start(ctx, cmd)
+	proc, err := plugin.StartShared(ctx, env.Proc, cmd)
 	_ = w.Close()
 	if err != nil {
 		_ = r.Close()
@@ -112,6 +111,9 @@ func runForeground(ctx context.Context, cfg config, bash string, in Input, env *
 		out.trailer(fmt.Sprintf("(Command timed out after %s s and was stopped; the output above is incomplete.)", secs))
 		outcome = plugin.Failed(lines(fmt.Sprintf("Command timed out after %s s.", secs),
 			fmt.Sprintf("Retry with a larger `timeout` (at most %d ms), or set `run_in_background` and read the output with BashOutput.", maxTimeoutMs), notes))
+	case errors.As(s.waitErr, new(*sandbox.LostError)):
+		out.trailer("(The sandbox ended under the command; the output above is incomplete.)")
+		outcome = plugin.Failed(lines(s.waitErr.Error(), "", notes))
 	default:
 		code, sig := exitStatus(s.waitErr)
 		ui.Signal = sig
@@ -168,32 +170,33 @@ func lines(first, detail string, notes []string) string {
 }
 
 // exitStatus reads a wait error: the exit code, or the signal that killed
-// bash itself.
+// bash itself; -1 and "" when there is neither (Wait failed, or the
+// sandbox ended under the command).
 func exitStatus(err error) (code int, sig string) {
-	if err == nil {
-		return 0, ""
-	}
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			name := signalName(ws.Signal())
-			if name == "" {
-				name = "signal " + strconv.Itoa(int(ws.Signal()))
-			}
-			return -1, name
+	ws, ok := plugin.ExitStatus(err)
+	switch {
+	case !ok:
+		return -1, ""
+	case ws.Signaled():
+		name := signalName(ws.Signal())
+		if name == "" {
+			name = "signal " + strconv.Itoa(int(ws.Signal()))
 		}
-		return exit.ExitCode(), ""
+		return -1, name
 	}
-	// Wait itself failed, which a started process does not do.
-	return -1, ""
+	return ws.ExitStatus(), ""
 }
 
 // startFailed is the outcome of a command that could not start: the
 // sandbox's own message when a required sandbox cannot start.
 func startFailed(err error) plugin.Outcome {
 	var unavailable *sandbox.UnavailableError
-	if errors.As(err, &unavailable) {
+	var lost *sandbox.LostError
+	switch {
+	case errors.As(err, &unavailable):
 		return plugin.Failed(unavailable.Error())
+	case errors.As(err, &lost):
+		return plugin.Failed(lost.Error())
 	}
 	return plugin.Failed("Could not start bash to run the command. Retry once; if it fails again, tell the user that riot cannot start processes.")
 }

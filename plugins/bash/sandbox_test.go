@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/riot-tools/riot/plugin/plugintest"
 	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
 
@@ -142,6 +143,62 @@ func TestSandboxEndsDetachedProcesses(t *testing.T) {
 	<-done
 	if left := watch.wait(time.Now().Add(3 * time.Second)); len(left) > 0 {
 		t.Fatalf("the call's end left %v running", left)
+	}
+}
+
+// sandboxInits are the host pids of this process's long-lived sandboxes
+// (bwrap running the plugin's binary as their init).
+func sandboxInits(t *testing.T) []int {
+	t.Helper()
+	entries, _ := os.ReadDir("/proc")
+	var found []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		argv, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		stat, err2 := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil || err2 != nil || !strings.HasSuffix(string(argv), "\x00__riot_sandbox_init\x00") {
+			continue
+		}
+		// "pid (comm) S ppid ...": bwrap's parent is this test binary.
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		if len(f) > 1 && f[1] == strconv.Itoa(os.Getpid()) {
+			found = append(found, pid)
+		}
+	}
+	return found
+}
+
+// A long-lived sandbox that dies under a command fails the call with what
+// to do, and the next call runs in a new sandbox.
+func TestSandboxLostFailsTheCall(t *testing.T) {
+	needBwrap(t)
+	f := newFixture(t, nil)
+	f.sandbox(toolv1.SandboxMode_SANDBOX_MODE_WRITE)
+	// In the workspace: the sandbox shows nothing else of the test's.
+	step := filepath.Join(f.c.Cwd, "step")
+	if err := unix.Mkfifo(step, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan plugintest.Result)
+	go func() { done <- f.c.Call("Bash", runT("cat step; sleep 100", 20000)) }()
+	w := reach(t, step)
+	inits := sandboxInits(t)
+	if len(inits) != 1 {
+		t.Fatalf("%d long-lived sandboxes", len(inits))
+	}
+	if err := unix.Kill(-inits[0], unix.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = w.Close()
+	res := <-done
+	if res.Ok || !strings.Contains(res.Message, "The kernel sandbox the command ran in ended unexpectedly") || !strings.Contains(res.Message, "Check its effects before retrying") {
+		t.Fatalf("ok=%v msg=%q", res.Ok, res.Message)
+	}
+	if res := f.c.Call("Bash", run("echo again")); !res.Ok || !strings.Contains(res.Text, "again") {
+		t.Fatalf("the next call: ok=%v %q %q", res.Ok, res.Text, res.Message)
 	}
 }
 

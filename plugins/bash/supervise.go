@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/riot-tools/riot/plugin"
+	"github.com/riot-tools/riot/plugin/sandbox"
 )
 
 // supervised is how a foreground command ended.
@@ -124,13 +125,8 @@ func supervise(ctx context.Context, cfg config, clock plugin.Clock, proc plugin.
 			}
 		}
 	}
-	// In the sandbox nothing survives the command: its PID namespace ended
-	// with it (what is left in the group is bwrap's own exiting init).
-	if sp, ok := proc.(plugin.SandboxedProcess); ok && sp.Sandboxed() {
-		return s
-	}
 	if !s.timedOut && !s.cancelled && !s.strays {
-		s.survivors = groupAlive(proc.Pid())
+		s.survivors = leftRunning(proc)
 	}
 	return s
 }
@@ -147,11 +143,27 @@ func stopGroup(clock plugin.Clock, proc plugin.Process, grace time.Duration) <-c
 		_ = clock.Sleep(context.Background(), grace)
 		// The group's id cannot be reused while any member, zombies
 		// included, is left, so this never reaches another group.
-		if syscall.Kill(-proc.Pid(), 0) == nil {
+		// A command in a long-lived sandbox is named by its request, not
+		// a pid, and signalling it once it has ended does nothing.
+		if _, shared := proc.(*sandbox.Process); shared || syscall.Kill(-proc.Pid(), 0) == nil {
 			_ = proc.Signal(syscall.SIGKILL)
 		}
 	}()
 	return done
+}
+
+// sandboxed reports whether proc runs in the kernel sandbox, where its PID
+// namespace ends everything it started when it exits, and where its Pid
+// may name no process outside the sandbox: it is never signalled by pid.
+func sandboxed(proc plugin.Process) bool {
+	sp, ok := proc.(plugin.SandboxedProcess)
+	return ok && sp.Sandboxed()
+}
+
+// leftRunning reports whether processes of proc's group are still running
+// after its leader exited: never in the sandbox.
+func leftRunning(proc plugin.Process) bool {
+	return !sandboxed(proc) && groupAlive(proc.Pid())
 }
 
 // copyOutput copies the pipe to out as the data arrives, in reads of up to

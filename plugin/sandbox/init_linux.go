@@ -1,0 +1,218 @@
+package sandbox
+
+import (
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// A long-lived sandbox runs this binary again inside bwrap as its init: it
+// starts each command the plugin asks for and reports how it ended. Each
+// command gets a user and PID namespace of its own, nested in the
+// sandbox's, with the command as its PID 1: when the command exits, the
+// kernel ends everything it started, however it detached itself, as a
+// sandbox of its own would.
+
+const (
+	// initArg and initEnv together mark this binary as a sandbox's init.
+	initArg = "__riot_sandbox_init"
+	// probeArg is the init's first child, which only shows that a
+	// command's namespaces can be created.
+	probeArg = "__riot_sandbox_probe"
+	initEnv  = "RIOT_SANDBOX_INIT"
+	// initFD is the init's end of the socketpair; exeFD is this binary,
+	// which bwrap runs through /proc/self/fd.
+	initFD = 3
+	exeFD  = 4
+)
+
+// The init takes over before main, in any binary that can sandbox (this
+// package is linked into every plugin and into test binaries), so that the
+// plugin's own executable serves as the init without a hook in its main.
+func init() {
+	if len(os.Args) == 2 && os.Getenv(initEnv) == "1" {
+		switch os.Args[1] {
+		case initArg:
+			os.Exit(runInit())
+		case probeArg:
+			os.Exit(0)
+		}
+	}
+}
+
+func runInit() int {
+	// No descriptor of the init's may reach a command: the socket would
+	// let it start processes outside its call, and whatever else the
+	// plugin inherited is none of the command's business.
+	_ = unix.Close(exeFD)
+	if unix.CloseRange(initFD, ^uint(0), unix.CLOSE_RANGE_CLOEXEC) != nil {
+		return 1
+	}
+	// Commands may not read or trace this process's memory or descriptors.
+	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+	f := os.NewFile(initFD, "riot-sandbox-init")
+	conn, err := fileConn(f)
+	_ = f.Close()
+	if err != nil {
+		return 1
+	}
+	s := &initServer{conn: conn, procs: map[uint64]int{}}
+	if err := probe(); err != nil {
+		s.reply(reply{Err: startErrText(err)})
+		return 1
+	}
+	_ = os.Unsetenv(initEnv)
+	s.reply(reply{})
+	s.serve()
+	// The plugin is gone: returning ends the sandbox's PID namespace,
+	// and every command in it.
+	return 0
+}
+
+type initServer struct {
+	conn *net.UnixConn
+	send sync.Mutex
+
+	mu sync.Mutex
+	// procs are the running commands' pids, which are their groups.
+	procs map[uint64]int
+}
+
+func (s *initServer) serve() {
+	for {
+		var req request
+		files, err := recvMsg(s.conn, &req)
+		if err != nil {
+			// The plugin is gone, or sent what it never sends: either
+			// way, stop rather than guess.
+			return
+		}
+		switch req.Op {
+		case opStart:
+			s.start(req, files)
+		case opSignal:
+			closeAll(files)
+			s.signal(req.ID, syscall.Signal(req.Sig))
+		default:
+			closeAll(files)
+		}
+	}
+}
+
+func (s *initServer) reply(r reply) {
+	s.send.Lock()
+	defer s.send.Unlock()
+	_ = sendMsg(s.conn, r, nil)
+}
+
+func (s *initServer) start(req request, files []*os.File) {
+	defer closeAll(files)
+	if len(files) == 0 || len(req.FDs) != len(files)-1 {
+		s.reply(reply{ID: req.ID, Err: "malformed start request"})
+		return
+	}
+	sp, err := readSpec(files[0])
+	if err != nil || sp.Path == "" {
+		s.reply(reply{ID: req.ID, Err: "malformed start request"})
+		return
+	}
+	cmd := &exec.Cmd{Path: sp.Path, Args: sp.Args, Env: sp.Env, Dir: sp.Dir}
+	for i, f := range files[1:] {
+		n := req.FDs[i]
+		switch {
+		case n == 0:
+			cmd.Stdin = f
+		case n == 1:
+			cmd.Stdout = f
+		case n == 2:
+			cmd.Stderr = f
+		case n >= 3 && n < 3+maxFDs:
+			for len(cmd.ExtraFiles) <= n-3 {
+				cmd.ExtraFiles = append(cmd.ExtraFiles, nil)
+			}
+			cmd.ExtraFiles[n-3] = f
+		}
+	}
+	cmd.SysProcAttr = commandAttr()
+	s.mu.Lock()
+	err = cmd.Start()
+	if err == nil {
+		s.procs[req.ID] = cmd.Process.Pid
+	}
+	s.mu.Unlock()
+	if err != nil {
+		s.reply(reply{ID: req.ID, Err: startErrText(err)})
+		return
+	}
+	s.reply(reply{ID: req.ID, Pid: cmd.Process.Pid})
+	go s.wait(req.ID, cmd)
+}
+
+// commandAttr puts a command in a user and PID namespace of its own, as
+// the same user, in its own process group, killed if the init dies.
+func commandAttr() *syscall.SysProcAttr {
+	uid, gid := os.Getuid(), os.Getgid()
+	return &syscall.SysProcAttr{
+		Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
+		Setpgid:     true,
+		Pdeathsig:   syscall.SIGKILL,
+	}
+}
+
+// probe starts this binary in a command's namespaces, to exit at once:
+// where the kernel or bwrap refuses nested namespaces, the plugin learns
+// it before any command depends on it.
+func probe() error {
+	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{"riot-sandbox-probe", probeArg}, Env: []string{initEnv + "=1"}}
+	cmd.SysProcAttr = commandAttr()
+	return cmd.Run()
+}
+
+// wait reports the command's end. The command leaves the table before it
+// is reaped, so a signal never reaches a recycled pid.
+func (s *initServer) wait(id uint64, cmd *exec.Cmd) {
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PID, cmd.Process.Pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if !errors.Is(err, unix.EINTR) {
+			break
+		}
+	}
+	s.mu.Lock()
+	delete(s.procs, id)
+	s.mu.Unlock()
+	_ = cmd.Wait()
+	status := 0
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
+		status = int(ws)
+	}
+	s.reply(reply{ID: id, Exited: true, Status: status})
+}
+
+// signal sends sig to the command's group. The group's leader is its PID
+// namespace's init, which only SIGKILL and signals it handles reach; the
+// rest of the group gets every signal.
+func (s *initServer) signal(id uint64, sig syscall.Signal) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if pid, ok := s.procs[id]; ok {
+		_ = syscall.Kill(-pid, sig)
+	}
+}
+
+// startErrText says why a command did not start, without the command's
+// text: the plugin turns it into the model's message.
+func startErrText(err error) string {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return errno.Error()
+	}
+	return "the command could not be started"
+}

@@ -1,0 +1,333 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func needBwrap(t *testing.T) string {
+	t.Helper()
+	bwrap, err := (&Probe{}).Check(t.Context())
+	if err != nil {
+		if os.Getenv("RIOT_REQUIRE_SANDBOX") != "" {
+			t.Fatalf("RIOT_REQUIRE_SANDBOX is set but %v", err)
+		}
+		t.Skipf("needs bubblewrap: %v", err)
+	}
+	return bwrap
+}
+
+// poolFixture is a pool over a workspace with a masked secret, ended with
+// the test.
+type poolFixture struct {
+	bwrap string
+	pool  *Pool
+	ws    string
+	out   string
+}
+
+func newPoolFixture(t *testing.T) *poolFixture {
+	bwrap := needBwrap(t)
+	dir := t.TempDir()
+	f := &poolFixture{bwrap: bwrap, pool: &Pool{}, ws: filepath.Join(dir, "ws"), out: filepath.Join(dir, "out")}
+	if err := os.MkdirAll(f.ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(f.ws, ".env"), []byte("SECRET"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.pool.Close)
+	return f
+}
+
+func (f *poolFixture) profile(mode Mode) *Profile {
+	return &Profile{Mode: mode, WritePaths: []string{f.ws}, MaskedPaths: []string{filepath.Join(f.ws, ".env")}}
+}
+
+// start runs script in the profile with its output in a file.
+func (f *poolFixture) start(t *testing.T, p *Profile, script string) (*Process, *os.File) {
+	t.Helper()
+	out, err := os.CreateTemp(filepath.Dir(f.out), "out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = out.Close() })
+	cmd := exec.Command("/bin/bash", "-c", script)
+	cmd.Dir = f.ws
+	cmd.Env = []string{"PATH=/usr/bin:/bin"}
+	cmd.Stdout, cmd.Stderr = out, out
+	proc, err := f.pool.Start(f.bwrap, p, cmd)
+	if err != nil {
+		t.Fatalf("start %q: %v", script, err)
+	}
+	return proc, out
+}
+
+// run runs script to its end: its output and Wait's error.
+func (f *poolFixture) run(t *testing.T, p *Profile, script string) (string, error) {
+	t.Helper()
+	proc, out := f.start(t, p, script)
+	err := proc.Wait()
+	b, _ := os.ReadFile(out.Name())
+	return string(b), err
+}
+
+func (f *poolFixture) boxes() []*box {
+	f.pool.mu.Lock()
+	defer f.pool.mu.Unlock()
+	return append([]*box(nil), f.pool.boxes...)
+}
+
+// Commands of one profile run in one sandbox, each with its output and
+// exit status, each in a PID namespace of its own, without the init's
+// socket, and with the profile's mounts.
+func TestPoolRunsCommandsInOneSandbox(t *testing.T) {
+	f := newPoolFixture(t)
+	p := f.profile(Write)
+	out, err := f.run(t, p, `echo "pid $$"; ls /proc/self/fd | tr '\n' ' '; echo; cat .env; echo; echo made > made; exit 3`)
+	var exit *ExitError
+	if !errors.As(err, &exit) || exit.Status.ExitStatus() != 3 {
+		t.Fatalf("want exit status 3, got %v (%s)", err, out)
+	}
+	if !strings.HasPrefix(out, "pid 1\n") {
+		t.Errorf("the command is not its PID namespace's init: %q", out)
+	}
+	// 0 (/dev/null), 1, 2, and the one ls opens: never the init's socket.
+	if fds := strings.Fields(strings.Split(out, "\n")[1]); len(fds) != 4 {
+		t.Errorf("the command inherited descriptors: %v", fds)
+	}
+	if strings.Contains(out, "SECRET") {
+		t.Errorf("the masked file was shown: %q", out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(f.ws, "made")); string(b) != "made\n" {
+		t.Errorf("the write profile's root was not writable: %q", b)
+	}
+	first := f.boxes()
+	if out, err := f.run(t, p, "true"); err != nil {
+		t.Fatalf("true: %v %s", err, out)
+	}
+	if again := f.boxes(); len(first) != 1 || len(again) != 1 || again[0] != first[0] {
+		t.Fatalf("the second command did not reuse the sandbox: %d then %d", len(first), len(again))
+	}
+}
+
+// A call's writable set never reaches a call with another profile: the
+// read-only profile gets a sandbox of its own, where the write fails.
+func TestPoolKeepsProfilesApart(t *testing.T) {
+	f := newPoolFixture(t)
+	if out, err := f.run(t, f.profile(Write), "echo a > a"); err != nil {
+		t.Fatalf("write: %v %s", err, out)
+	}
+	out, err := f.run(t, f.profile(ReadOnly), "echo b > b")
+	if err == nil || !strings.Contains(out, "Read-only file system") {
+		t.Fatalf("the read-only profile wrote: %v %q", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(f.ws, "b")); !os.IsNotExist(err) {
+		t.Fatal("the write reached the disk")
+	}
+	if n := len(f.boxes()); n != 2 {
+		t.Fatalf("%d sandboxes for two profiles", n)
+	}
+}
+
+// A masked file replaced outside the sandbox (which unmounts the mask in
+// every other namespace) gets a new sandbox that masks it again; so does
+// a protected path created since.
+func TestPoolRebuildsWhenAMountedPathChanges(t *testing.T) {
+	f := newPoolFixture(t)
+	p := f.profile(Write)
+	p.ProtectedPaths = []string{filepath.Join(f.ws, "hooks")}
+	if out, _ := f.run(t, p, "cat .env"); strings.Contains(out, "SECRET") {
+		t.Fatalf("the secret was shown: %q", out)
+	}
+	env := filepath.Join(f.ws, ".env")
+	if err := os.WriteFile(env+".new", []byte("NEWSECRET"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(env+".new", env); err != nil {
+		t.Fatal(err)
+	}
+	if out, _ := f.run(t, p, "cat .env"); strings.Contains(out, "SECRET") {
+		t.Fatalf("the replaced secret was shown: %q", out)
+	}
+	if err := os.Mkdir(filepath.Join(f.ws, "hooks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := f.run(t, p, "echo x > hooks/h"); err == nil || !strings.Contains(out, "Read-only file system") {
+		t.Fatalf("a protected path created since was writable: %v %q", err, out)
+	}
+}
+
+// hostPIDs are the host pids of processes whose command line is exactly
+// argv.
+func hostPIDs(argv ...string) []int {
+	want := strings.Join(argv, "\x00") + "\x00"
+	entries, _ := os.ReadDir("/proc")
+	var found []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && string(b) == want {
+			found = append(found, pid)
+		}
+	}
+	return found
+}
+
+// gone waits up to 3 s for pids to end; it returns those left.
+func gone(pids []int) []int {
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		var left []int
+		for _, pid := range pids {
+			if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil && !strings.Contains(string(b), ") Z ") {
+				left = append(left, pid)
+			}
+		}
+		if len(left) == 0 || time.Now().After(deadline) {
+			return left
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func uniqueSleep() string {
+	return fmt.Sprintf("%d.%d", 5000+os.Getpid()%1000, time.Now().UnixNano()%1_000_000)
+}
+
+// What a command detached (setsid, a double fork, an ignored SIGTERM)
+// ends when the command does, while the sandbox lives on.
+func TestPoolEndsWhatACommandDetached(t *testing.T) {
+	f := newPoolFixture(t)
+	secs := uniqueSleep()
+	script := fmt.Sprintf("setsid sleep %s & (trap '' TERM; sleep %s1 &) & until pgrep -x -f 'sleep %s1' >/dev/null; do :; done", secs, secs, secs)
+	if out, err := f.run(t, f.profile(Write), script); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	left := append(hostPIDs("sleep", secs), hostPIDs("sleep", secs+"1")...)
+	if left = gone(left); len(left) > 0 {
+		t.Fatalf("the command's end left %v running", left)
+	}
+	if out, err := f.run(t, f.profile(Write), "true"); err != nil {
+		t.Fatalf("the sandbox did not outlive the command: %v %s", err, out)
+	}
+}
+
+// Signal reaches the command's group; SIGKILL ends bash, its PID
+// namespace's init, and everything with it, SIGTERM ignored or not.
+func TestPoolSignalsTheGroup(t *testing.T) {
+	f := newPoolFixture(t)
+	secs := uniqueSleep()
+	proc, _ := f.start(t, f.profile(ReadOnly), fmt.Sprintf("trap '' TERM; setsid sleep %s & sleep %s1", secs, secs))
+	deadline := time.Now().Add(5 * time.Second)
+	for len(hostPIDs("sleep", secs+"1")) == 0 || len(hostPIDs("sleep", secs)) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the command did not start its sleeps")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	pids := append(hostPIDs("sleep", secs), hostPIDs("sleep", secs+"1")...)
+	if err := proc.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	// The foreground sleep ends with SIGTERM; bash, which ignores it,
+	// runs on until SIGKILL.
+	select {
+	case <-proc.Done():
+		t.Fatal("bash ended by a SIGTERM it ignores")
+	case <-time.After(100 * time.Millisecond):
+	}
+	if err := proc.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	err := proc.Wait()
+	var exit *ExitError
+	if !errors.As(err, &exit) || !exit.Status.Signaled() || exit.Status.Signal() != syscall.SIGKILL {
+		t.Fatalf("want killed by SIGKILL, got %v", err)
+	}
+	if left := gone(pids); len(left) > 0 {
+		t.Fatalf("SIGKILL left %v running", left)
+	}
+	if err := proc.Signal(syscall.SIGKILL); err != nil {
+		t.Fatalf("signalling an ended command: %v", err)
+	}
+}
+
+// A sandbox that dies under a command fails it with the model's message,
+// and the next command gets a new sandbox.
+func TestPoolFailsClosedWhenTheSandboxDies(t *testing.T) {
+	f := newPoolFixture(t)
+	p := f.profile(Write)
+	proc, _ := f.start(t, p, "sleep 100")
+	b := f.boxes()[0]
+	if err := syscall.Kill(-b.pgid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	err := proc.Wait()
+	var lost *LostError
+	if !errors.As(err, &lost) || !lost.Started || !strings.Contains(err.Error(), "may have partially run") {
+		t.Fatalf("want a lost sandbox, got %v", err)
+	}
+	out, err := f.run(t, p, "echo again")
+	if err != nil || out != "again\n" {
+		t.Fatalf("the next command: %v %q", err, out)
+	}
+	if boxes := f.boxes(); len(boxes) != 1 || boxes[0] == b {
+		t.Fatal("the next command did not get a new sandbox")
+	}
+}
+
+// The command has capabilities only in its own user namespace: it cannot
+// unmount a mask or remount the root writable.
+func TestPoolMasksHoldAgainstTheCommand(t *testing.T) {
+	f := newPoolFixture(t)
+	out, _ := f.run(t, f.profile(ReadOnly), "umount .env; umount -l .env; mount -o remount,rw /; unshare -m sh -c 'umount .env; cat .env'; cat .env; touch x")
+	if strings.Contains(out, "SECRET") {
+		t.Fatalf("the command unmasked the secret: %q", out)
+	}
+	if _, err := os.Stat(filepath.Join(f.ws, "x")); !os.IsNotExist(err) {
+		t.Fatalf("the command wrote in a read-only profile: %q", out)
+	}
+}
+
+// Idle sandboxes beyond maxIdleBoxes end, least recently used first.
+func TestPoolBoundsIdleSandboxes(t *testing.T) {
+	f := newPoolFixture(t)
+	for i := range maxIdleBoxes + 2 {
+		p := f.profile(ReadOnly)
+		p.ReadPaths = []string{filepath.Join("/nonexistent", strconv.Itoa(i))}
+		if out, err := f.run(t, p, "true"); err != nil {
+			t.Fatalf("%v %s", err, out)
+		}
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for len(f.boxes()) > maxIdleBoxes {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d idle sandboxes kept", len(f.boxes()))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A command whose streams are not files is not the pool's: it runs under
+// a bwrap of its own.
+func TestPoolRefusesStreamsThatAreNotFiles(t *testing.T) {
+	f := newPoolFixture(t)
+	cmd := exec.Command("/bin/true")
+	cmd.Stdout = &strings.Builder{}
+	if _, err := f.pool.Start(f.bwrap, f.profile(ReadOnly), cmd); !errors.Is(err, errNotShared) {
+		t.Fatalf("want errNotShared, got %v", err)
+	}
+}

@@ -1,0 +1,182 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// The plugin and a long-lived sandbox's init speak over a SOCK_SEQPACKET
+// socketpair: one JSON message per packet, descriptors alongside. A start
+// request's command line and environment travel in a memfd, so that no
+// environment is too large for a packet.
+
+// request is what the plugin asks of the init.
+type request struct {
+	Op string `json:"op"` // opStart or opSignal
+	ID uint64 `json:"id"`
+	// FDs are the command's descriptor numbers of the files passed with
+	// a start request, after the spec's memfd, in the same order.
+	FDs []int `json:"fds,omitempty"`
+	Sig int   `json:"sig,omitempty"`
+}
+
+// spec is a start request's command, read from its memfd.
+type spec struct {
+	Path string   `json:"path"`
+	Args []string `json:"args"`
+	Env  []string `json:"env"`
+	Dir  string   `json:"dir"`
+}
+
+// reply is what the init answers: a started command's pid, why it could
+// not start, or how it ended.
+type reply struct {
+	ID     uint64 `json:"id"`
+	Pid    int    `json:"pid,omitempty"`
+	Err    string `json:"err,omitempty"`
+	Exited bool   `json:"exited,omitempty"`
+	Status int    `json:"status,omitempty"`
+}
+
+const (
+	opStart  = "start"
+	opSignal = "signal"
+	// maxPacket bounds a message; requests and replies are far smaller.
+	maxPacket = 64 << 10
+	// maxFDs bounds the descriptors a start request passes.
+	maxFDs = 64
+)
+
+// socketpair is a connected SOCK_SEQPACKET pair: the plugin's end as a
+// conn, the init's as a file to pass to bwrap.
+func socketpair() (*net.UnixConn, *os.File, error) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	mine := os.NewFile(uintptr(fds[0]), "riot-sandbox")
+	defer mine.Close()
+	conn, err := fileConn(mine)
+	if err != nil {
+		_ = unix.Close(fds[1])
+		return nil, nil, err
+	}
+	return conn, os.NewFile(uintptr(fds[1]), "riot-sandbox-init"), nil
+}
+
+// fileConn is f as a conn (a dup of it; f stays the caller's to close).
+func fileConn(f *os.File) (*net.UnixConn, error) {
+	c, err := net.FileConn(f)
+	if err != nil {
+		return nil, err
+	}
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		_ = c.Close()
+		return nil, errors.New("not a unix socket")
+	}
+	return uc, nil
+}
+
+func sendMsg(c *net.UnixConn, v any, files []int) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	var oob []byte
+	if len(files) > 0 {
+		oob = unix.UnixRights(files...)
+	}
+	_, _, err = c.WriteMsgUnix(b, oob, nil)
+	return err
+}
+
+// recvMsg reads one message into v, with the descriptors that came with
+// it (close-on-exec). io.EOF is the other end gone.
+func recvMsg(c *net.UnixConn, v any) ([]*os.File, error) {
+	buf := make([]byte, maxPacket)
+	oob := make([]byte, unix.CmsgSpace(4*maxFDs))
+	n, oobn, flags, _, err := c.ReadMsgUnix(buf, oob)
+	if err != nil {
+		return nil, err
+	}
+	files, ferr := parseRights(oob[:oobn])
+	switch {
+	case ferr != nil:
+		closeAll(files)
+		return nil, ferr
+	case n == 0 && oobn == 0:
+		return nil, io.EOF
+	case flags&(unix.MSG_TRUNC|unix.MSG_CTRUNC) != 0:
+		closeAll(files)
+		return nil, errors.New("message truncated")
+	}
+	if err := json.Unmarshal(buf[:n], v); err != nil {
+		closeAll(files)
+		return nil, fmt.Errorf("bad message: %w", err)
+	}
+	return files, nil
+}
+
+func parseRights(oob []byte) ([]*os.File, error) {
+	if len(oob) == 0 {
+		return nil, nil
+	}
+	msgs, err := unix.ParseSocketControlMessage(oob)
+	if err != nil {
+		return nil, err
+	}
+	var files []*os.File
+	for i := range msgs {
+		fds, err := unix.ParseUnixRights(&msgs[i])
+		if err != nil {
+			return files, err
+		}
+		for _, fd := range fds {
+			unix.CloseOnExec(fd)
+			files = append(files, os.NewFile(uintptr(fd), "passed"))
+		}
+	}
+	return files, nil
+}
+
+func closeAll(files []*os.File) {
+	for _, f := range files {
+		if f != nil {
+			_ = f.Close()
+		}
+	}
+}
+
+// specFile is s in a memfd, read from offset 0.
+func specFile(s spec) (*os.File, error) {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	fd, err := unix.MemfdCreate("riot-sandbox-spec", unix.MFD_CLOEXEC)
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(fd), "riot-sandbox-spec")
+	if _, err := f.Write(b); err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+func readSpec(f *os.File) (spec, error) {
+	var s spec
+	b, err := io.ReadAll(io.NewSectionReader(f, 0, 64<<20))
+	if err != nil {
+		return s, err
+	}
+	return s, json.Unmarshal(b, &s)
+}
