@@ -187,10 +187,12 @@ func cmdFiles(cmd *exec.Cmd) ([]*os.File, []int, error) {
 }
 
 // watched are the paths whose identity a sandbox depends on: what it
-// mounts and what it masks.
+// mounts and what it masks, and the start directory where the sandbox
+// mounts it because nothing else shows it. A directory the profile shows
+// is not one: commands in other directories share the sandbox.
 func (p *Profile) watched(dir string) []string {
 	paths := slices.Concat(p.ReadPaths, p.WritePaths, p.ProtectedPaths, p.MaskedPaths)
-	if dir != "" {
+	if dir != "" && !p.shows(dir) {
 		paths = append(paths, dir)
 	}
 	return paths

@@ -113,8 +113,18 @@ func TestPoolRunsCommandsInOneSandbox(t *testing.T) {
 		t.Errorf("the write profile's root was not writable: %q", b)
 	}
 	first := f.boxes()
-	if out, err := f.run(t, p, "true"); err != nil {
-		t.Fatalf("true: %v %s", err, out)
+	// In another directory the profile shows, too.
+	if err := os.Mkdir(filepath.Join(f.ws, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("/bin/pwd")
+	cmd.Dir = filepath.Join(f.ws, "sub")
+	proc, err := f.pool.Start(f.bwrap, p, cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := proc.Wait(); err != nil {
+		t.Fatalf("pwd in sub: %v", err)
 	}
 	if again := f.boxes(); len(first) != 1 || len(again) != 1 || again[0] != first[0] {
 		t.Fatalf("the second command did not reuse the sandbox: %d then %d", len(first), len(again))
