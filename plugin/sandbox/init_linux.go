@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sync"
 	"syscall"
 
@@ -13,7 +14,7 @@ import (
 
 // A long-lived sandbox runs this binary again inside bwrap as its init: it
 // starts each command the plugin asks for and reports how it ended. Each
-// command gets a user and PID namespace of its own, nested in the
+// command gets user, PID and IPC namespaces of its own, nested in the
 // sandbox's, with the command as its PID 1: when the command exits, the
 // kernel ends everything it started, however it detached itself, as a
 // sandbox of its own would.
@@ -158,7 +159,7 @@ func (s *initServer) start(req request, files []*os.File) {
 func commandAttr() *syscall.SysProcAttr {
 	uid, gid := os.Getuid(), os.Getgid()
 	return &syscall.SysProcAttr{
-		Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID,
+		Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC,
 		UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
 		GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
 		Setpgid:     true,
@@ -193,7 +194,83 @@ func (s *initServer) wait(id uint64, cmd *exec.Cmd) {
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
 		status = int(ws)
 	}
-	s.reply(reply{ID: id, Exited: true, Status: status})
+	// The command's PID namespace is gone, and with it everything that
+	// could still write here; the plugin sends the next command only
+	// after this reply.
+	dirty := !emptyDirs(scratchDirs)
+	s.reply(reply{ID: id, Exited: true, Status: status, Dirty: dirty})
+}
+
+// scratchDirs are the sandbox's own writable directories, which no
+// command may find as the previous one left them.
+var scratchDirs = []string{"/tmp", "/dev/shm"}
+
+// emptyDirs removes what is in dirs, and reports whether everything that
+// should go went. Only what is on each directory's own filesystem goes:
+// the sandbox mounts the roots and other paths below /tmp when they live
+// there, and neither those mounts nor what is in them are ever touched,
+// nor the directories that lead to them, which every new sandbox has too.
+func emptyDirs(dirs []string) bool {
+	ok := true
+	for _, dir := range dirs {
+		var st unix.Stat_t
+		if err := unix.Lstat(dir, &st); err != nil {
+			ok = ok && errors.Is(err, unix.ENOENT)
+			continue
+		}
+		if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+			ok = false
+			continue
+		}
+		if cleared, _ := clearDir(dir, st.Dev); !cleared {
+			ok = false
+		}
+	}
+	return ok
+}
+
+// clearDir removes dir's entries on device dev, depth first. It reports
+// whether all went that should, and whether dir leads to another mount
+// (and so stays). Nothing else runs in the sandbox meanwhile, so nothing
+// moves under it; it never follows a symlink. A directory the command made
+// unreadable is made readable first: the command ran as this user.
+func clearDir(dir string, dev uint64) (ok, holdsMount bool) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		_ = os.Chmod(dir, 0o700)
+		if entries, err = os.ReadDir(dir); err != nil {
+			return false, false
+		}
+	}
+	ok = true
+	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		var st unix.Stat_t
+		if err := unix.Lstat(path, &st); err != nil {
+			ok = false
+			continue
+		}
+		if st.Dev != dev {
+			// A mount point: the sandbox's own.
+			holdsMount = true
+			continue
+		}
+		if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+			if unix.Unlink(path) != nil {
+				ok = false
+			}
+			continue
+		}
+		sub, holds := clearDir(path, dev)
+		switch {
+		case holds:
+			holdsMount = true
+		case unix.Rmdir(path) != nil:
+			ok = false
+		}
+		ok = ok && sub
+	}
+	return ok, holdsMount
 }
 
 // signal sends sig to the command's group. The group's leader is its PID

@@ -15,15 +15,17 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Pool keeps a long-lived sandbox per profile, so that a command costs a
-// fork and an exec inside namespaces already built instead of a bwrap
-// start with every mount. Two calls share a sandbox only when their
-// bubblewrap command lines are the same, mount for mount, and the paths
-// mounted are still the files they were: a call's writable set never
-// reaches a call with another profile, and a masked file replaced since
-// (which the kernel unmounts from every other namespace) gets a new
-// sandbox that masks it again. The one thing calls of the same profile
-// share is the private /tmp.
+// Pool keeps long-lived sandboxes, so that a command costs a fork and an
+// exec inside namespaces already built instead of a bwrap start with every
+// mount. A sandbox runs one command at a time, so no command ever sees
+// another's processes, and a command reuses an idle sandbox only when
+// their bubblewrap command lines are the same, mount for mount, and the
+// paths mounted are still the files they were: a call's writable set
+// never reaches a call with another profile, and a masked file replaced
+// since (which the kernel unmounts from every other namespace) gets a new
+// sandbox that masks it again. Between two commands the init empties the
+// private /tmp and /dev/shm, and each command has an IPC namespace of its
+// own, so a command finds nothing the previous one left there.
 //
 // A Pool is safe for concurrent use; the zero value is ready.
 type Pool struct {
@@ -52,20 +54,20 @@ func (pl *Pool) Start(bwrap string, p *Profile, cmd *exec.Cmd) (*Process, error)
 	if err != nil {
 		return nil, err
 	}
-	b, err := pl.get(bwrap, p, cmd.Dir)
-	if err != nil {
-		return nil, err
+	// A sandbox found dead before the command started costs nothing to
+	// replace: one more try, in a new one.
+	for try := 0; ; try++ {
+		b, err := pl.get(bwrap, p, cmd.Dir)
+		if err != nil {
+			return nil, err
+		}
+		proc, err := b.run(cmd, files, fds)
+		var lost *LostError
+		if errors.As(err, &lost) && !lost.Started && try == 0 {
+			continue
+		}
+		return proc, err
 	}
-	proc, err := b.run(cmd, files, fds)
-	if err != nil {
-		pl.release(b)
-		return nil, err
-	}
-	go func() {
-		<-proc.exited
-		pl.release(b)
-	}()
-	return proc, nil
 }
 
 // Close ends every sandbox and the commands in them.
@@ -99,7 +101,7 @@ func (pl *Pool) get(bwrap string, p *Profile, dir string) (*box, error) {
 	}
 	pl.tick++
 	for _, b := range pl.boxes {
-		if b.key != key || b.retired || b.dead() {
+		if b.running > 0 || b.key != key || b.retired || b.dead() {
 			continue
 		}
 		if !slices.Equal(b.ids, ids) {
@@ -110,7 +112,7 @@ func (pl *Pool) get(bwrap string, p *Profile, dir string) (*box, error) {
 		b.used = pl.tick
 		return b, nil
 	}
-	b, err := startBox(bwrap, args, key, ids, pl.Started, pl.Ended)
+	b, err := startBox(pl, bwrap, args, key, ids)
 	if err != nil {
 		pl.broken = err
 		return nil, err
@@ -228,10 +230,10 @@ type box struct {
 	used    uint64
 	retired bool
 
+	pool  *Pool
 	bwrap *exec.Cmd
 	pgid  int
 	conn  *net.UnixConn
-	ended func(int)
 	// gone closes when the init is gone and every command with it.
 	gone chan struct{}
 	// reading: read() runs, and reaps the box when its socket closes.
@@ -245,7 +247,7 @@ type box struct {
 
 // startBox starts bwrap with the sandbox's mounts and this binary as its
 // init, and waits for the init to say that it can start commands.
-func startBox(bwrap string, mounts []string, key string, ids []pathID, started, ended func(int)) (*box, error) {
+func startBox(pl *Pool, bwrap string, mounts []string, key string, ids []pathID) (*box, error) {
 	conn, initEnd, err := socketpair()
 	if err != nil {
 		return nil, err
@@ -273,9 +275,9 @@ func startBox(bwrap string, mounts []string, key string, ids []pathID, started, 
 		_ = conn.Close()
 		return nil, err
 	}
-	b := &box{key: key, ids: ids, bwrap: cmd, pgid: cmd.Process.Pid, conn: conn, ended: ended, gone: make(chan struct{}), pending: map[uint64]*Process{}}
-	if started != nil {
-		started(b.pgid)
+	b := &box{key: key, ids: ids, pool: pl, bwrap: cmd, pgid: cmd.Process.Pid, conn: conn, gone: make(chan struct{}), pending: map[uint64]*Process{}}
+	if pl.Started != nil {
+		pl.Started(b.pgid)
 	}
 	var hello reply
 	if _, err := recvMsg(conn, &hello); err != nil || hello.Err != "" {
@@ -326,8 +328,8 @@ func (b *box) reap() {
 	b.mu.Unlock()
 	_ = syscall.Kill(-b.pgid, syscall.SIGKILL)
 	_ = b.bwrap.Wait()
-	if b.ended != nil {
-		b.ended(b.pgid)
+	if b.pool.Ended != nil {
+		b.pool.Ended(b.pgid)
 	}
 	for _, p := range pending {
 		p.end(reply{}, true)
@@ -356,6 +358,11 @@ func (b *box) read() {
 			continue
 		}
 		if r.Exited || r.Err != "" {
+			if r.Dirty {
+				// What the command left in /tmp could not be removed: the
+				// next command gets a new sandbox.
+				b.retire()
+			}
 			p.end(r, false)
 		} else {
 			p.setPid(r.Pid)
@@ -363,10 +370,12 @@ func (b *box) read() {
 	}
 }
 
-// run asks the init to start cmd and waits until it has.
+// run asks the init to start cmd and waits until it has. The command is
+// counted out of b when it ends, or at once when it never started.
 func (b *box) run(cmd *exec.Cmd, files []*os.File, fds []int) (*Process, error) {
 	sf, err := specFile(spec{Path: cmd.Path, Args: cmd.Args, Env: cmd.Env, Dir: cmd.Dir})
 	if err != nil {
+		b.pool.release(b)
 		return nil, err
 	}
 	defer sf.Close()
@@ -378,6 +387,7 @@ func (b *box) run(cmd *exec.Cmd, files []*os.File, fds []int) (*Process, error) 
 	b.mu.Lock()
 	if b.lost {
 		b.mu.Unlock()
+		b.pool.release(b)
 		return nil, &LostError{}
 	}
 	b.next++
@@ -386,6 +396,7 @@ func (b *box) run(cmd *exec.Cmd, files []*os.File, fds []int) (*Process, error) 
 	b.mu.Unlock()
 	if err := sendMsg(b.conn, request{Op: opStart, ID: p.id, FDs: fds}, raw); err != nil {
 		b.forget(p)
+		b.pool.release(b)
 		return nil, &LostError{}
 	}
 	// The message carried copies of the descriptors; the files stay
@@ -403,6 +414,13 @@ func (b *box) run(cmd *exec.Cmd, files []*os.File, fds []int) (*Process, error) 
 		return nil, &LostError{}
 	}
 	return p, nil
+}
+
+// retire keeps b from taking another command; it ends once idle.
+func (b *box) retire() {
+	b.pool.mu.Lock()
+	b.retired = true
+	b.pool.mu.Unlock()
 }
 
 func (b *box) forget(p *Process) {
@@ -454,6 +472,9 @@ func (p *Process) end(r reply, lost bool) {
 		p.status = syscall.WaitStatus(r.Status)
 		p.lost = lost
 		p.mu.Unlock()
+		// The sandbox takes its next command once this one is counted
+		// out, before anyone waiting on this one goes on.
+		p.box.pool.release(p.box)
 		closeOnce(p.started)
 		close(p.exited)
 	})

@@ -341,3 +341,80 @@ func TestPoolRefusesStreamsThatAreNotFiles(t *testing.T) {
 		t.Fatalf("want errNotShared, got %v", err)
 	}
 }
+
+// A command finds nothing of the previous one's in /tmp or /dev/shm, and
+// while one runs, another of the same profile gets a sandbox of its own,
+// where it cannot see the first one's processes.
+func TestPoolCommandsLeaveNothingToTheNext(t *testing.T) {
+	f := newPoolFixture(t)
+	p := f.profile(Write)
+	if out, err := f.run(t, p, "mkdir -p /tmp/d/e && echo x > /tmp/d/e/f && chmod 000 /tmp/d/e /tmp/d && echo y > /dev/shm/s"); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	if out, err := f.run(t, p, "ls -A /tmp /dev/shm | tr '\\n' ' '"); err != nil || strings.Contains(out, "d ") || strings.Contains(out, " s ") {
+		t.Fatalf("the next command found what the previous one left: %v %q", err, out)
+	}
+	if n := len(f.boxes()); n != 1 {
+		t.Fatalf("%d sandboxes for commands one after the other", n)
+	}
+	// The workspace, which the sandbox mounts below its own /tmp, is
+	// never emptied with it.
+	if b, err := os.ReadFile(filepath.Join(f.ws, ".env")); err != nil || string(b) != "SECRET" {
+		t.Fatalf("the workspace lost a file: %q %v", b, err)
+	}
+	secs := uniqueSleep()
+	bg, _ := f.start(t, p, "exec sleep "+secs)
+	deadline := time.Now().Add(5 * time.Second)
+	for len(hostPIDs("sleep", secs)) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the first command did not start")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	out, err := f.run(t, p, "cat /proc/[0-9]*/cmdline | tr '\\0' ' '")
+	if err != nil || strings.Contains(out, "sleep "+secs) {
+		t.Fatalf("a command saw another's processes: %v %q", err, out)
+	}
+	if n := len(f.boxes()); n != 2 {
+		t.Fatalf("%d sandboxes for two commands at once", n)
+	}
+	_ = bg.Signal(syscall.SIGKILL)
+	_ = bg.Wait()
+}
+
+// emptyDirs empties what it can, unreadable directories included, and
+// says when it could not.
+func TestEmptyDirs(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "a", "b"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a", "b", "f"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{filepath.Join(dir, "a", "b"), filepath.Join(dir, "a")} {
+		if err := os.Chmod(d, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !emptyDirs([]string{dir, filepath.Join(dir, "missing")}) {
+		t.Fatal("emptyDirs failed")
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Fatalf("left %v", left)
+	}
+	// A symlink goes, never what it points to.
+	if err := os.Symlink("/proc/self", filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if !emptyDirs([]string{dir}) {
+		t.Fatal("emptyDirs failed on a symlink")
+	}
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if emptyDirs([]string{file}) {
+		t.Fatal("a path that is not a directory was reported emptied")
+	}
+}

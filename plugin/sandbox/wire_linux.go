@@ -42,6 +42,9 @@ type reply struct {
 	Err    string `json:"err,omitempty"`
 	Exited bool   `json:"exited,omitempty"`
 	Status int    `json:"status,omitempty"`
+	// Dirty: what the command left in /tmp or /dev/shm could not all be
+	// removed, so the sandbox must take no other command.
+	Dirty bool `json:"dirty,omitempty"`
 }
 
 const (
