@@ -9,4 +9,9 @@
 // rest of the home directory and of the filesystem is not there. New user,
 // mount and PID namespaces end every process the command started when it
 // ends, however it detached itself.
+//
+// A Pool keeps such sandboxes running (bwrap with this binary as its init,
+// pool_linux.go and init_linux.go), so that a command in a profile already
+// built costs a fork and an exec in nested user, PID and IPC namespaces
+// instead of a bwrap start.
 package sandbox

@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -14,10 +16,13 @@ import (
 
 // A long-lived sandbox runs this binary again inside bwrap as its init: it
 // starts each command the plugin asks for and reports how it ended. Each
-// command gets user, PID and IPC namespaces of its own, nested in the
-// sandbox's, with the command as its PID 1: when the command exits, the
-// kernel ends everything it started, however it detached itself, as a
-// sandbox of its own would.
+// command gets PID and IPC namespaces of its own, nested in the sandbox's,
+// with the command as its PID 1: when the command exits, the kernel ends
+// everything it started, however it detached itself, as a sandbox of its
+// own would. Creating them takes CAP_SYS_ADMIN in the sandbox's user
+// namespace, which bwrap leaves the init and the init keeps in one thread,
+// the only one that forks; a command gets no capability at all, as under a
+// bwrap of its own.
 
 const (
 	// initArg and initEnv together mark this binary as a sandbox's init.
@@ -41,12 +46,16 @@ func init() {
 		case initArg:
 			os.Exit(runInit())
 		case probeArg:
-			os.Exit(0)
+			os.Exit(probeCaps())
 		}
 	}
 }
 
 func runInit() int {
+	// Every command forks from this thread, whose capabilities are set
+	// for it below; init functions run on the main goroutine, which this
+	// locks to the main thread for good.
+	runtime.LockOSThread()
 	// No descriptor of the init's may reach a command: the socket would
 	// let it start processes outside its call, and whatever else the
 	// plugin inherited is none of the command's business.
@@ -63,6 +72,10 @@ func runInit() int {
 		return 1
 	}
 	s := &initServer{conn: conn, procs: map[uint64]int{}}
+	if err := dropForCommands(); err != nil {
+		s.reply(reply{Err: "its capabilities cannot be set: " + startErrText(err)})
+		return 1
+	}
 	if err := probe(); err != nil {
 		s.reply(reply{Err: startErrText(err)})
 		return 1
@@ -154,22 +167,64 @@ func (s *initServer) start(req request, files []*os.File) {
 	go s.wait(req.ID, cmd)
 }
 
-// commandAttr puts a command in a user and PID namespace of its own, as
-// the same user, in its own process group, killed if the init dies.
+// commandAttr puts a command in PID and IPC namespaces of its own, in its
+// own process group, killed if the init (its thread) dies.
 func commandAttr() *syscall.SysProcAttr {
-	uid, gid := os.Getuid(), os.Getgid()
 	return &syscall.SysProcAttr{
-		Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC,
-		UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
-		GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
-		Setpgid:     true,
-		Pdeathsig:   syscall.SIGKILL,
+		Cloneflags: syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC,
+		Setpgid:    true,
+		Pdeathsig:  syscall.SIGKILL,
 	}
 }
 
-// probe starts this binary in a command's namespaces, to exit at once:
-// where the kernel or bwrap refuses nested namespaces, the plugin learns
-// it before any command depends on it.
+// dropForCommands leaves this thread CAP_SYS_ADMIN alone, effective and
+// permitted, and empties the sets a command's capabilities come from at
+// exec: bounding, inheritable and ambient. Run as root or not, a command
+// then has none.
+func dropForCommands() error {
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+		return err
+	}
+	for c := 0; c <= unix.CAP_LAST_CAP; c++ {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+			return err
+		}
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	data[0].Effective = 1 << unix.CAP_SYS_ADMIN
+	data[0].Permitted = 1 << unix.CAP_SYS_ADMIN
+	return unix.Capset(&hdr, &data[0])
+}
+
+// probeCaps is the probe's exit status: 0 when it has no capability in
+// any set, as every command must not.
+func probeCaps() int {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 1
+	}
+	found := 0
+	for _, line := range strings.Split(string(b), "\n") {
+		name, value, ok := strings.Cut(line, ":\t")
+		if !ok || !strings.HasPrefix(name, "Cap") {
+			continue
+		}
+		found++
+		if strings.Trim(value, "0") != "" {
+			return 1
+		}
+	}
+	if found != 5 {
+		return 1
+	}
+	return 0
+}
+
+// probe starts this binary as a command would be started, to check its
+// capabilities and exit: where the kernel or bwrap refuses the nested
+// namespaces, or a command would keep a capability, the plugin learns it
+// before any command depends on it.
 func probe() error {
 	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{"riot-sandbox-probe", probeArg}, Env: []string{initEnv + "=1"}}
 	cmd.SysProcAttr = commandAttr()

@@ -259,14 +259,11 @@ func startBox(pl *Pool, bwrap string, mounts []string, key string, ids []pathID)
 		return nil, err
 	}
 	defer exe.Close()
-	args := slices.Clone(mounts)
-	// Mapping uid 0 in each command's user namespace takes CAP_SETFCAP in
-	// the sandbox's; only the init has it, never a command, which runs in
-	// a user namespace of its own.
-	if os.Getuid() == 0 {
-		args = append(args, "--cap-add", "CAP_SETFCAP")
-	}
-	args = append(args, "--", "/proc/self/fd/"+strconv.Itoa(exeFD), initArg)
+	// The init creates each command's PID namespace (CAP_SYS_ADMIN) and
+	// then drops every other capability and what a command could inherit
+	// (CAP_SETPCAP): only the init has one, in the sandbox's namespace.
+	args := append(slices.Clone(mounts), "--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP",
+		"--", "/proc/self/fd/"+strconv.Itoa(exeFD), initArg)
 	cmd := exec.Command(bwrap, args...)
 	cmd.Env = []string{initEnv + "=1"}
 	cmd.ExtraFiles = []*os.File{initEnd, exe}
@@ -285,7 +282,7 @@ func startBox(pl *Pool, bwrap string, mounts []string, key string, ids []pathID)
 		<-b.gone
 		why := "bwrap exited before its init started"
 		if hello.Err != "" {
-			why = "a command's namespaces cannot be created inside it (" + hello.Err + ")"
+			why = "its init cannot start commands (" + hello.Err + ")"
 		}
 		return nil, errors.New("a long-lived sandbox cannot run here: " + why)
 	}

@@ -109,6 +109,11 @@ func TestPoolRunsCommandsInOneSandbox(t *testing.T) {
 	if strings.Contains(out, "SECRET") {
 		t.Errorf("the masked file was shown: %q", out)
 	}
+	// No capability in any set, as under a bwrap of its own.
+	caps, err := f.run(t, p, "grep ^Cap /proc/self/status")
+	if err != nil || strings.Count(caps, "0000000000000000") != 5 {
+		t.Errorf("the command has capabilities: %v\n%s", err, caps)
+	}
 	if b, _ := os.ReadFile(filepath.Join(f.ws, "made")); string(b) != "made\n" {
 		t.Errorf("the write profile's root was not writable: %q", b)
 	}
