@@ -27,8 +27,9 @@ import (
 const (
 	// initArg and initEnv together mark this binary as a sandbox's init.
 	initArg = "__riot_sandbox_init"
-	// probeArg is the init's first child, which only shows that a
-	// command's namespaces can be created.
+	// probeArg is the init's first child, started as a command is: it
+	// shows that the namespaces can be created and that it has no
+	// capability.
 	probeArg = "__riot_sandbox_probe"
 	initEnv  = "RIOT_SANDBOX_INIT"
 	// initFD is the init's end of the socketpair; exeFD is this binary,

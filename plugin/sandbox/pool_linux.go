@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -44,6 +45,9 @@ type Pool struct {
 // maxIdleBoxes bounds the sandboxes kept without a running command, for
 // a session whose approved paths give calls many profiles.
 const maxIdleBoxes = 4
+
+// startTimeout bounds a new sandbox's start, up to its init's first word.
+const startTimeout = 10 * time.Second
 
 // Start runs cmd in the long-lived sandbox of profile p, starting one if
 // need be. It returns errNotShared, or the reason long-lived sandboxes
@@ -276,8 +280,12 @@ func startBox(pl *Pool, bwrap string, mounts []string, key string, ids []pathID)
 	if pl.Started != nil {
 		pl.Started(b.pgid)
 	}
+	// A bwrap that hangs must not hold every later command.
+	_ = conn.SetReadDeadline(time.Now().Add(startTimeout))
 	var hello reply
-	if _, err := recvMsg(conn, &hello); err != nil || hello.Err != "" {
+	_, err = recvMsg(conn, &hello)
+	_ = conn.SetReadDeadline(time.Time{})
+	if err != nil || hello.Err != "" {
 		b.close()
 		<-b.gone
 		why := "bwrap exited before its init started"
