@@ -378,7 +378,7 @@ func (b *box) read() {
 // run asks the init to start cmd and waits until it has. The command is
 // counted out of b when it ends, or at once when it never started.
 func (b *box) run(cmd *exec.Cmd, files []*os.File, fds []int) (*Process, error) {
-	sf, err := specFile(spec{Path: cmd.Path, Args: cmd.Args, Env: cmd.Env, Dir: cmd.Dir})
+	sf, err := specFile(spec{Path: cmd.Path, Args: cmd.Args, Env: sandboxEnv(cmd.Env), Dir: cmd.Dir})
 	if err != nil {
 		b.pool.release(b)
 		return nil, err
@@ -426,6 +426,19 @@ func (b *box) retire() {
 	b.pool.mu.Lock()
 	b.retired = true
 	b.pool.mu.Unlock()
+}
+
+// sandboxEnv is env with the private /tmp as the temporary directory,
+// whatever TMPDIR named outside, which the sandbox does not show (bwrap's
+// --setenv reaches only the init).
+func sandboxEnv(env []string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "TMPDIR=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, "TMPDIR=/tmp")
 }
 
 func (b *box) forget(p *Process) {

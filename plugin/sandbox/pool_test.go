@@ -64,7 +64,7 @@ func (f *poolFixture) start(t *testing.T, p *Profile, script string) (*Process, 
 	t.Cleanup(func() { _ = out.Close() })
 	cmd := exec.Command("/bin/bash", "-c", script)
 	cmd.Dir = f.ws
-	cmd.Env = []string{"PATH=/usr/bin:/bin"}
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "TMPDIR=" + filepath.Dir(f.out)}
 	cmd.Stdout, cmd.Stderr = out, out
 	proc, err := f.pool.Start(f.bwrap, p, cmd)
 	if err != nil {
@@ -108,6 +108,10 @@ func TestPoolRunsCommandsInOneSandbox(t *testing.T) {
 	}
 	if strings.Contains(out, "SECRET") {
 		t.Errorf("the masked file was shown: %q", out)
+	}
+	// The temporary directory is the private /tmp, whatever it was outside.
+	if out, err := f.run(t, p, "echo $TMPDIR; mktemp"); err != nil || !strings.HasPrefix(out, "/tmp\n/tmp/") {
+		t.Errorf("TMPDIR: %v %q", err, out)
 	}
 	// No capability in any set, as under a bwrap of its own.
 	caps, err := f.run(t, p, "grep ^Cap /proc/self/status")
