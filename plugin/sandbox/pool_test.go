@@ -8,11 +8,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func needBwrap(t *testing.T) string {
@@ -205,20 +208,65 @@ func hostPIDs(argv ...string) []int {
 	return found
 }
 
-// gone waits up to 3 s for pids to end; it returns those left.
-func gone(pids []int) []int {
+// gone waits up to 3 s, on pidfds, for pids to end; it returns those left.
+func gone(t *testing.T, pids []int) []int {
+	t.Helper()
+	var fds []unix.PollFd
+	byFD := map[int32]int{}
+	for _, pid := range pids {
+		fd, err := unix.PidfdOpen(pid, 0)
+		if err != nil {
+			continue // already gone
+		}
+		defer unix.Close(fd)
+		fds = append(fds, unix.PollFd{Fd: int32(fd), Events: unix.POLLIN})
+		byFD[int32(fd)] = pid
+	}
 	deadline := time.Now().Add(3 * time.Second)
-	for {
-		var left []int
-		for _, pid := range pids {
-			if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil && !strings.Contains(string(b), ") Z ") {
-				left = append(left, pid)
+	for len(fds) > 0 {
+		left := time.Until(deadline)
+		if left <= 0 {
+			break
+		}
+		n, err := unix.Poll(fds, int(left.Milliseconds())+1)
+		if err != nil && !errors.Is(err, unix.EINTR) {
+			t.Fatal(err)
+		}
+		if n <= 0 {
+			continue
+		}
+		var still []unix.PollFd
+		for _, fd := range fds {
+			if fd.Revents == 0 {
+				fd.Revents = 0
+				still = append(still, fd)
 			}
 		}
-		if len(left) == 0 || time.Now().After(deadline) {
-			return left
-		}
-		time.Sleep(20 * time.Millisecond)
+		fds = still
+	}
+	var left []int
+	for _, fd := range fds {
+		left = append(left, byFD[fd.Fd])
+	}
+	return left
+}
+
+// fifo is a named pipe in the workspace, where the sandbox shows it.
+func (f *poolFixture) fifo(t *testing.T, name string) string {
+	t.Helper()
+	path := filepath.Join(f.ws, name)
+	if err := unix.Mkfifo(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// readLine blocks until a command writes a line to the fifo.
+func readLine(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) == 0 {
+		t.Fatalf("reading %s: %v", path, err)
 	}
 }
 
@@ -230,13 +278,22 @@ func uniqueSleep() string {
 // ends when the command does, while the sandbox lives on.
 func TestPoolEndsWhatACommandDetached(t *testing.T) {
 	f := newPoolFixture(t)
+	ready, step := f.fifo(t, "ready"), f.fifo(t, "step")
 	secs := uniqueSleep()
-	script := fmt.Sprintf("setsid sleep %s & (trap '' TERM; sleep %s1 &) & until pgrep -x -f 'sleep %s1' >/dev/null; do :; done", secs, secs, secs)
-	if out, err := f.run(t, f.profile(Write), script); err != nil {
-		t.Fatalf("%v %s", err, out)
+	script := fmt.Sprintf("setsid sleep %s & (trap '' TERM; sleep %s1 &) & until pgrep -x -f 'sleep %s1' >/dev/null; do :; done; echo > ready; cat step", secs, secs, secs)
+	proc, _ := f.start(t, f.profile(Write), script)
+	readLine(t, ready)
+	pids := append(hostPIDs("sleep", secs), hostPIDs("sleep", secs+"1")...)
+	if len(pids) != 2 {
+		t.Fatalf("found %d of the two sleeps", len(pids))
 	}
-	left := append(hostPIDs("sleep", secs), hostPIDs("sleep", secs+"1")...)
-	if left = gone(left); len(left) > 0 {
+	if err := os.WriteFile(step, []byte("go\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := proc.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if left := gone(t, pids); len(left) > 0 {
 		t.Fatalf("the command's end left %v running", left)
 	}
 	if out, err := f.run(t, f.profile(Write), "true"); err != nil {
@@ -248,25 +305,26 @@ func TestPoolEndsWhatACommandDetached(t *testing.T) {
 // namespace's init, and everything with it, SIGTERM ignored or not.
 func TestPoolSignalsTheGroup(t *testing.T) {
 	f := newPoolFixture(t)
+	ready := f.fifo(t, "ready")
 	secs := uniqueSleep()
-	proc, _ := f.start(t, f.profile(ReadOnly), fmt.Sprintf("trap '' TERM; setsid sleep %s & sleep %s1", secs, secs))
-	deadline := time.Now().Add(5 * time.Second)
-	for len(hostPIDs("sleep", secs+"1")) == 0 || len(hostPIDs("sleep", secs)) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the command did not start its sleeps")
-		}
-		time.Sleep(10 * time.Millisecond)
+	proc, _ := f.start(t, f.profile(ReadOnly), fmt.Sprintf("sleep %s1 & trap '' TERM; setsid sleep %s & until pgrep -x -f 'sleep %s1' >/dev/null && pgrep -x -f 'sleep %s' >/dev/null; do :; done; echo > ready; wait", secs, secs, secs, secs))
+	readLine(t, ready)
+	fg := hostPIDs("sleep", secs+"1")
+	pids := append(hostPIDs("sleep", secs), fg...)
+	if len(pids) != 2 {
+		t.Fatalf("found %d of the two sleeps", len(pids))
 	}
-	pids := append(hostPIDs("sleep", secs), hostPIDs("sleep", secs+"1")...)
 	if err := proc.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	// The foreground sleep ends with SIGTERM; bash, which ignores it,
-	// runs on until SIGKILL.
+	// The group's sleep ends with SIGTERM; bash, which ignores it, waits on.
+	if left := gone(t, fg); len(left) > 0 {
+		t.Fatal("SIGTERM did not reach the group")
+	}
 	select {
 	case <-proc.Done():
 		t.Fatal("bash ended by a SIGTERM it ignores")
-	case <-time.After(100 * time.Millisecond):
+	default:
 	}
 	if err := proc.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -276,7 +334,7 @@ func TestPoolSignalsTheGroup(t *testing.T) {
 	if !errors.As(err, &exit) || !exit.Status.Signaled() || exit.Status.Signal() != syscall.SIGKILL {
 		t.Fatalf("want killed by SIGKILL, got %v", err)
 	}
-	if left := gone(pids); len(left) > 0 {
+	if left := gone(t, pids); len(left) > 0 {
 		t.Fatalf("SIGKILL left %v running", left)
 	}
 	if err := proc.Signal(syscall.SIGKILL); err != nil {
@@ -324,19 +382,82 @@ func TestPoolMasksHoldAgainstTheCommand(t *testing.T) {
 // Idle sandboxes beyond maxIdleBoxes end, least recently used first.
 func TestPoolBoundsIdleSandboxes(t *testing.T) {
 	f := newPoolFixture(t)
-	for i := range maxIdleBoxes + 2 {
+	profile := func(i int) *Profile {
 		p := f.profile(ReadOnly)
 		p.ReadPaths = []string{filepath.Join("/nonexistent", strconv.Itoa(i))}
-		if out, err := f.run(t, p, "true"); err != nil {
+		return p
+	}
+	for i := range maxIdleBoxes + 2 {
+		if out, err := f.run(t, profile(i), "true"); err != nil {
 			t.Fatalf("%v %s", err, out)
 		}
-	}
-	deadline := time.Now().Add(3 * time.Second)
-	for len(f.boxes()) > maxIdleBoxes {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d idle sandboxes kept", len(f.boxes()))
+		// The first profile stays the most recently used but one.
+		if i > 0 {
+			if out, err := f.run(t, profile(0), "true"); err != nil {
+				t.Fatalf("%v %s", err, out)
+			}
 		}
-		time.Sleep(10 * time.Millisecond)
+	}
+	boxes := f.boxes()
+	if len(boxes) != maxIdleBoxes {
+		t.Fatalf("%d idle sandboxes kept, want %d", len(boxes), maxIdleBoxes)
+	}
+	key0 := strings.Join(profile(0).mountArgs(f.ws), "\x00")
+	key1 := strings.Join(profile(1).mountArgs(f.ws), "\x00")
+	kept := map[string]bool{}
+	for _, b := range boxes {
+		kept[b.key] = true
+	}
+	if !kept[key0] || kept[key1] {
+		t.Fatal("the sandboxes ended were not the least recently used")
+	}
+}
+
+// cmdFiles takes only files, and commands the pool can start as asked.
+func TestCmdFiles(t *testing.T) {
+	f, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cmd := exec.Command("x")
+	cmd.Stdout, cmd.ExtraFiles = f, []*os.File{nil, f}
+	files, fds, err := cmdFiles(cmd)
+	if err != nil || len(files) != 2 || !slices.Equal(fds, []int{1, 4}) {
+		t.Fatalf("files %d fds %v err %v", len(files), fds, err)
+	}
+	for _, attr := range []*syscall.SysProcAttr{{Setsid: true}, {Cloneflags: syscall.CLONE_NEWNS}} {
+		cmd := exec.Command("x")
+		cmd.SysProcAttr = attr
+		if _, _, err := cmdFiles(cmd); !errors.Is(err, errNotShared) {
+			t.Errorf("%+v: want errNotShared, got %v", attr, err)
+		}
+	}
+	cmd = exec.Command("x")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.ExtraFiles = make([]*os.File, maxFDs-2)
+	for i := range cmd.ExtraFiles {
+		cmd.ExtraFiles[i] = f
+	}
+	// With the spec's memfd, as many descriptors as a message carries.
+	cmd.Stdin = f
+	if _, _, err := cmdFiles(cmd); err != nil {
+		t.Errorf("%d files: %v", maxFDs-1, err)
+	}
+	cmd.Stdout = f
+	if _, _, err := cmdFiles(cmd); !errors.Is(err, errNotShared) {
+		t.Errorf("%d files: want errNotShared, got %v", maxFDs, err)
+	}
+}
+
+// A start directory the profile shows is not watched; one it does not is.
+func TestWatchedStartDirectory(t *testing.T) {
+	p := &Profile{WritePaths: []string{"/w"}}
+	if got := p.watched("/w/sub"); slices.Contains(got, "/w/sub") {
+		t.Errorf("a shown directory is watched: %v", got)
+	}
+	if got := p.watched("/elsewhere"); !slices.Contains(got, "/elsewhere") {
+		t.Errorf("a directory only its own mount shows is not watched: %v", got)
 	}
 }
 
@@ -372,14 +493,9 @@ func TestPoolCommandsLeaveNothingToTheNext(t *testing.T) {
 		t.Fatalf("the workspace lost a file: %q %v", b, err)
 	}
 	secs := uniqueSleep()
-	bg, _ := f.start(t, p, "exec sleep "+secs)
-	deadline := time.Now().Add(5 * time.Second)
-	for len(hostPIDs("sleep", secs)) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the first command did not start")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	ready := f.fifo(t, "ready")
+	bg, _ := f.start(t, p, "sleep "+secs+" & echo > ready; wait")
+	readLine(t, ready)
 	out, err := f.run(t, p, "cat /proc/[0-9]*/cmdline | tr '\\0' ' '")
 	if err != nil || strings.Contains(out, "sleep "+secs) {
 		t.Fatalf("a command saw another's processes: %v %q", err, out)
