@@ -141,6 +141,14 @@ func TestPoolRunsCommandsInOneSandbox(t *testing.T) {
 	if again := f.boxes(); len(first) != 1 || len(again) != 1 || again[0] != first[0] {
 		t.Fatalf("the second command did not reuse the sandbox: %d then %d", len(first), len(again))
 	}
+	// Ended commands are forgotten: a signal to one goes nowhere.
+	b := first[0]
+	b.mu.Lock()
+	pending := len(b.pending)
+	b.mu.Unlock()
+	if pending != 0 {
+		t.Fatalf("%d ended commands still pending", pending)
+	}
 }
 
 // A call's writable set never reaches a call with another profile: the
