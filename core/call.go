@@ -357,6 +357,7 @@ func (h *Host) execute(ctx context.Context, c *call) {
 	cc := h.callContext(p, deadline)
 	cc.AllowedReads = c.decision.Reads
 	cc.Sandbox = sandbox
+	cc.SpillFile = c.col.offer()
 	err = stub.Call(cctx, &toolv1.CallRequest{
 		Tool: c.use.Name, CallId: c.use.ID, Input: c.use.Input, Context: cc,
 	}, func(ev *toolv1.CallEvent) error {

@@ -688,7 +688,11 @@ type CallContext struct {
 	// Every other plugin's session state, by the name of the plugin that owns
 	// it, for reading only: Edit reads what Read recorded. A plugin writes only
 	// its own state, through Final.state_updates.
-	SharedState   map[string]*PluginState `protobuf:"bytes,10,rep,name=shared_state,json=sharedState,proto3" json:"shared_state,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	SharedState map[string]*PluginState `protobuf:"bytes,10,rep,name=shared_state,json=sharedState,proto3" json:"shared_state,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Only in a CallRequest of a tool with a limited budget: the file riot
+	// spills this call's text to, which a plugin may write its streamed
+	// output into instead of sending it (see SpillFile). Unset: stream only.
+	SpillFile     *SpillFile `protobuf:"bytes,14,opt,name=spill_file,json=spillFile,proto3" json:"spill_file,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -800,7 +804,74 @@ func (x *CallContext) GetSharedState() map[string]*PluginState {
 	return nil
 }
 
-// PluginState is one plugin's session state.
+func (x *CallContext) GetSpillFile() *SpillFile {
+	if x != nil {
+		return x.SpillFile
+	}
+	return nil
+}
+
+// SpillFile is the scratch file of a call's spilled text, in riot's results
+// directory. The host creates it when the text passes the tool's budget
+// and writes there the text it received; from then on the plugin may open
+// it (write only, never creating it, no symlink followed) and write its
+// further text at the offsets that follow, announcing each stretch with a
+// Chunk whose file_length is set. The host reads every announced byte back
+// for the budget's accounting and the preview, and keeps only those.
+type SpillFile struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Path  string                 `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	// Try the file only after this many bytes of text: before, it cannot
+	// exist.
+	AfterBytes    uint64 `protobuf:"varint,2,opt,name=after_bytes,json=afterBytes,proto3" json:"after_bytes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SpillFile) Reset() {
+	*x = SpillFile{}
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SpillFile) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SpillFile) ProtoMessage() {}
+
+func (x *SpillFile) ProtoReflect() protoreflect.Message {
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SpillFile.ProtoReflect.Descriptor instead.
+func (*SpillFile) Descriptor() ([]byte, []int) {
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *SpillFile) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *SpillFile) GetAfterBytes() uint64 {
+	if x != nil {
+		return x.AfterBytes
+	}
+	return 0
+}
+
 type PluginState struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Values        map[string]string      `protobuf:"bytes,1,rep,name=values,proto3" json:"values,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
@@ -810,7 +881,7 @@ type PluginState struct {
 
 func (x *PluginState) Reset() {
 	*x = PluginState{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[6]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -822,7 +893,7 @@ func (x *PluginState) String() string {
 func (*PluginState) ProtoMessage() {}
 
 func (x *PluginState) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[6]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -835,7 +906,7 @@ func (x *PluginState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PluginState.ProtoReflect.Descriptor instead.
 func (*PluginState) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{6}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *PluginState) GetValues() map[string]string {
@@ -872,7 +943,7 @@ type Sandbox struct {
 
 func (x *Sandbox) Reset() {
 	*x = Sandbox{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[7]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -884,7 +955,7 @@ func (x *Sandbox) String() string {
 func (*Sandbox) ProtoMessage() {}
 
 func (x *Sandbox) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[7]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -897,7 +968,7 @@ func (x *Sandbox) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Sandbox.ProtoReflect.Descriptor instead.
 func (*Sandbox) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{7}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Sandbox) GetMode() SandboxMode {
@@ -969,7 +1040,7 @@ type PrepareRequest struct {
 
 func (x *PrepareRequest) Reset() {
 	*x = PrepareRequest{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[8]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -981,7 +1052,7 @@ func (x *PrepareRequest) String() string {
 func (*PrepareRequest) ProtoMessage() {}
 
 func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[8]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -994,7 +1065,7 @@ func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareRequest.ProtoReflect.Descriptor instead.
 func (*PrepareRequest) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{8}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *PrepareRequest) GetTool() string {
@@ -1038,7 +1109,7 @@ type Subject struct {
 
 func (x *Subject) Reset() {
 	*x = Subject{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[9]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1050,7 +1121,7 @@ func (x *Subject) String() string {
 func (*Subject) ProtoMessage() {}
 
 func (x *Subject) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[9]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1063,7 +1134,7 @@ func (x *Subject) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Subject.ProtoReflect.Descriptor instead.
 func (*Subject) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{9}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Subject) GetKind() SubjectKind {
@@ -1105,7 +1176,7 @@ type PrepareResponse struct {
 
 func (x *PrepareResponse) Reset() {
 	*x = PrepareResponse{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[10]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1117,7 +1188,7 @@ func (x *PrepareResponse) String() string {
 func (*PrepareResponse) ProtoMessage() {}
 
 func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[10]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1130,7 +1201,7 @@ func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareResponse.ProtoReflect.Descriptor instead.
 func (*PrepareResponse) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{10}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *PrepareResponse) GetRejected() string {
@@ -1201,7 +1272,7 @@ type CallRequest struct {
 
 func (x *CallRequest) Reset() {
 	*x = CallRequest{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[11]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1213,7 +1284,7 @@ func (x *CallRequest) String() string {
 func (*CallRequest) ProtoMessage() {}
 
 func (x *CallRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[11]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1226,7 +1297,7 @@ func (x *CallRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallRequest.ProtoReflect.Descriptor instead.
 func (*CallRequest) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{11}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *CallRequest) GetTool() string {
@@ -1271,7 +1342,7 @@ type CallEvent struct {
 
 func (x *CallEvent) Reset() {
 	*x = CallEvent{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[12]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1283,7 +1354,7 @@ func (x *CallEvent) String() string {
 func (*CallEvent) ProtoMessage() {}
 
 func (x *CallEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[12]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1296,7 +1367,7 @@ func (x *CallEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallEvent.ProtoReflect.Descriptor instead.
 func (*CallEvent) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{12}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *CallEvent) GetEvent() isCallEvent_Event {
@@ -1364,7 +1435,7 @@ type Progress struct {
 
 func (x *Progress) Reset() {
 	*x = Progress{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[13]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1376,7 +1447,7 @@ func (x *Progress) String() string {
 func (*Progress) ProtoMessage() {}
 
 func (x *Progress) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[13]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1389,7 +1460,7 @@ func (x *Progress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Progress.ProtoReflect.Descriptor instead.
 func (*Progress) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{13}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Progress) GetMessage() string {
@@ -1408,14 +1479,19 @@ type Chunk struct {
 	// The media type of an image block, such as image/png.
 	MediaType string `protobuf:"bytes,3,opt,name=media_type,json=mediaType,proto3" json:"media_type,omitempty"`
 	// At most 1 MiB. Text is UTF-8 but a chunk may end inside a character.
-	Data          []byte `protobuf:"bytes,4,opt,name=data,proto3" json:"data,omitempty"`
+	Data []byte `protobuf:"bytes,4,opt,name=data,proto3" json:"data,omitempty"`
+	// A text chunk whose data is in CallContext.spill_file, not here: bytes
+	// [file_offset, file_offset+file_length) of it, whole UTF-8 characters.
+	// The offset is the count of text bytes the call has returned so far.
+	FileOffset    uint64 `protobuf:"varint,30,opt,name=file_offset,json=fileOffset,proto3" json:"file_offset,omitempty"`
+	FileLength    uint64 `protobuf:"varint,31,opt,name=file_length,json=fileLength,proto3" json:"file_length,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Chunk) Reset() {
 	*x = Chunk{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[14]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1427,7 +1503,7 @@ func (x *Chunk) String() string {
 func (*Chunk) ProtoMessage() {}
 
 func (x *Chunk) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[14]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1440,7 +1516,7 @@ func (x *Chunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Chunk.ProtoReflect.Descriptor instead.
 func (*Chunk) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{14}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Chunk) GetBlock() uint32 {
@@ -1471,6 +1547,20 @@ func (x *Chunk) GetData() []byte {
 	return nil
 }
 
+func (x *Chunk) GetFileOffset() uint64 {
+	if x != nil {
+		return x.FileOffset
+	}
+	return 0
+}
+
+func (x *Chunk) GetFileLength() uint64 {
+	if x != nil {
+		return x.FileLength
+	}
+	return 0
+}
+
 type Final struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	Status Status                 `protobuf:"varint,1,opt,name=status,proto3,enum=riot.tool.v1.Status" json:"status,omitempty"`
@@ -1488,7 +1578,7 @@ type Final struct {
 
 func (x *Final) Reset() {
 	*x = Final{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[15]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1500,7 +1590,7 @@ func (x *Final) String() string {
 func (*Final) ProtoMessage() {}
 
 func (x *Final) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[15]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1513,7 +1603,7 @@ func (x *Final) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Final.ProtoReflect.Descriptor instead.
 func (*Final) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{15}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Final) GetStatus() Status {
@@ -1573,7 +1663,7 @@ const file_riot_tool_v1_tool_proto_rawDesc = "" +
 	"\x06Budget\x12\x1c\n" +
 	"\tunlimited\x18\x01 \x01(\bR\tunlimited\x12\x1f\n" +
 	"\vlimit_chars\x18\x02 \x01(\x03R\n" +
-	"limitChars\"\xf0\x04\n" +
+	"limitChars\"\xa8\x05\n" +
 	"\vCallContext\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x10\n" +
@@ -1587,14 +1677,20 @@ const file_riot_tool_v1_tool_proto_rawDesc = "" +
 	"\asandbox\x18\t \x01(\v2\x15.riot.tool.v1.SandboxR\asandbox\x12#\n" +
 	"\rallowed_reads\x18\r \x03(\tR\fallowedReads\x12M\n" +
 	"\fshared_state\x18\n" +
-	" \x03(\v2*.riot.tool.v1.CallContext.SharedStateEntryR\vsharedState\x1a8\n" +
+	" \x03(\v2*.riot.tool.v1.CallContext.SharedStateEntryR\vsharedState\x126\n" +
+	"\n" +
+	"spill_file\x18\x0e \x01(\v2\x17.riot.tool.v1.SpillFileR\tspillFile\x1a8\n" +
 	"\n" +
 	"StateEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1aY\n" +
 	"\x10SharedStateEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12/\n" +
-	"\x05value\x18\x02 \x01(\v2\x19.riot.tool.v1.PluginStateR\x05value:\x028\x01\"\x87\x01\n" +
+	"\x05value\x18\x02 \x01(\v2\x19.riot.tool.v1.PluginStateR\x05value:\x028\x01\"@\n" +
+	"\tSpillFile\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12\x1f\n" +
+	"\vafter_bytes\x18\x02 \x01(\x04R\n" +
+	"afterBytes\"\x87\x01\n" +
 	"\vPluginState\x12=\n" +
 	"\x06values\x18\x01 \x03(\v2%.riot.tool.v1.PluginState.ValuesEntryR\x06values\x1a9\n" +
 	"\vValuesEntry\x12\x10\n" +
@@ -1642,13 +1738,17 @@ const file_riot_tool_v1_tool_proto_rawDesc = "" +
 	"\x05final\x18\x03 \x01(\v2\x13.riot.tool.v1.FinalH\x00R\x05finalB\a\n" +
 	"\x05event\"$\n" +
 	"\bProgress\x12\x18\n" +
-	"\amessage\x18\x01 \x01(\tR\amessage\"}\n" +
+	"\amessage\x18\x01 \x01(\tR\amessage\"\xbf\x01\n" +
 	"\x05Chunk\x12\x14\n" +
 	"\x05block\x18\x01 \x01(\rR\x05block\x12+\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x17.riot.tool.v1.BlockKindR\x04kind\x12\x1d\n" +
 	"\n" +
 	"media_type\x18\x03 \x01(\tR\tmediaType\x12\x12\n" +
-	"\x04data\x18\x04 \x01(\fR\x04data\"\xfb\x01\n" +
+	"\x04data\x18\x04 \x01(\fR\x04data\x12\x1f\n" +
+	"\vfile_offset\x18\x1e \x01(\x04R\n" +
+	"fileOffset\x12\x1f\n" +
+	"\vfile_length\x18\x1f \x01(\x04R\n" +
+	"fileLength\"\xfb\x01\n" +
 	"\x05Final\x12,\n" +
 	"\x06status\x18\x01 \x01(\x0e2\x14.riot.tool.v1.StatusR\x06status\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12\x1d\n" +
@@ -1702,7 +1802,7 @@ func file_riot_tool_v1_tool_proto_rawDescGZIP() []byte {
 }
 
 var file_riot_tool_v1_tool_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
-var file_riot_tool_v1_tool_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
+var file_riot_tool_v1_tool_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
 var file_riot_tool_v1_tool_proto_goTypes = []any{
 	(SandboxMode)(0),         // 0: riot.tool.v1.SandboxMode
 	(PermissionBehavior)(0),  // 1: riot.tool.v1.PermissionBehavior
@@ -1716,54 +1816,56 @@ var file_riot_tool_v1_tool_proto_goTypes = []any{
 	(*Annotations)(nil),      // 9: riot.tool.v1.Annotations
 	(*Budget)(nil),           // 10: riot.tool.v1.Budget
 	(*CallContext)(nil),      // 11: riot.tool.v1.CallContext
-	(*PluginState)(nil),      // 12: riot.tool.v1.PluginState
-	(*Sandbox)(nil),          // 13: riot.tool.v1.Sandbox
-	(*PrepareRequest)(nil),   // 14: riot.tool.v1.PrepareRequest
-	(*Subject)(nil),          // 15: riot.tool.v1.Subject
-	(*PrepareResponse)(nil),  // 16: riot.tool.v1.PrepareResponse
-	(*CallRequest)(nil),      // 17: riot.tool.v1.CallRequest
-	(*CallEvent)(nil),        // 18: riot.tool.v1.CallEvent
-	(*Progress)(nil),         // 19: riot.tool.v1.Progress
-	(*Chunk)(nil),            // 20: riot.tool.v1.Chunk
-	(*Final)(nil),            // 21: riot.tool.v1.Final
-	nil,                      // 22: riot.tool.v1.CallContext.StateEntry
-	nil,                      // 23: riot.tool.v1.CallContext.SharedStateEntry
-	nil,                      // 24: riot.tool.v1.PluginState.ValuesEntry
-	nil,                      // 25: riot.tool.v1.Final.StateUpdatesEntry
+	(*SpillFile)(nil),        // 12: riot.tool.v1.SpillFile
+	(*PluginState)(nil),      // 13: riot.tool.v1.PluginState
+	(*Sandbox)(nil),          // 14: riot.tool.v1.Sandbox
+	(*PrepareRequest)(nil),   // 15: riot.tool.v1.PrepareRequest
+	(*Subject)(nil),          // 16: riot.tool.v1.Subject
+	(*PrepareResponse)(nil),  // 17: riot.tool.v1.PrepareResponse
+	(*CallRequest)(nil),      // 18: riot.tool.v1.CallRequest
+	(*CallEvent)(nil),        // 19: riot.tool.v1.CallEvent
+	(*Progress)(nil),         // 20: riot.tool.v1.Progress
+	(*Chunk)(nil),            // 21: riot.tool.v1.Chunk
+	(*Final)(nil),            // 22: riot.tool.v1.Final
+	nil,                      // 23: riot.tool.v1.CallContext.StateEntry
+	nil,                      // 24: riot.tool.v1.CallContext.SharedStateEntry
+	nil,                      // 25: riot.tool.v1.PluginState.ValuesEntry
+	nil,                      // 26: riot.tool.v1.Final.StateUpdatesEntry
 }
 var file_riot_tool_v1_tool_proto_depIdxs = []int32{
 	8,  // 0: riot.tool.v1.ManifestResponse.tools:type_name -> riot.tool.v1.ToolSpec
 	10, // 1: riot.tool.v1.ToolSpec.result_budget:type_name -> riot.tool.v1.Budget
 	9,  // 2: riot.tool.v1.ToolSpec.annotations:type_name -> riot.tool.v1.Annotations
-	22, // 3: riot.tool.v1.CallContext.state:type_name -> riot.tool.v1.CallContext.StateEntry
-	13, // 4: riot.tool.v1.CallContext.sandbox:type_name -> riot.tool.v1.Sandbox
-	23, // 5: riot.tool.v1.CallContext.shared_state:type_name -> riot.tool.v1.CallContext.SharedStateEntry
-	24, // 6: riot.tool.v1.PluginState.values:type_name -> riot.tool.v1.PluginState.ValuesEntry
-	0,  // 7: riot.tool.v1.Sandbox.mode:type_name -> riot.tool.v1.SandboxMode
-	11, // 8: riot.tool.v1.PrepareRequest.context:type_name -> riot.tool.v1.CallContext
-	2,  // 9: riot.tool.v1.Subject.kind:type_name -> riot.tool.v1.SubjectKind
-	3,  // 10: riot.tool.v1.Subject.access:type_name -> riot.tool.v1.Access
-	1,  // 11: riot.tool.v1.PrepareResponse.permission:type_name -> riot.tool.v1.PermissionBehavior
-	15, // 12: riot.tool.v1.PrepareResponse.subjects:type_name -> riot.tool.v1.Subject
-	11, // 13: riot.tool.v1.CallRequest.context:type_name -> riot.tool.v1.CallContext
-	19, // 14: riot.tool.v1.CallEvent.progress:type_name -> riot.tool.v1.Progress
-	20, // 15: riot.tool.v1.CallEvent.chunk:type_name -> riot.tool.v1.Chunk
-	21, // 16: riot.tool.v1.CallEvent.final:type_name -> riot.tool.v1.Final
-	4,  // 17: riot.tool.v1.Chunk.kind:type_name -> riot.tool.v1.BlockKind
-	5,  // 18: riot.tool.v1.Final.status:type_name -> riot.tool.v1.Status
-	25, // 19: riot.tool.v1.Final.state_updates:type_name -> riot.tool.v1.Final.StateUpdatesEntry
-	12, // 20: riot.tool.v1.CallContext.SharedStateEntry.value:type_name -> riot.tool.v1.PluginState
-	6,  // 21: riot.tool.v1.ToolPlugin.Manifest:input_type -> riot.tool.v1.ManifestRequest
-	14, // 22: riot.tool.v1.ToolPlugin.Prepare:input_type -> riot.tool.v1.PrepareRequest
-	17, // 23: riot.tool.v1.ToolPlugin.Call:input_type -> riot.tool.v1.CallRequest
-	7,  // 24: riot.tool.v1.ToolPlugin.Manifest:output_type -> riot.tool.v1.ManifestResponse
-	16, // 25: riot.tool.v1.ToolPlugin.Prepare:output_type -> riot.tool.v1.PrepareResponse
-	18, // 26: riot.tool.v1.ToolPlugin.Call:output_type -> riot.tool.v1.CallEvent
-	24, // [24:27] is the sub-list for method output_type
-	21, // [21:24] is the sub-list for method input_type
-	21, // [21:21] is the sub-list for extension type_name
-	21, // [21:21] is the sub-list for extension extendee
-	0,  // [0:21] is the sub-list for field type_name
+	23, // 3: riot.tool.v1.CallContext.state:type_name -> riot.tool.v1.CallContext.StateEntry
+	14, // 4: riot.tool.v1.CallContext.sandbox:type_name -> riot.tool.v1.Sandbox
+	24, // 5: riot.tool.v1.CallContext.shared_state:type_name -> riot.tool.v1.CallContext.SharedStateEntry
+	12, // 6: riot.tool.v1.CallContext.spill_file:type_name -> riot.tool.v1.SpillFile
+	25, // 7: riot.tool.v1.PluginState.values:type_name -> riot.tool.v1.PluginState.ValuesEntry
+	0,  // 8: riot.tool.v1.Sandbox.mode:type_name -> riot.tool.v1.SandboxMode
+	11, // 9: riot.tool.v1.PrepareRequest.context:type_name -> riot.tool.v1.CallContext
+	2,  // 10: riot.tool.v1.Subject.kind:type_name -> riot.tool.v1.SubjectKind
+	3,  // 11: riot.tool.v1.Subject.access:type_name -> riot.tool.v1.Access
+	1,  // 12: riot.tool.v1.PrepareResponse.permission:type_name -> riot.tool.v1.PermissionBehavior
+	16, // 13: riot.tool.v1.PrepareResponse.subjects:type_name -> riot.tool.v1.Subject
+	11, // 14: riot.tool.v1.CallRequest.context:type_name -> riot.tool.v1.CallContext
+	20, // 15: riot.tool.v1.CallEvent.progress:type_name -> riot.tool.v1.Progress
+	21, // 16: riot.tool.v1.CallEvent.chunk:type_name -> riot.tool.v1.Chunk
+	22, // 17: riot.tool.v1.CallEvent.final:type_name -> riot.tool.v1.Final
+	4,  // 18: riot.tool.v1.Chunk.kind:type_name -> riot.tool.v1.BlockKind
+	5,  // 19: riot.tool.v1.Final.status:type_name -> riot.tool.v1.Status
+	26, // 20: riot.tool.v1.Final.state_updates:type_name -> riot.tool.v1.Final.StateUpdatesEntry
+	13, // 21: riot.tool.v1.CallContext.SharedStateEntry.value:type_name -> riot.tool.v1.PluginState
+	6,  // 22: riot.tool.v1.ToolPlugin.Manifest:input_type -> riot.tool.v1.ManifestRequest
+	15, // 23: riot.tool.v1.ToolPlugin.Prepare:input_type -> riot.tool.v1.PrepareRequest
+	18, // 24: riot.tool.v1.ToolPlugin.Call:input_type -> riot.tool.v1.CallRequest
+	7,  // 25: riot.tool.v1.ToolPlugin.Manifest:output_type -> riot.tool.v1.ManifestResponse
+	17, // 26: riot.tool.v1.ToolPlugin.Prepare:output_type -> riot.tool.v1.PrepareResponse
+	19, // 27: riot.tool.v1.ToolPlugin.Call:output_type -> riot.tool.v1.CallEvent
+	25, // [25:28] is the sub-list for method output_type
+	22, // [22:25] is the sub-list for method input_type
+	22, // [22:22] is the sub-list for extension type_name
+	22, // [22:22] is the sub-list for extension extendee
+	0,  // [0:22] is the sub-list for field type_name
 }
 
 func init() { file_riot_tool_v1_tool_proto_init() }
@@ -1771,7 +1873,7 @@ func file_riot_tool_v1_tool_proto_init() {
 	if File_riot_tool_v1_tool_proto != nil {
 		return
 	}
-	file_riot_tool_v1_tool_proto_msgTypes[12].OneofWrappers = []any{
+	file_riot_tool_v1_tool_proto_msgTypes[13].OneofWrappers = []any{
 		(*CallEvent_Progress)(nil),
 		(*CallEvent_Chunk)(nil),
 		(*CallEvent_Final)(nil),
@@ -1782,7 +1884,7 @@ func file_riot_tool_v1_tool_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_riot_tool_v1_tool_proto_rawDesc), len(file_riot_tool_v1_tool_proto_rawDesc)),
 			NumEnums:      6,
-			NumMessages:   20,
+			NumMessages:   21,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
