@@ -66,8 +66,9 @@ type collector struct {
 
 	// offered: the plugin was told it may write text to the scratch file
 	// (CallContext.spill_file). readBuf holds what is read back of it.
-	offered bool
-	readBuf []byte
+	offered  bool
+	readBuf  []byte
+	fromFile int64 // text bytes the plugin wrote to the file itself
 }
 
 func newCollector(budget int64, spillPath string, store *resultStore) *collector {

@@ -86,6 +86,7 @@ func (c *collector) extent(ch *toolv1.Chunk) error {
 			}
 		}
 		c.writeText(data[:valid], true)
+		c.fromFile += int64(valid)
 	}
 	return nil
 }
