@@ -19,9 +19,10 @@ const announceSize = 4 << 20
 // local process, so once the host has spilled a call's text, the rest need
 // not cross the RPC: the output writes it to the host's scratch file, at
 // the offsets that follow what it sent, and announces each stretch. It
-// only opens a file the host created (no O_CREAT, no symlink followed); if
-// it cannot, because the host has not spilled or Landlock forbids writing,
-// the text keeps streaming, which the host takes just the same.
+// only opens a regular file the host created (no O_CREAT, no symlink
+// followed, no blocking on a FIFO); if it cannot, because the host has not
+// spilled or Landlock forbids writing, the text keeps streaming, which the
+// host takes just the same.
 type spillFile struct {
 	path      string
 	after     int64
@@ -46,7 +47,7 @@ func (sf *spillFile) try(sent int64) {
 	if sf == nil || sf.f != nil || sf.failed || sent <= sf.after {
 		return
 	}
-	f, err := os.OpenFile(sf.path, os.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	f, err := os.OpenFile(sf.path, os.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return // not yet spilled: tried again after the next send

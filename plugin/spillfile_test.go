@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
@@ -84,8 +85,8 @@ func TestOutputWritesTheOfferedSpillFile(t *testing.T) {
 	}
 }
 
-// A file the output must not write, a symbolic link or a directory, keeps
-// the text on the stream, whole.
+// A file the output must not write, a symbolic link, a directory or a
+// FIFO (which would block the tool), keeps the text on the stream, whole.
 func TestOutputStreamsWhenTheSpillFileIsNotAFile(t *testing.T) {
 	dir := t.TempDir()
 	target := filepath.Join(dir, "elsewhere")
@@ -95,6 +96,7 @@ func TestOutputStreamsWhenTheSpillFileIsNotAFile(t *testing.T) {
 	for name, make := range map[string]func(string) error{
 		"symlink":   func(p string) error { return os.Symlink(target, p) },
 		"directory": func(p string) error { return os.Mkdir(p, 0o700) },
+		"fifo":      func(p string) error { return syscall.Mkfifo(p, 0o600) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(dir, name)
