@@ -61,8 +61,11 @@ func TestSDKPluginWritesTheSpillFile(t *testing.T) {
 	}
 	total, _ := strconv.Atoi(m[1])
 	byPlugin, _ := strconv.Atoi(m[2])
-	if total != lines*len(line) || byPlugin < total-1<<20 {
-		t.Fatalf("of %d bytes the plugin wrote %d into the spill file, want all but the first budget's worth", total, byPlugin)
+	// The plugin streams until it finds the file, which riot creates once
+	// it has read past the budget: gRPC's flow-control window (1 MiB per
+	// call) bounds how far ahead of riot the plugin can be by then.
+	if total != lines*len(line) || byPlugin < total-2<<20 {
+		t.Fatalf("of %d bytes the plugin wrote %d into the spill file, want all but the budget and the window in flight", total, byPlugin)
 	}
 	if entries, _ := os.ReadDir(filepath.Dir(r.Spill.Path)); len(entries) != 2 {
 		t.Fatalf("the results directory holds %v, want the lock and the spill file", entries)
