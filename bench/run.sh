@@ -28,6 +28,9 @@ ws="$work/ws"
 mkdir -p "$ws/.riot"
 printf 'plugin_dirs = ["%s"]\n\n[plugins.testkit]\nenabled = true\n' "$work/plugins" > "$ws/.riot/config.toml"
 cd "$ws"
+# The workspace's config enables the testkit plugin, which an untrusted
+# workspace may not.
+"$riot" trust "$ws" > /dev/null
 "$riot" plugins | grep -E '^[a-z]|standalone:' || true
 
 # Each streaming run starts from an empty results directory and no output
