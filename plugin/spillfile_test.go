@@ -150,3 +150,43 @@ func TestOutputStopsWritingTheSpillFileWhenCancelled(t *testing.T) {
 		t.Fatalf("the file holds %d bytes, want the %d written before the cancel", info.Size(), 2*flushSize)
 	}
 }
+
+// A write to the spill file that fails announces what was written and
+// streams the rest: the host still gets every byte, once.
+func TestOutputStreamsAfterASpillFileWriteFails(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".spill.part")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w := &wire{file: path}
+	o := newOutput(context.Background(), &sender{send: w.send}, &toolv1.SpillFile{Path: path})
+	big := strings.Repeat("x", flushSize)
+	want := big + "y" + big + "é" + big
+	for _, p := range []string{big, "y", big, "é"[:1]} {
+		if _, err := o.Write([]byte(p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !o.spill.open() {
+		t.Fatal("the output did not take the spill file")
+	}
+	// The file's descriptor goes bad, as on a full or failing disk.
+	_ = o.spill.f.Close()
+	for _, p := range []string{"é"[1:], big} {
+		if _, err := o.Write([]byte(p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if o.spill.open() {
+		t.Fatal("the output kept writing a file that fails")
+	}
+	if _, err := o.close(); err != nil {
+		t.Fatal(err)
+	}
+	if string(w.text) != want {
+		t.Fatalf("the host gets %d bytes, want the %d written", len(w.text), len(want))
+	}
+	if len(w.announced) != 1 || w.announced[0] != [2]uint64{flushSize, flushSize + 1} {
+		t.Fatalf("announced %v, want the stretch written before the failure", w.announced)
+	}
+}
