@@ -190,3 +190,33 @@ func TestOutputStreamsAfterASpillFileWriteFails(t *testing.T) {
 		t.Fatalf("announced %v, want the stretch written before the failure", w.announced)
 	}
 }
+
+// The file is tried only past after_bytes, and a stretch of announceSize
+// is announced at once, not at the next write.
+func TestOutputSpillFileThresholds(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".spill.part")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w := &wire{file: path}
+	o := newOutput(context.Background(), &sender{send: w.send}, &toolv1.SpillFile{Path: path, AfterBytes: flushSize})
+	if _, err := o.Write([]byte(strings.Repeat("x", flushSize))); err != nil {
+		t.Fatal(err)
+	}
+	if o.spill.open() {
+		t.Fatal("the file was opened at after_bytes, not past it")
+	}
+	if _, err := o.Write([]byte(strings.Repeat("x", flushSize))); err != nil {
+		t.Fatal(err)
+	}
+	if !o.spill.open() {
+		t.Fatal("the file was not opened past after_bytes")
+	}
+	if _, err := o.Write([]byte(strings.Repeat("y", announceSize))); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.announced) != 1 || w.announced[0] != [2]uint64{2 * flushSize, announceSize} {
+		t.Fatalf("announced %v after %d bytes in the file, want them at once", w.announced, announceSize)
+	}
+	_, _ = o.close()
+}
