@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +19,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/riot-tools/riot/config/lock"
 	"github.com/riot-tools/riot/shared"
 	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
@@ -414,7 +414,7 @@ func (p *pluginProc) explainStartError(err error, cmd *exec.Cmd, tail *tailBuffe
 	switch {
 	case errors.Is(err, goplugin.ErrChecksumsDoNotMatch):
 		actual := "unknown"
-		if sum, herr := fileSHA256(p.spec.Path); herr == nil {
+		if sum, herr := lock.FileSHA256(p.spec.Path); herr == nil {
 			actual = sum
 		}
 		if p.spec.Lock != nil {
@@ -624,17 +624,4 @@ func waitExit(client *goplugin.Client, cmd *exec.Cmd, d time.Duration) string {
 		return "it exited"
 	}
 	return cmd.ProcessState.String()
-}
-
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }

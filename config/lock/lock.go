@@ -7,8 +7,11 @@ package lock
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -61,6 +64,21 @@ type Entry struct {
 
 // Platform is this build's key in Entry.SHA256.
 func Platform() string { return runtime.GOOS + "_" + runtime.GOARCH }
+
+// FileSHA256 is the hex sha256 of the file at path, as a lock pins it
+// and as `sha256sum` prints it.
+func FileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
 
 // BinarySHA256 is the pinned sha256 of the binary for this platform, or "".
 func (e *Entry) BinarySHA256() string { return e.SHA256[Platform()] }
