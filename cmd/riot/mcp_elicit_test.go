@@ -133,3 +133,43 @@ func TestMCPServerQuestionWithNoOneToAsk(t *testing.T) {
 		e.riot("", "call", "mcp__srv__ask", "{}").want(t, 0, "decline <nil>", note)
 	}
 }
+
+// Cancelling a call while its server's question is with an older client
+// (which riot asks within the call) withdraws the question and ends the
+// server's call: the next call is the server's only one, and is asked.
+func TestMCPServerQuestionCancelledWithTheCall(t *testing.T) {
+	e := wrapping(t, "ok")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	withdrawn := make(chan struct{})
+	first := true
+	var mu sync.Mutex
+	opts := &mcp.ClientOptions{ElicitationHandler: func(hctx context.Context, _ *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		mu.Lock()
+		wait := first
+		first = false
+		mu.Unlock()
+		if !wait {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"color": "red"}}, nil
+		}
+		cancel() // the caller gives up while the user is being asked
+		<-hctx.Done()
+		close(withdrawn)
+		return nil, hctx.Err()
+	}}
+	cmd := e.command("", "mcp")
+	cmd.Stdin = nil
+	client := mcp.NewClient(&mcp.Implementation{Name: "riot-test", Version: "1"}, opts)
+	s, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "mcp__srv__ask", Arguments: map[string]any{}}); err == nil {
+		t.Fatal("the cancelled call returned a result")
+	}
+	<-withdrawn
+	if got := text(call(t, s, "mcp__srv__ask", map[string]any{})); got != "accept red" {
+		t.Fatalf("the next call: %q", got)
+	}
+}

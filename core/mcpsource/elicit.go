@@ -76,17 +76,25 @@ func (s *Source) begin(ctx context.Context) (context.Context, *callState, func()
 // callOf finds the call an elicitation belongs to: the one whose context
 // it came with (a multi round-trip question, which the client answers
 // within the call), or else the only call of the server in flight. With
-// several in flight, nothing tells which one asks.
+// several in flight, nothing tells which one asks (stdio carries no link
+// from a server's request to the call it serves).
 func (s *Source) callOf(ctx context.Context) (*callState, int) {
 	if cs, ok := ctx.Value(callKey{}).(*callState); ok {
 		return cs, 1
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.calls) == 1 {
-		return s.calls[0], 1
+	// A call already cancelled asks no one.
+	var live []*callState
+	for _, c := range s.calls {
+		if c.ctx.Err() == nil {
+			live = append(live, c)
+		}
 	}
-	return nil, len(s.calls)
+	if len(live) == 1 {
+		return live[0], 1
+	}
+	return nil, len(live)
 }
 
 // elicit answers the server's elicitation/create through the user's
