@@ -4,7 +4,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/hashicorp/go-hclog"
 )
 
 // ownerEnv makes the test binary an owner: it runs the command in
@@ -15,6 +20,9 @@ func TestMain(m *testing.M) {
 	Main() // the test binary is its own guard
 	if script := os.Getenv(ownerEnv); script != "" {
 		os.Exit(runOwner(script))
+	}
+	if fifo := os.Getenv(guardOwnerEnv); fifo != "" {
+		os.Exit(runGuardOwner(fifo))
 	}
 	os.Exit(m.Run())
 }
@@ -41,10 +49,41 @@ func runOwner(script string) int {
 	return 0
 }
 
+// guardOwnerEnv makes the test binary a Guard's owner: it starts two
+// process groups, registers both with its Guard and removes the second,
+// writes their pids to the FIFO it names, and waits to be killed.
+const guardOwnerEnv = "PROCGUARD_TEST_GUARD_OWNER"
+
+func runGuardOwner(fifo string) int {
+	g := New(hclog.NewNullLogger(), withoutOwner(os.Environ()))
+	g.Ready()
+	var pids []string
+	for i := range 2 {
+		cmd := exec.Command("sleep", "300")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := cmd.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		g.Add(cmd.Process.Pid)
+		if i == 1 {
+			g.Remove(cmd.Process.Pid)
+		}
+		pids = append(pids, strconv.Itoa(cmd.Process.Pid))
+	}
+	f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		return 1
+	}
+	fmt.Fprintln(f, strings.Join(pids, " "))
+	f.Close()
+	select {}
+}
+
 func withoutOwner(env []string) []string {
 	var out []string
 	for _, kv := range env {
-		if len(kv) > len(ownerEnv) && kv[:len(ownerEnv)+1] == ownerEnv+"=" {
+		if strings.HasPrefix(kv, ownerEnv+"=") || strings.HasPrefix(kv, guardOwnerEnv+"=") {
 			continue
 		}
 		out = append(out, kv)
