@@ -28,8 +28,5 @@ func atoiPID(s string) (int, bool) {
 		return 0, false
 	}
 	n, err := strconv.Atoi(s)
-	if err != nil || n <= 0 {
-		return 0, false
-	}
-	return n, true
+	return n, err == nil
 }

@@ -1,3 +1,8 @@
+//go:build linux && !mutation
+
+// Not under the mutation tag: a mutant of the code that kills processes
+// could kill processes that are not the test's.
+
 package procguard
 
 import (
