@@ -131,6 +131,7 @@ func TestMCPServerQuestionWithNoOneToAsk(t *testing.T) {
 			t.Fatalf("%s over MCP: %q", mode, got)
 		}
 		e.riot("", "call", "mcp__srv__ask", "{}").want(t, 0, "decline <nil>", note)
+		e.riot(`[{"type":"tool_use","id":"toolu_1","name":"mcp__srv__ask","input":{}}]`, "run").want(t, 0, `decline \u003cnil\u003e`, "riot declined it for the user: no one could answer it here")
 	}
 }
 
