@@ -19,6 +19,7 @@ import (
 	"github.com/riot-tools/riot/core/mcpsource"
 	"github.com/riot-tools/riot/core/permission"
 	"github.com/riot-tools/riot/core/session"
+	"github.com/riot-tools/riot/internal/procguard"
 	"github.com/riot-tools/riot/shared"
 	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
@@ -63,6 +64,11 @@ type Options struct {
 	// `riot call` and `riot run` do, so tools can say that what they leave
 	// running (background jobs) ends with it.
 	OneShot bool
+	// HookGuard runs hook commands under a tree guard, so that riot's death,
+	// SIGKILL included, ends everything a hook started however it
+	// detached; nil runs them in a process group of their own only. The
+	// guard's binary must call procguard.Main first in its main.
+	HookGuard *procguard.Tree
 }
 
 // Progress is one event of a running call, for a UI.

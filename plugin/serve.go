@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 	"google.golang.org/grpc"
 
+	"github.com/riot-tools/riot/internal/procguard"
 	"github.com/riot-tools/riot/plugin/sandbox"
 	"github.com/riot-tools/riot/shared"
 )
@@ -39,8 +40,8 @@ func Serve(handlers ...Handler) { serve(false, handlers) }
 func ServeReadOnly(handlers ...Handler) { serve(true, handlers) }
 
 func serve(readOnly bool, handlers []Handler) {
-	if isGuard() {
-		runGuard(os.Stdin)
+	if procguard.IsGuard() {
+		procguard.RunGuard(os.Stdin)
 		return
 	}
 	log := hclog.New(&hclog.LoggerOptions{
@@ -104,7 +105,7 @@ func serve(readOnly bool, handlers []Handler) {
 var earlyHandshake *os.File
 
 func init() {
-	if os.Getenv(shared.Handshake.MagicCookieKey) == shared.Handshake.MagicCookieValue && !isGuard() {
+	if os.Getenv(shared.Handshake.MagicCookieKey) == shared.Handshake.MagicCookieValue && !procguard.IsGuard() {
 		earlyHandshake, _ = redirectStdout()
 	}
 }
