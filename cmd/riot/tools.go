@@ -36,9 +36,15 @@ func (a *app) toolsCommand() *cobra.Command {
 			tools := h.Tools()
 			out := cmd.OutOrStdout()
 			if asJSON {
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(toolsJSON(tools, format))
+				// One pass into a buffer sized for it, then one write: an
+				// Encoder with an indent marshals into a buffer that grows
+				// by doubling and indents into a second one.
+				b, err := json.MarshalIndent(toolsJSON(tools, format), "", "  ")
+				if err != nil {
+					return err
+				}
+				_, err = out.Write(append(b, '\n'))
+				return err
 			}
 			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 			for _, t := range tools {
