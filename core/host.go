@@ -190,7 +190,7 @@ func New(ctx context.Context, opts Options) (_ *Host, err error) {
 	if err := h.buildPolicy(); err != nil {
 		return nil, err
 	}
-	h.cache = loadManifestCache(filepath.Join(h.stateDir, "cache", "manifests.json"))
+	h.cache = loadManifestCache(filepath.Join(h.stateDir, "cache", manifestCacheFile))
 	for _, spec := range opts.Plugins {
 		h.plugins = append(h.plugins, &pluginProc{h: h, spec: spec, log: h.log.Named(spec.Name), fileLog: h.fileLog.Named(spec.Name)})
 	}
