@@ -70,11 +70,11 @@ func Load(opts Options) (*Config, error) {
 		getenv = os.Getenv
 	}
 	c := &Config{Sources: map[string]Source{}, Serve: Serve{IdleTimeout: DefaultIdleTimeout}}
-	def, err := parseLayer(defaultsTOML, Source{Layer: "default"})
+	// Defaults are reported as "default", not by line: no locator.
+	def, err := parseDefaults(defaultsTOML)
 	if err != nil {
 		return nil, fmt.Errorf("embedded defaults: %w", err)
 	}
-	def.loc = locator{} // defaults are reported as "default", not by line
 	if err := c.apply(def); err != nil {
 		return nil, err
 	}
