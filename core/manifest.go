@@ -242,7 +242,9 @@ func (c *manifestCache) save() error {
 		return err
 	}
 	// The JSON cache of versions before 3, which no riot reads any more.
-	_ = os.Remove(filepath.Join(filepath.Dir(c.path), "manifests.json"))
+	if legacy := filepath.Join(filepath.Dir(c.path), "manifests.json"); legacy != c.path {
+		_ = os.Remove(legacy)
+	}
 	c.dirty = false
 	return nil
 }

@@ -240,7 +240,8 @@ func TestManifestCacheKeepsAnnotations(t *testing.T) {
 
 // A cache file that does not decode whole, whether cut short, of the JSON
 // shape riot wrote before, or of another version, reads as empty: it costs
-// plugin starts, never a misread entry.
+// plugin starts, never a misread entry. A save removes the JSON file of
+// earlier versions.
 func TestManifestCacheUnreadable(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "riot-tool-x")
@@ -253,10 +254,17 @@ func TestManifestCacheUnreadable(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, manifestCacheFile)
+	legacy := filepath.Join(dir, "manifests.json")
+	if err := os.WriteFile(legacy, []byte(`{"version":2}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	c := loadManifestCache(path)
 	c.put(spec, id, &toolv1.ManifestResponse{Tools: []*toolv1.ToolSpec{{Name: "T"}}})
 	if err := c.save(); err != nil {
 		t.Fatal(err)
+	}
+	if _, err := os.Stat(legacy); !os.IsNotExist(err) {
+		t.Errorf("the JSON cache riot no longer reads is still there after a save: %v", err)
 	}
 	whole, err := os.ReadFile(path)
 	if err != nil {
