@@ -41,7 +41,9 @@ sections=("$@")
 [ ${#sections[@]} -gt 0 ] || sections=(version tools grep bash stream)
 
 # ratios NAME A B: hyperfine A and B in one invocation, three times, and
-# each time the ratio of A's median to B's; then the spread of the three.
+# each time the ratios of A to B: of the medians, of the fastest runs, and
+# of the CPU time (user + system), which a loaded machine's queueing
+# inflates least; then the spread of each over the three.
 ratios() {
 	local name=$1 a=$2 b=$3 i
 	for i in 1 2 3; do
@@ -49,13 +51,16 @@ ratios() {
 		python3 - "$work/h.json" <<-'PY'
 			import json, sys
 			a, b = json.load(open(sys.argv[1]))["results"]
-			print("%.2f ms / %.2f ms = %.2fx  (min %.2f / %.2f = %.2fx)" % (
+			cpu = lambda r: r["user"] + r["system"]
+			print("median %.2f / %.2f ms = %.2fx   min %.2f / %.2f ms = %.2fx   cpu %.2f / %.2f ms = %.2fx" % (
 			    a["median"]*1e3, b["median"]*1e3, a["median"]/b["median"],
-			    a["min"]*1e3, b["min"]*1e3, a["min"]/b["min"]))
+			    a["min"]*1e3, b["min"]*1e3, a["min"]/b["min"],
+			    cpu(a)*1e3, cpu(b)*1e3, cpu(a)/cpu(b)))
 		PY
 	done | tee "$work/r.txt" | sed "s|^|$name: |"
-	awk -v n="$name" '{ r = $7 + 0; if (NR == 1 || r < lo) lo = r; if (NR == 1 || r > hi) hi = r }
-		END { printf "%s: median ratio %.2fx-%.2fx over three runs\n", n, lo, hi }' "$work/r.txt"
+	awk -v n="$name" '{ for (k = 0; k < 3; k++) { r = $(7 + 7*k) + 0
+			if (NR == 1 || r < lo[k]) lo[k] = r; if (NR == 1 || r > hi[k]) hi[k] = r } }
+		END { printf "%s: over three runs, median %.2fx-%.2fx, min %.2fx-%.2fx, cpu %.2fx-%.2fx\n", n, lo[0], hi[0], lo[1], hi[1], lo[2], hi[2] }' "$work/r.txt"
 }
 
 for s in "${sections[@]}"; do
