@@ -90,7 +90,10 @@ type Host struct {
 	fileLog   hclog.Logger
 	logFile   string
 	logCloser func() error
-	tls       *shared.TLSMaterial
+	// tls makes the host's mutual TLS identity on first use: a plugin
+	// start needs it, and a listing served from the manifest cache
+	// starts no plugin and so never pays for the keys.
+	tls       func() (*shared.TLSMaterial, error)
 	cache     *manifestCache
 	session   *session.Session
 	policy    *permission.Policy
@@ -184,14 +187,7 @@ func New(ctx context.Context, opts Options) (_ *Host, err error) {
 	if h.startTimeout <= 0 {
 		h.startTimeout = defaultStartTimeout
 	}
-	// Making keys and certificates takes milliseconds; do it while the
-	// rest is set up. Nothing reads h.tls before this channel.
-	tlsDone := make(chan error, 1)
-	go func() {
-		var err error
-		h.tls, err = shared.NewTLSMaterial()
-		tlsDone <- err
-	}()
+	h.tls = sync.OnceValues(shared.NewTLSMaterial)
 	if h.session, err = session.Open(h.stateDir, opts.SessionID); err != nil {
 		return nil, err
 	}
@@ -200,7 +196,7 @@ func New(ctx context.Context, opts Options) (_ *Host, err error) {
 	if err := h.buildPolicy(); err != nil {
 		return nil, err
 	}
-	h.cache = loadManifestCache(filepath.Join(h.stateDir, "cache", "manifests.json"))
+	h.cache = loadManifestCache(filepath.Join(h.stateDir, "cache", manifestCacheFile))
 	for _, spec := range opts.Plugins {
 		h.plugins = append(h.plugins, &pluginProc{h: h, spec: spec, log: h.log.Named(spec.Name), fileLog: h.fileLog.Named(spec.Name)})
 	}
@@ -209,9 +205,6 @@ func New(ctx context.Context, opts Options) (_ *Host, err error) {
 		h.plugins = append(h.plugins, &pluginProc{h: h, spec: spec, log: h.log.Named(spec.Name), fileLog: h.fileLog.Named(spec.Name)})
 	}
 	h.addMCPServers()
-	if err := <-tlsDone; err != nil {
-		return nil, fmt.Errorf("TLS material: %w", err)
-	}
 	h.register(ctx)
 	if err := h.cache.save(); err != nil {
 		h.log.Warn("cannot save the manifest cache", "error", err)

@@ -330,8 +330,13 @@ func (p *pluginProc) launch() (*launched, error) {
 	}
 	p.startKill = kill
 	p.mu.Unlock()
+	tlsm, err := p.h.tls()
+	if err != nil {
+		kill()
+		return nil, &startError{Msg: fmt.Sprintf("riot could not make the TLS keys to start the %s plugin (%s). Retry the call; if it fails again, report it.", p.spec.Name, errText(err))}
+	}
 	cmd := exec.CommandContext(pctx, path, args...)
-	cmd.Env = append(os.Environ(), p.h.tls.PluginEnv(), "RIOT_LOG_LEVEL="+p.h.pluginLogLevel)
+	cmd.Env = append(os.Environ(), tlsm.PluginEnv(), "RIOT_LOG_LEVEL="+p.h.pluginLogLevel)
 	if dir := p.h.socketDir(); dir != "" {
 		cmd.Env = append(cmd.Env, goplugin.EnvUnixSocketDir+"="+dir)
 	}
@@ -360,7 +365,7 @@ func (p *pluginProc) launch() (*launched, error) {
 		SkipHostEnv:      true,
 		SecureConfig:     secure,
 		AllowedProtocols: []goplugin.Protocol{goplugin.ProtocolGRPC},
-		TLSConfig:        p.h.tls.ClientConfig(),
+		TLSConfig:        tlsm.ClientConfig(),
 		Logger:           p.fileLog,
 		StartTimeout:     p.h.startTimeout,
 		Stderr:           tail,

@@ -52,6 +52,12 @@ type app struct {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if versionOnly(args) {
+		// Answered before the command tree is built, which costs more
+		// than printing the line.
+		fmt.Fprintln(stdout, versionLine())
+		return exitOK
+	}
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
 	root := a.rootCommand()
 	root.SetArgs(args)

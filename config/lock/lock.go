@@ -19,6 +19,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 
@@ -139,10 +140,12 @@ func Parse(path string, data []byte) (*File, error) {
 	return &f, nil
 }
 
+// Compiled on first use, not at start: riot links every package, so each
+// package's init runs before any command.
 var (
-	sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
-	h1Sum     = regexp.MustCompile(`^h1:[A-Za-z0-9+/]{43}=$`)
-	platform  = regexp.MustCompile(`^[a-z0-9]+_[a-z0-9]+$`)
+	sha256Hex = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{64}$`) })
+	h1Sum     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^h1:[A-Za-z0-9+/]{43}=$`) })
+	platform  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]+_[a-z0-9]+$`) })
 )
 
 // problem says what is wrong with an entry, or "".
@@ -154,7 +157,7 @@ func (e *Entry) problem() string {
 		return "has no source"
 	case e.Version == "":
 		return "has no version"
-	case e.Sum != "" && !h1Sum.MatchString(e.Sum):
+	case e.Sum != "" && !h1Sum().MatchString(e.Sum):
 		return fmt.Sprintf("sum %q is not an h1: module hash", e.Sum)
 	case e.Protocol <= 0:
 		return "has no protocol version"
@@ -169,7 +172,7 @@ func (e *Entry) problem() string {
 		}
 	}
 	for p, sum := range e.SHA256 {
-		if !platform.MatchString(p) || !sha256Hex.MatchString(sum) {
+		if !platform().MatchString(p) || !sha256Hex().MatchString(sum) {
 			return fmt.Sprintf("sha256 %s = %q is not a platform and 64 hexadecimal digits", p, sum)
 		}
 	}
