@@ -18,7 +18,8 @@ import (
 )
 
 // The warm per-call overhead of a no-op tool, four ways: through the whole
-// host pipeline, as raw go-plugin gRPC, as an in-process call, and as the
+// host pipeline, as raw go-plugin gRPC (protocol 1's RPCs, and protocol
+// 2's exchanges on the Session stream), as an in-process call, and as the
 // same tool over MCP stdio.
 
 func BenchmarkNoopHost(b *testing.B) {
@@ -34,14 +35,18 @@ func BenchmarkNoopHost(b *testing.B) {
 }
 
 // rawClient is the testkit plugin under go-plugin with riot's TLS, and no
-// host around it.
-func rawClient(b *testing.B, path string, tlsConfig *tls.Config, env []string, auto bool) (*goplugin.Client, shared.ToolPlugin) {
+// host around it, speaking protocol version (0: the newest).
+func rawClient(b *testing.B, path string, tlsConfig *tls.Config, env []string, auto bool, version int) (*goplugin.Client, shared.ToolPlugin) {
 	b.Helper()
 	cmd := exec.Command(path)
 	cmd.Env = env
+	versions := shared.VersionedPlugins(nil)
+	if version > 0 {
+		versions = map[int]goplugin.PluginSet{version: versions[version]}
+	}
 	client := goplugin.NewClient(&goplugin.ClientConfig{
 		HandshakeConfig:  shared.Handshake,
-		VersionedPlugins: shared.VersionedPlugins(nil),
+		VersionedPlugins: versions,
 		Cmd:              cmd,
 		AllowedProtocols: []goplugin.Protocol{goplugin.ProtocolGRPC},
 		TLSConfig:        tlsConfig,
@@ -70,10 +75,11 @@ func riotTLS(b *testing.B) (*tls.Config, []string) {
 var noopPrepare = &toolv1.PrepareRequest{Tool: "Noop", CallId: "toolu_1", Input: []byte(`{}`), Context: &toolv1.CallContext{Cwd: "/"}}
 var noopCall = &toolv1.CallRequest{Tool: "Noop", CallId: "toolu_1", Input: []byte(`{}`), Context: &toolv1.CallContext{Cwd: "/"}}
 
-// BenchmarkNoopRawUnary is one unary RPC: the floor of any call.
+// BenchmarkNoopRawUnary is one unary RPC of protocol 1: the anchor of any
+// call.
 func BenchmarkNoopRawUnary(b *testing.B) {
 	cfg, env := riotTLS(b)
-	client, stub := rawClient(b, bins.testkit, cfg, env, false)
+	client, stub := rawClient(b, bins.testkit, cfg, env, false, 1)
 	defer client.Kill()
 	b.ResetTimer()
 	for b.Loop() {
@@ -83,11 +89,17 @@ func BenchmarkNoopRawUnary(b *testing.B) {
 	}
 }
 
-// BenchmarkNoopRawCall is the same two RPCs the host makes per call,
+// BenchmarkNoopRawCall is the two RPCs a protocol 1 host makes per call,
 // Prepare then the streamed Call, with nothing around them.
-func BenchmarkNoopRawCall(b *testing.B) {
+func BenchmarkNoopRawCall(b *testing.B) { benchRawPair(b, 1) }
+
+// BenchmarkNoopRawSession is the same two exchanges on protocol 2's
+// Session stream, as this host makes them.
+func BenchmarkNoopRawSession(b *testing.B) { benchRawPair(b, 2) }
+
+func benchRawPair(b *testing.B, version int) {
 	cfg, env := riotTLS(b)
-	client, stub := rawClient(b, bins.testkit, cfg, env, false)
+	client, stub := rawClient(b, bins.testkit, cfg, env, false, version)
 	defer client.Kill()
 	b.ResetTimer()
 	for b.Loop() {
@@ -151,14 +163,14 @@ func BenchmarkNoopMCPStdio(b *testing.B) {
 func BenchmarkStartP256(b *testing.B) {
 	for b.Loop() {
 		cfg, env := riotTLS(b)
-		client, _ := rawClient(b, bins.bare, cfg, env, false)
+		client, _ := rawClient(b, bins.bare, cfg, env, false, 0)
 		client.Kill()
 	}
 }
 
 func BenchmarkStartAutoMTLS(b *testing.B) {
 	for b.Loop() {
-		client, _ := rawClient(b, bins.bare, nil, nil, true)
+		client, _ := rawClient(b, bins.bare, nil, nil, true, 0)
 		client.Kill()
 	}
 }

@@ -13,7 +13,7 @@ import (
 func TestVersion(t *testing.T) {
 	e := newEnv(t)
 	r := e.riot("", "version")
-	r.want(t, 0, "riot 0.1.0 (commit ", "plugin protocol 1")
+	r.want(t, 0, "riot 0.1.0 (commit ", "plugin protocol 2")
 	e.riot("", "--version").want(t, 0, r.stdout)
 }
 
