@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"os/exec"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	goplugin "github.com/hashicorp/go-plugin"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/core"
 	"github.com/riot-tools/riot/plugin"
 	"github.com/riot-tools/riot/shared"
@@ -173,4 +175,75 @@ func BenchmarkStartAutoMTLS(b *testing.B) {
 		client, _ := rawClient(b, bins.bare, nil, nil, true, 0)
 		client.Kill()
 	}
+}
+
+// BenchmarkNoopPaired makes, in each iteration, one warm no-op call each
+// way back to back, in an order that rotates: through the host over
+// protocol 2 and over protocol 1 (a plugin built for it alone), as one raw
+// unary RPC, over MCP stdio, and through a host over protocol 2 with the
+// kernel sandbox off, which computes no sandbox profile per call. On a machine whose load changes from one
+// second to the next, the ratios of their totals are the figures that
+// hold; separate benchmarks minutes apart are not.
+func BenchmarkNoopPaired(b *testing.B) {
+	h2 := hostWith(b, "", testkit())
+	h1 := hostWith(b, "", core.PluginSpec{Name: "testkit", Path: bins.testkitV1})
+	off := hostIn(b, b.TempDir(), func(cfg *config.Config) { cfg.Sandbox.Mode = "off" }, testkit())
+	cfg, env := riotTLS(b)
+	client, unary := rawClient(b, bins.testkit, cfg, env, false, 1)
+	defer client.Kill()
+	mc := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+	session, err := mc.Connect(context.Background(), &mcp.CommandTransport{Command: exec.Command(bins.mcpnoop)}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer session.Close()
+	uses := []core.ToolUse{{ID: "toolu_1", Name: "Noop", Input: json.RawMessage(`{}`)}}
+	params := &mcp.CallToolParams{Name: "Noop", Arguments: map[string]any{}}
+	host := func(h *core.Host) func() {
+		return func() {
+			if r := h.RunTurn(context.Background(), uses); r[0].Status != core.StatusOK {
+				b.Fatal(r[0].Text())
+			}
+		}
+	}
+	ways := []func(){host(h2), host(h1), func() {
+		if _, err := unary.Prepare(context.Background(), noopPrepare); err != nil {
+			b.Fatal(err)
+		}
+	}, func() {
+		if _, err := session.CallTool(context.Background(), params); err != nil {
+			b.Fatal(err)
+		}
+	}, host(off)}
+	for _, w := range ways {
+		w() // warm: every plugin is started
+	}
+	if p := h1.Plugins(); len(p) != 1 || p[0].Protocol != 1 {
+		b.Fatalf("the protocol 1 plugin negotiated %+v", p)
+	}
+	var total [5]time.Duration
+	i := 0
+	b.ResetTimer()
+	for b.Loop() {
+		for k := range ways {
+			w := (i + k) % len(ways)
+			start := time.Now()
+			ways[w]()
+			total[w] += time.Since(start)
+		}
+		i++
+	}
+	us := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(b.N) }
+	b.ReportMetric(us(total[0]), "host-us")
+	b.ReportMetric(us(total[1]), "hostv1-us")
+	b.ReportMetric(us(total[2]), "unary-us")
+	b.ReportMetric(us(total[3]), "mcp-us")
+	b.ReportMetric(float64(total[0])/float64(total[3]), "host/mcp")
+	b.ReportMetric(float64(total[0])/float64(total[2]), "host/unary")
+	b.ReportMetric(float64(total[1])/float64(total[3]), "hostv1/mcp")
+	b.ReportMetric(float64(total[1])/float64(total[2]), "hostv1/unary")
+	b.ReportMetric(float64(total[0])/float64(total[1]), "host/hostv1")
+	b.ReportMetric(us(total[4]), "host-nosandbox-us")
+	b.ReportMetric(float64(total[4])/float64(total[3]), "host-nosandbox/mcp")
+	b.ReportMetric(float64(total[4])/float64(total[2]), "host-nosandbox/unary")
 }
