@@ -23,9 +23,10 @@ import (
 // End frame for what would have been the RPC's status.
 
 // exchangeBuffer is how many frames of one exchange the host holds before
-// the stream's reader waits for the call to take them: it bounds the
-// memory a slow consumer (a call spilling to disk) costs.
-const exchangeBuffer = 8
+// the stream's reader waits for the call to take them: with the stream's
+// flow-control window it bounds the memory a slow consumer (a call
+// spilling to disk) costs, at most ChunkSize a frame.
+const exchangeBuffer = 2
 
 // sendGrace is how long a send may stay blocked after its caller gave up
 // before the host gives up on the whole stream: only a plugin that stopped
