@@ -14,8 +14,8 @@ var bins struct {
 	testkit, mcpnoop, bare, riot string
 	// testkitV1 is testkit built with the riot_protocol1 tag: a plugin of
 	// an SDK before protocol 2, for the host's call path over protocol 1.
-	testkitV1 string
-	standalone                   map[string]string // builtin name → riot-tool-NAME
+	testkitV1  string
+	standalone map[string]string // builtin name → riot-tool-NAME
 }
 
 // builtins are riot's builtin tool sets, in the default order.
