@@ -40,6 +40,8 @@ var errStopped = status.Error(codes.Unavailable, "the plugin stopped reading its
 type SessionClient struct {
 	rpc     toolv1.ToolPluginClient
 	session toolv1.ToolSessionClient
+	// grace is sendGrace, shorter in tests.
+	grace time.Duration
 
 	mu  sync.Mutex
 	cur *session
@@ -50,13 +52,14 @@ var _ ToolPlugin = (*SessionClient)(nil)
 // NewSessionClient returns a version 2 stub over conn. Its stream opens
 // at the first exchange and again after one breaks.
 func NewSessionClient(conn grpc.ClientConnInterface) *SessionClient {
-	return &SessionClient{rpc: toolv1.NewToolPluginClient(conn), session: toolv1.NewToolSessionClient(conn)}
+	return &SessionClient{rpc: toolv1.NewToolPluginClient(conn), session: toolv1.NewToolSessionClient(conn), grace: sendGrace}
 }
 
 // session is one Session stream and its open exchanges.
 type session struct {
 	stream toolv1.ToolSession_SessionClient
 	cancel context.CancelFunc
+	grace  time.Duration
 	// sendSlot holds the right to send: gRPC allows one sender at a time,
 	// and a caller whose context ends stops waiting for it.
 	sendSlot chan struct{}
@@ -187,7 +190,7 @@ func (c *SessionClient) stream() (*session, error) {
 		cancel()
 		return nil, err
 	}
-	s := &session{stream: st, cancel: cancel, sendSlot: make(chan struct{}, 1), open: map[uint64]*exchange{}, done: make(chan struct{})}
+	s := &session{stream: st, cancel: cancel, grace: c.grace, sendSlot: make(chan struct{}, 1), open: map[uint64]*exchange{}, done: make(chan struct{})}
 	c.cur = s
 	go s.read()
 	return s, nil
@@ -234,7 +237,7 @@ func (s *session) send(ctx context.Context, f *toolv1.SessionRequest) error {
 	}
 	sending := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
-		t := time.NewTimer(sendGrace)
+		t := time.NewTimer(s.grace)
 		defer t.Stop()
 		select {
 		case <-sending:

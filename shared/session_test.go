@@ -225,3 +225,55 @@ func TestSessionBreakFailsOpenExchanges(t *testing.T) {
 		t.Fatalf("a call after the server went: %v, want Unavailable", err)
 	}
 }
+
+// deaf serves Session streams that it never reads.
+type deaf struct {
+	toolv1.UnimplementedToolSessionServer
+}
+
+func (deaf) Session(stream toolv1.ToolSession_SessionServer) error {
+	<-stream.Context().Done()
+	return nil
+}
+
+// A plugin that stops reading its stream cannot hold a caller past its
+// context: a send that the flow-control window blocks gives up on the
+// stream after the grace, and one that gRPC queued waits for an answer
+// only as long as its context lets it. What is still open ends when the
+// plugin goes, as the host stops a plugin whose call ran out of time.
+func TestSessionGivesUpOnAPluginThatStopsReading(t *testing.T) {
+	lis, err := net.Listen("unix", filepath.Join(t.TempDir(), "s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := grpc.NewServer()
+	toolv1.RegisterToolSessionServer(srv, deaf{})
+	go func() { _ = srv.Serve(lis) }()
+	t.Cleanup(srv.Stop)
+	conn, err := grpc.NewClient("unix://"+lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	c := NewSessionClient(conn)
+	c.grace = time.Millisecond
+	// An exchange open before the stream jams, waiting for its answer.
+	s, x, err := c.begin(context.Background(), &toolv1.SessionRequest{Frame: &toolv1.SessionRequest_Call{Call: &toolv1.CallRequest{Tool: "Echo"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each far over the stream's flow-control window.
+	input := []byte(strings.Repeat("x", 8<<20))
+	for i := range 3 {
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		_, err := c.Prepare(ctx, &toolv1.PrepareRequest{Tool: "Echo", Input: input})
+		cancel()
+		if code := status.Code(err); code != codes.DeadlineExceeded && code != codes.Unavailable {
+			t.Fatalf("Prepare %d on a jammed stream returned %v, want its deadline or Unavailable", i, err)
+		}
+	}
+	srv.Stop()
+	if _, err := s.next(context.Background(), x); status.Code(err) != codes.Unavailable {
+		t.Fatalf("an exchange open when the plugin went: %v, want Unavailable", err)
+	}
+}
