@@ -77,7 +77,7 @@ func serve(readOnly bool, handlers []Handler) {
 	os.Stdout = handshake
 	goplugin.Serve(&goplugin.ServeConfig{
 		HandshakeConfig:  shared.Handshake,
-		VersionedPlugins: shared.VersionedPlugins(srv),
+		VersionedPlugins: servedProtocols(srv),
 		TLSProvider:      shared.ServerTLSFromEnv,
 		GRPCServer: func(opts []grpc.ServerOption) *grpc.Server {
 			// Called once the listener exists, which creating the socket
@@ -91,7 +91,13 @@ func serve(readOnly bool, handlers []Handler) {
 			}
 			return grpc.NewServer(append(opts,
 				grpc.MaxRecvMsgSize(shared.MaxMessageSize),
-				grpc.MaxSendMsgSize(shared.MaxMessageSize))...)
+				grpc.MaxSendMsgSize(shared.MaxMessageSize),
+				// Fixed windows turn off gRPC's bandwidth estimator, which
+				// answers every message from the host with a PING: two
+				// more frames and wake-ups on each side per exchange, to
+				// size windows for a network a Unix socket is not.
+				grpc.InitialWindowSize(shared.StreamWindow),
+				grpc.InitialConnWindowSize(shared.ConnWindow))...)
 		},
 		Logger: log,
 	})

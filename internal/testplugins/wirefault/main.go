@@ -4,6 +4,8 @@
 // that end without a Final, gRPC error statuses, messages over the limit,
 // chunks of unknown kinds and text that is not UTF-8. Each tool is one
 // fault; RIOT_WIREFAULT selects a fault of the manifest or the handshake.
+// It serves protocols 1 and 2, and 1 alone when built with the
+// riot_protocol1 tag, so that each fault is seen over both.
 package main
 
 import (
@@ -27,14 +29,17 @@ const overLimit = shared.MaxMessageSize + 6<<20
 
 func main() {
 	handshake := shared.Handshake
-	version := shared.ProtocolVersion
+	versions := map[int]goplugin.PluginSet{}
+	for _, v := range protocols {
+		versions[v] = goplugin.PluginSet{shared.PluginName: &shared.GRPCPlugin{Impl: faults{}, Protocol: v}}
+	}
 	if os.Getenv("RIOT_WIREFAULT") == "other-version" {
 		handshake.ProtocolVersion = 99
-		version = 99
+		versions = map[int]goplugin.PluginSet{99: {shared.PluginName: &shared.GRPCPlugin{Impl: faults{}}}}
 	}
 	goplugin.Serve(&goplugin.ServeConfig{
 		HandshakeConfig:  handshake,
-		VersionedPlugins: map[int]goplugin.PluginSet{version: {shared.PluginName: &shared.GRPCPlugin{Impl: faults{}}}},
+		VersionedPlugins: versions,
 		TLSProvider:      shared.ServerTLSFromEnv,
 		GRPCServer: func(opts []grpc.ServerOption) *grpc.Server {
 			// Its own limits are far above the host's, so what it sends
