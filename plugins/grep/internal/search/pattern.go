@@ -24,6 +24,9 @@ type Pattern struct {
 	// decides each line re finds: re then has them relaxed, since Go's
 	// are ASCII and rg's Unicode.
 	boundary *boundaryVM
+	// dfa, without Multiline, is re's program for a lazy DFA (dfa.go),
+	// which decides lines in place of re; nil when it does not cover re.
+	dfa *dfaProg
 }
 
 // PatternOptions change how a pattern is compiled.
@@ -91,14 +94,35 @@ func Compile(pattern string, o PatternOptions) (*Pattern, error) {
 		return nil, err
 	}
 	p := &Pattern{re: re, multiline: o.Multiline, perLine: o.NoPrefilter, boundary: boundary}
+	if !o.NoPrefilter && !o.Multiline {
+		p.dfa = newDFAProg(run)
+	}
 	if !o.NoPrefilter {
 		if lits, exact := requiredLiterals(tree); len(lits) > 0 {
-			if f := newFinder(lits); f != nil {
-				p.find, p.exact = f, exact && boundary == nil
+			exact = exact && boundary == nil
+			// A literal as short as "_" or "(" is on nearly every line of
+			// source: looking for it first only adds a pass to the DFA's.
+			if f := newFinder(lits); f != nil && (exact || p.dfa == nil || !weakLiterals(lits)) {
+				p.find, p.exact = f, exact
 			}
 		}
 	}
 	return p, nil
+}
+
+// minStrongLiteral is the length under which a set of required literals
+// is not worth a prefilter before the DFA.
+const minStrongLiteral = 3
+
+// weakLiterals reports whether the shortest of lits is too short to
+// filter lines for the DFA.
+func weakLiterals(lits []lit) bool {
+	for _, l := range lits {
+		if len(l.s) < minStrongLiteral {
+			return true
+		}
+	}
+	return false
 }
 
 // String is the regexp the engine runs.
