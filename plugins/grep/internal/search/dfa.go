@@ -46,8 +46,9 @@ type dfaProg struct {
 	// uniBounds are the starts of the non-ASCII rune classes, ascending;
 	// a rune's class is the index of the last start at or below it.
 	uniBounds []rune
-	// repr is a byte of each ASCII class.
-	repr []byte
+	// anchored: matches start where the search does (the reverse DFA of
+	// suffix.go), not anywhere after it.
+	anchored bool
 }
 
 // Transition codes: a transition at or above zero is the offset of the
@@ -122,7 +123,6 @@ func newDFAProg(re *syntax.Regexp) *dfaProg {
 		}
 		if asciiCuts[b] || b == '\n'+1 || col < 0 {
 			col++
-			d.repr = append(d.repr, byte(b))
 		}
 		d.class[b] = uint8(col)
 	}
@@ -170,10 +170,10 @@ type dfa struct {
 	// trans is the table: a row of stride transitions per state.
 	trans []int32
 	index map[string]int32
-	// lineStart is the row of the state at a line start.
+	// lineStart is the row of the state at a line start, where a search
+	// starts; for an anchored DFA, at the start of an anchored search.
 	lineStart int32
-	// lineStartMatch: the pattern matches the empty string at a line
-	// start.
+	// lineStartMatch: the pattern matches the empty string there.
 	lineStartMatch bool
 	// mem is the cache's size in bytes, roughly.
 	mem int
@@ -201,9 +201,14 @@ func (d *dfa) reset() {
 	d.mem = 0
 	d.q.dense = d.q.dense[:0]
 	d.match = false
-	d.addClosure(uint32(d.p.prog.Start), syntax.EmptyBeginLine)
+	// An anchored search starts mid-line (suffix.go).
+	op := syntax.EmptyBeginLine
+	if d.p.anchored {
+		op = 0
+	}
+	d.addClosure(uint32(d.p.prog.Start), op)
 	d.lineStartMatch = d.match
-	d.lineStart = d.intern(syntax.EmptyBeginLine)
+	d.lineStart = d.intern(op)
 }
 
 // addClosure adds pc and what it reaches without consuming input, under
@@ -312,8 +317,10 @@ func (d *dfa) step(row int32, r rune) int32 {
 			d.addClosure(in.Out, 0)
 		}
 	}
-	// Unanchored: a match may start after r too.
-	d.addClosure(uint32(d.p.prog.Start), 0)
+	if !d.p.anchored {
+		// Unanchored: a match may start after r too.
+		d.addClosure(uint32(d.p.prog.Start), 0)
+	}
 	if d.match {
 		return tMatch
 	}

@@ -13,13 +13,15 @@ var dfaPatterns = []string{
 	`\w+_\d+\(`, `^$`, `^`, `$`, `x*`, `a*$`, `^a|b$`, `(?i)straße`, `(?i)k`, `[^a]+`,
 	`\s+x`, `Gr\w+e`, `\bna\b`, `[\p{Greek}\d]+`, `.`, `^.{3}$`, `(a|b)*a(a|b){6}`,
 	`(?U)a+?b`, `ǅ`, `(?i)ǅ`, `\x{FFFD}`, `é+`, `^\s*//`, `(?i)(deadline|timeout) exceeded`,
-	`[A-Z][a-z]+Transport\b`, `func\s+\w+\(`, `(^|x)y($|z)`, `a?^b`, `\pN$`,
+	`[A-Z][a-z]+Transport\b`, `func\s+\w+\(`, `(^|x)y($|z)`, `a?^b`, `\pN$`, `a$b`, `^ab`, `x*ab`,
+	`\d*_`, `(^|\s)foo`, `é\w*x`, `[^x]*aa`, `(?i)é.x`,
 }
 
 var dfaTexts = []string{
 	"", "\n", "\n\n", "x", "abc\n", "a_1(\nfoo_12(x)\n", "Grüße\nnaïve na\n", "STRASSE straße\n",
 	"\u212a k\n", "\xff\xfe_1(\n", "aab\nbaaaaaaa\n", "\u01c4\u01c5\u01c6\n", "func  Foo(bar)\n// c\n",
 	"  // x\n\n\ty\nxy\nyz", "αβγ 123\n٣\n", "deadline EXCEEDED\nHTTPTransport\nRoundTransport x",
+	"aaa\nxaab\n_\n 9_\né x éax\n", "ab\na\nb\n foo\nfoo",
 }
 
 // checkDFA compares the DFA with Go's regexp, the engine's regexp for
@@ -33,12 +35,26 @@ func checkDFA(t *testing.T, pattern, text string, ignoreCase bool) {
 	if err != nil || p.dfa == nil {
 		return
 	}
+	// The forward DFA alone, and with the suffix search when the pattern
+	// ends in a literal (built here even where a prefilter would go first).
+	checkDFAWith(t, p, nil, pattern, text)
+	tree, err := syntax.Parse(p.re.String(), syntax.Perl)
+	if err != nil {
+		t.Fatalf("%q: the engine's regexp does not parse: %v", p.re, err)
+	}
+	if sp := newSuffixProg(tree); sp != nil {
+		checkDFAWith(t, p, sp, pattern, text)
+	}
+}
+
+func checkDFAWith(t *testing.T, p *Pattern, sp *suffixProg, pattern, text string) {
 	d := newDFA(p.dfa)
+	w := &worker{pat: &Pattern{re: p.re, dfa: p.dfa, suffix: sp}}
 	h := []byte(text)
 	for from := 0; from <= len(h); {
-		end, ok := d.firstMatchEnd(h, from)
+		end, ok := w.firstMatchEnd(d, h, from)
 		if !ok {
-			t.Fatalf("pattern %q: the DFA gave up on %d bytes", pattern, len(h))
+			t.Fatalf("pattern %q (suffix %v): the DFA gave up on %d bytes", pattern, sp != nil, len(h))
 		}
 		loc := p.re.FindIndex(h[from:])
 		if (end >= 0) != (loc != nil) {
@@ -59,7 +75,7 @@ func checkDFA(t *testing.T, pattern, text string, ignoreCase bool) {
 	}
 	// Each line alone, as the prefilter's candidate lines are decided.
 	for _, line := range strings.Split(text, "\n") {
-		end, _ := d.firstMatchEnd([]byte(line), 0)
+		end, _ := w.firstMatchEnd(d, []byte(line), 0)
 		if got, want := end >= 0, p.re.MatchString(line); got != want {
 			t.Fatalf("pattern %q (%q) on the line %q: the DFA says %v, Go's regexp %v", pattern, p.re, line, got, want)
 		}

@@ -27,6 +27,9 @@ type Pattern struct {
 	// dfa, without Multiline, is re's program for a lazy DFA (dfa.go),
 	// which decides lines in place of re; nil when it does not cover re.
 	dfa *dfaProg
+	// suffix, for a pattern with a DFA and no prefilter, is its literal
+	// suffix search (suffix.go); nil for none.
+	suffix *suffixProg
 }
 
 // PatternOptions change how a pattern is compiled.
@@ -106,6 +109,9 @@ func Compile(pattern string, o PatternOptions) (*Pattern, error) {
 				p.find, p.exact = f, exact
 			}
 		}
+	}
+	if p.dfa != nil && p.find == nil {
+		p.suffix = newSuffixProg(run)
 	}
 	return p, nil
 }

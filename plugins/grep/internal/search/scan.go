@@ -48,6 +48,8 @@ type worker struct {
 	// dfa is this worker's lazy DFA for pat, made on first use; nil
 	// without one.
 	dfa *dfa
+	// rev is the reverse DFA of pat's suffix search, made on first use.
+	rev *dfa
 }
 
 // spares hold the larger buffers between the files that need them. Few
@@ -530,7 +532,7 @@ func (w *worker) lineMatches(line []byte) bool {
 // with the regexp.
 func (w *worker) nextLineDFA(d *dfa, h []byte, from int) (ls, le int, ok bool) {
 	for from < len(h) {
-		e, ok := d.firstMatchEnd(h, from)
+		e, ok := w.firstMatchEnd(d, h, from)
 		if !ok {
 			return 0, 0, false
 		}
