@@ -19,6 +19,8 @@ var benchPatterns = []struct{ name, pattern string }{
 // case (issue 17).
 var noLiteralPatterns = []struct{ name, pattern string }{
 	{"no_literal", `\w+_\d+\(`},
+	// No literal suffix either: the forward DFA alone.
+	{"no_suffix", `\w+_\d+`},
 }
 
 // goroot is $(go env GOROOT)/src, the benchmark corpus.

@@ -99,29 +99,32 @@ func Compile(pattern string, o PatternOptions) (*Pattern, error) {
 	p := &Pattern{re: re, multiline: o.Multiline, perLine: o.NoPrefilter, boundary: boundary}
 	if !o.NoPrefilter && !o.Multiline {
 		p.dfa = newDFAProg(run)
+		if p.dfa != nil {
+			p.suffix = newSuffixProg(run)
+		}
 	}
 	if !o.NoPrefilter {
 		if lits, exact := requiredLiterals(tree); len(lits) > 0 {
 			exact = exact && boundary == nil
-			// A literal as short as "_" or "(" is on nearly every line of
-			// source: looking for it first only adds a pass to the DFA's.
-			if f := newFinder(lits); f != nil && (exact || p.dfa == nil || !weakLiterals(lits)) {
+			// A literal as short as "(" is on most lines of source: the
+			// suffix search (whose literal may be that one) does better.
+			if f := newFinder(lits); f != nil && (exact || p.suffix == nil || !weakLiterals(lits)) {
 				p.find, p.exact = f, exact
 			}
 		}
 	}
-	if p.dfa != nil && p.find == nil {
-		p.suffix = newSuffixProg(run)
+	if p.find != nil {
+		p.suffix = nil
 	}
 	return p, nil
 }
 
 // minStrongLiteral is the length under which a set of required literals
-// is not worth a prefilter before the DFA.
+// gives way to the suffix search.
 const minStrongLiteral = 3
 
-// weakLiterals reports whether the shortest of lits is too short to
-// filter lines for the DFA.
+// weakLiterals reports whether the shortest of lits is too short to be a
+// better prefilter than the suffix search.
 func weakLiterals(lits []lit) bool {
 	for _, l := range lits {
 		if len(l.s) < minStrongLiteral {
