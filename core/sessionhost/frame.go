@@ -23,7 +23,9 @@ type FrameError struct{ Msg string }
 
 func (e *FrameError) Error() string { return e.Msg }
 
-func frameErr(format string, args ...any) error { return &FrameError{Msg: fmt.Sprintf(format, args...)} }
+func frameErr(format string, args ...any) error {
+	return &FrameError{Msg: fmt.Sprintf(format, args...)}
+}
 
 // frameReader reads a client's frames: JSON lines of at most max bytes.
 type frameReader struct {

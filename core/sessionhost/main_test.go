@@ -35,7 +35,7 @@ func TestMain(m *testing.M) {
 	code := func() int {
 		defer os.RemoveAll(dir)
 		for pkg, dst := range map[string]*string{
-			"github.com/riot-tools/riot/internal/testplugins/testkit": &bins.testkit,
+			"github.com/riot-tools/riot/internal/testplugins/testkit":    &bins.testkit,
 			"github.com/riot-tools/riot/plugins/bash/cmd/riot-tool-bash": &bins.bash,
 		} {
 			*dst = filepath.Join(dir, filepath.Base(pkg))
