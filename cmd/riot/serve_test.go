@@ -423,3 +423,67 @@ func TestDaemonStartsAHostAndItReloadsOnConfigChange(t *testing.T) {
 		t.Fatalf("the same host should serve after its reload: %v", err)
 	}
 }
+
+// A client finds its host where the config, not the environment, puts the
+// state: without a host where the environment points, it reads the config
+// and looks there.
+func TestSessionHostInAConfiguredStateDir(t *testing.T) {
+	e := newEnv(t)
+	state := filepath.Join(t.TempDir(), "elsewhere")
+	e.userConfig(fmt.Sprintf("state_dir = %q\n\n[permissions]\nmode = \"bypassPermissions\"\n%s\n[sandbox]\nmode = \"off\"\n", state, leakGuard))
+	e.riot("", "serve", "--session", "S").want(t, 0, "socket "+filepath.Join(state, "hosts"))
+	metas, _ := filepath.Glob(filepath.Join(state, "hosts", "*.json"))
+	if len(metas) != 1 {
+		t.Fatalf("want the host in the configured state dir: %v", metas)
+	}
+	data, _ := os.ReadFile(metas[0])
+	var m hostMeta
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(m.Pid, syscall.SIGKILL)
+		waitExit(t, m.Pid, 10*time.Second)
+	})
+	bgJob(t, e, "S", "exec sleep 600")
+	e.riot(`[{"type":"tool_use","id":"o","name":"BashOutput","input":{"bash_id":"bash_1"}}]`, "run", "--session", "S").want(t, 0, "Job bash_1 is running")
+	e.riot("", "serve", "--stop", "--session", "S").want(t, 0, "Stopped")
+}
+
+// A client whose flags or config environment differ from its host's is
+// refused with one warning and runs the turn itself: the host's config
+// would not be its own.
+func TestSessionHostRefusesOtherFlagsAndEnvironment(t *testing.T) {
+	e := newEnv(t)
+	allowBash(e, "")
+	startHost(t, e, "S")
+	r := e.riot("", "call", "--session", "S", "--deny", "Read", "Bash", `{"command":"echo ran-here"}`)
+	r.want(t, 0, "ran-here", "the session host runs with other flags or environment than this invocation", "running this turn here")
+	if strings.Count(r.stderr, "warning") != 1 {
+		t.Fatalf("want one warning: %q", r.stderr)
+	}
+	cmd := e.command("", "call", "--session", "S", "Bash", `{"command":"echo ran-here"}`)
+	cmd.Env = append(cmd.Env, "RIOT_MAX_PARALLEL=3")
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil || !strings.Contains(out.String(), "ran-here") || !strings.Contains(errb.String(), "other flags or environment") {
+		t.Fatalf("a client with another RIOT_ variable: %v %q %q", err, out.String(), errb.String())
+	}
+	// The same flags and environment attach, silently.
+	e.riot("", "call", "--session", "S", "Bash", `{"command":"echo attached"}`).want(t, 0, "attached")
+}
+
+// An attached client in an untrusted workspace says what was ignored, once,
+// as it would running the turn itself; the host, not the client, read it.
+func TestSessionHostSaysWhatAnUntrustedWorkspaceIgnores(t *testing.T) {
+	e := newEnv(t)
+	allowBash(e, "")
+	e.write(".riot/config.toml", "[permissions]\nallow = [\"Read\"]\n")
+	startHost(t, e, "S")
+	bgJob(t, e, "S", "exec sleep 600") // attached: the job outlives the call
+	r := e.riot(`[{"type":"tool_use","id":"o","name":"BashOutput","input":{"bash_id":"bash_1"}}]`, "run", "--session", "S")
+	r.want(t, 0, "Job bash_1 is running")
+	if strings.Count(r.stderr, "this workspace is not trusted") != 1 || !strings.Contains(r.stderr, ".riot/config.toml (permissions.allow)") {
+		t.Fatalf("want the untrusted line once: %q", r.stderr)
+	}
+}

@@ -33,8 +33,10 @@ type frameReader struct {
 	max int
 }
 
+// newFrameReader reads frames from r. Its buffer is no larger than a frame
+// may be, so that a line over the limit is refused as soon as it is.
 func newFrameReader(r io.Reader, max int) *frameReader {
-	return &frameReader{r: bufio.NewReaderSize(r, 64<<10), max: max}
+	return &frameReader{r: bufio.NewReaderSize(r, min(64<<10, max+1)), max: max}
 }
 
 // next reads and decodes the next frame. io.EOF means the client hung up

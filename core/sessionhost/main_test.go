@@ -3,6 +3,7 @@ package sessionhost
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -24,8 +25,9 @@ import (
 var bins struct{ testkit, bash string }
 
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && strings.Contains(strings.Join(os.Args, " "), "test.fuzzworker") {
-		os.Exit(m.Run()) // a fuzz worker decodes frames: no plugins
+	flag.Parse()
+	if f := flag.Lookup("test.fuzzworker"); f != nil && f.Value.String() == "true" || flag.Lookup("test.list").Value.String() != "" {
+		os.Exit(m.Run()) // a fuzz worker decodes frames, and a listing runs nothing: no plugins
 	}
 	dir, err := os.MkdirTemp("", "riot-sessionhost-test-")
 	if err != nil {
