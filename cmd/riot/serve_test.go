@@ -487,3 +487,150 @@ func TestSessionHostSaysWhatAnUntrustedWorkspaceIgnores(t *testing.T) {
 		t.Fatalf("want the untrusted line once: %q", r.stderr)
 	}
 }
+
+// With [serve] daemon = true a client starts the host itself; a plugin
+// binary that changes under a running host is reloaded before the next
+// turn, which the host's log says.
+func TestDaemonKeyAndPluginBinaryReload(t *testing.T) {
+	e := newEnv(t)
+	plugins := filepath.Join(t.TempDir(), "plugins")
+	if err := os.MkdirAll(plugins, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	testkit := filepath.Join(plugins, "riot-tool-testkit")
+	data, err := os.ReadFile(bin.testkit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(testkit, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.userConfig(fmt.Sprintf("plugin_dirs = [%q]\n\n[permissions]\nmode = \"bypassPermissions\"\n\n[plugins.testkit]\nenabled = true\n\n[serve]\ndaemon = true\nidle_timeout = \"5m\"\n\n[sandbox]\nmode = \"off\"\n", plugins))
+	e.riot("", "call", "--session", "P", "State", `{"set":"v1"}`).want(t, 0, "was=")
+	m := startHostMeta(t, e)
+	logPath := strings.TrimSuffix(m.Socket, ".sock") + ".log"
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(testkit, later, later); err != nil {
+		t.Fatal(err)
+	}
+	r := e.riot("", "call", "--session", "P", "State", `{}`)
+	r.want(t, 0, "was=v1")
+	if r.stderr != "" {
+		t.Fatalf("a reload should not warn the client: %q", r.stderr)
+	}
+	log, _ := os.ReadFile(logPath)
+	if !strings.Contains(string(log), "reloading: the config or a plugin binary changed") {
+		t.Fatalf("the host should have reloaded its changed plugin: %s", log)
+	}
+	if err := syscall.Kill(m.Pid, 0); err != nil {
+		t.Fatalf("the same host should serve after its reload: %v", err)
+	}
+}
+
+// Twenty concurrent `riot run --session S` clients on their own terminals
+// each cd into their own directory and allow their own command "for this
+// session": each is asked once, on its own terminal; the session keeps
+// every grant exactly once; and all of them hold for a later client that
+// cannot be asked, through the host and, once it is stopped, without one.
+func TestSessionHostKeepsEveryConcurrentClientsGrant(t *testing.T) {
+	e := newEnv(t)
+	e.userConfig(leakGuard + "\n[sandbox]\nmode = \"off\"\n")
+	m := startHost(t, e, "S")
+	const n = 20
+	scripts := make([]string, n)
+	terms := make([]*term, n)
+	for i := range n {
+		if err := os.Mkdir(filepath.Join(e.ws, fmt.Sprintf("d%d", i)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		scripts[i] = filepath.Join(e.ws, fmt.Sprintf("s%d", i))
+		if err := os.WriteFile(scripts[i], fmt.Appendf(nil, "#!/bin/sh\necho ran-%d\n", i), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		turn := e.write(fmt.Sprintf("turn%d.json", i), fmt.Sprintf(`[{"type":"tool_use","id":"cd","name":"Bash","input":{"command":%q}},{"type":"tool_use","id":"run","name":"Bash","input":{"command":%q}}]`,
+			"cd "+filepath.Join(e.ws, fmt.Sprintf("d%d", i)), scripts[i]))
+		terms[i] = e.onTerminal("run", "--session", "S", turn)
+	}
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i, tm := range terms {
+		wg.Go(func() {
+			var seen strings.Builder
+			timeout := time.NewTimer(2 * time.Minute)
+			defer timeout.Stop()
+			for !strings.Contains(seen.String(), "[s] allow for this session") {
+				select {
+				case c, ok := <-tm.out:
+					if !ok {
+						errs[i] = fmt.Errorf("the terminal closed before the prompt: %q", seen.String())
+						return
+					}
+					seen.WriteString(c)
+				case <-timeout.C:
+					errs[i] = fmt.Errorf("no prompt: %q", seen.String())
+					return
+				}
+			}
+			if !strings.Contains(seen.String(), "Bash("+scripts[i]+":*)") {
+				errs[i] = fmt.Errorf("the prompt is not about this client's command: %q", seen.String())
+			}
+			if _, err := tm.ptmx.Write([]byte("s\n")); err != nil {
+				errs[i] = err
+				return
+			}
+			err := tm.cmd.Wait()
+			for c := range tm.out {
+				seen.WriteString(c)
+			}
+			if err != nil || strings.Count(seen.String(), "wants to:") != 1 || !strings.Contains(tm.stdout.String(), fmt.Sprintf("ran-%d", i)) {
+				errs[i] = fmt.Errorf("exit %v, terminal %q, stdout %s", err, seen.String(), tm.stdout.String())
+			}
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("client %d: %v", i, err)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(e.state, "riot", "sessions", "S.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var saved struct{ Grants []string }
+	if err := json.Unmarshal(data, &saved); err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, g := range saved.Grants {
+		count[g]++
+	}
+	for _, s := range scripts {
+		if count["Bash("+s+":*)"] != 1 {
+			t.Fatalf("each client's grant should be kept exactly once: %q", saved.Grants)
+		}
+	}
+	if len(saved.Grants) != n {
+		t.Fatalf("want exactly the %d grants: %q", n, saved.Grants)
+	}
+	var all []string
+	for i, s := range scripts {
+		all = append(all, fmt.Sprintf(`{"type":"tool_use","id":"a%d","name":"Bash","input":{"command":%q}}`, i, s))
+	}
+	turn := "[" + strings.Join(all, ",") + "]"
+	for _, attached := range []bool{true, false} {
+		if !attached {
+			e.riot("", "serve", "--stop", "--session", "S").want(t, 0, "Stopped")
+			waitExit(t, m.Pid, 10*time.Second)
+		}
+		r := e.riot(turn, "run", "--session", "S")
+		if r.code != 0 || strings.Contains(r.stdout, `"is_error": true`) {
+			t.Fatalf("attached %v: every grant should hold for a client that cannot be asked: %s %s", attached, r.stdout, r.stderr)
+		}
+		for i := range n {
+			if !strings.Contains(r.stdout, fmt.Sprintf("ran-%d", i)) {
+				t.Fatalf("attached %v: script %d did not run: %s", attached, i, r.stdout)
+			}
+		}
+	}
+}

@@ -137,7 +137,8 @@ func TestFrameErrors(t *testing.T) {
 		{"partial line, client waits", `{"hello":{`, true, "no whole first frame came within 200ms; send the hello, ended by a newline, as soon as you connect"},
 		{"nothing, client waits", ``, true, "no whole first frame came within 200ms"},
 		{"huge line", `{"hello":{"build":"` + strings.Repeat("x", 2000) + `"}}` + "\n", false, "a frame is longer than the host's limit of 1024 bytes; send smaller inputs"},
-		{"huge line, no newline", strings.Repeat("x", 5000), true, "a frame is longer than the host's limit of 1024 bytes"},
+		{"huge line, no newline", strings.Repeat("x", 1025), true, "a frame is longer than the host's limit of 1024 bytes"},
+		{"one byte over", `{"stop":true}` + strings.Repeat(" ", 1025-13) + "\n", false, "a frame is longer than the host's limit of 1024 bytes"},
 		{"invalid UTF-8", "{\"hello\":{\"build\":\"\xff\"}}\n", false, "a frame is not valid UTF-8; send JSON text"},
 		{"unknown frame type", `{"launch":true}` + "\n", false, `a frame has a field the host does not know ("launch"); is the client another riot build?`},
 		{"unknown hello field", `{"hello":{"build":"b","colour":1}}` + "\n", false, `a frame has a field the host does not know ("colour")`},
@@ -216,6 +217,12 @@ func TestGoodFrames(t *testing.T) {
 	if len(frames) != 1 || !frames[0].Stopped {
 		t.Fatalf("a stop is answered: %+v", frames)
 	}
+	// A line of exactly the limit, newline aside, is a frame.
+	full := `{"stop":true}` + strings.Repeat(" ", 1024-13) + "\n"
+	frames = newPipeHost(t, false).exchange(t, []byte(full), true)
+	if len(frames) != 1 || !frames[0].Stopped {
+		t.Fatalf("a frame of the limit's length is read: %+v", frames)
+	}
 	if f, err := decodeFrame([]byte(`{"hello":{"build":"b","session":"S","workspace":"/w","inputs":"i","terminal":true,"known_only":true},"uses":[{"ID":"a","Name":"Read","Input":{"x":1}}]}`)); err != nil ||
 		f.Hello.Build != "b" || !f.Hello.KnownOnly || len(f.Uses) != 1 || string(f.Uses[0].Input) != `{"x":1}` {
 		t.Fatalf("a full hello decodes: %+v %v", f, err)
@@ -253,10 +260,17 @@ func TestClientReadsErrorAndDeadHosts(t *testing.T) {
 			}
 		})
 	}
+	// Results far larger than a client's frames may be are read whole.
+	big := strings.Repeat("x", 20<<20)
+	socket := fakeHost(t, `{"done":true,"results":[{"ToolUseID":"a","Status":"ok","Content":[{"Type":"text","Text":"`+big+`"}]}]}`+"\n")
+	rs, err := Turn(context.Background(), socket, self("/ws"), nil, Handlers{})
+	if err != nil || len(rs) != 1 || len(rs[0].Content) != 1 || len(rs[0].Content[0].Text) != len(big) {
+		t.Fatalf("a large result: %v", err)
+	}
 	// During a turn an error frame is a warning; the results still come.
-	socket := fakeHost(t, `{"progress":{"CallID":"a"}}`+"\n"+`{"error":"bad answer"}`+"\n"+`{"done":true,"results":[{"ToolUseID":"a","Status":"cancelled"}]}`+"\n")
+	socket = fakeHost(t, `{"progress":{"CallID":"a"}}`+"\n"+`{"error":"bad answer"}`+"\n"+`{"done":true,"results":[{"ToolUseID":"a","Status":"cancelled"}]}`+"\n")
 	var warned []string
-	rs, err := Turn(context.Background(), socket, self("/ws"), nil, Handlers{Warn: func(s string) { warned = append(warned, s) }})
+	rs, err = Turn(context.Background(), socket, self("/ws"), nil, Handlers{Warn: func(s string) { warned = append(warned, s) }})
 	if err != nil || len(rs) != 1 || rs[0].Status != core.StatusCancelled || len(warned) != 1 || warned[0] != "the session host could not read this client's frame: bad answer" {
 		t.Fatalf("got %+v %v, warned %q", rs, err, warned)
 	}

@@ -353,12 +353,20 @@ func TestListDropsCrashedHosts(t *testing.T) {
 	if err := writeMeta(other.Meta, Meta{Pid: os.Getpid(), Session: "A", Workspace: "/a"}); err != nil {
 		t.Fatal(err)
 	}
+	before := PathsFor(dir, "0", "/z")
+	if err := writeMeta(before.Meta, Meta{Pid: os.Getpid(), Session: "0", Workspace: "/z"}); err != nil {
+		t.Fatal(err)
+	}
+	noPid := PathsFor(dir, "Z", "/ws")
+	if err := writeMeta(noPid.Meta, Meta{Pid: 0, Session: "Z"}); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(filepath.Join(dir, "junk.json"), []byte("not json"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	metas, err := List(dir)
-	if err != nil || len(metas) != 2 || metas[0].Workspace != "/a" || metas[1].Workspace != "/ws" {
-		t.Fatalf("want the two live hosts, by session then workspace: %+v %v", metas, err)
+	if err != nil || len(metas) != 3 || metas[0].Session != "0" || metas[1].Workspace != "/a" || metas[2].Workspace != "/ws" {
+		t.Fatalf("want the three live hosts, by session then workspace: %+v %v", metas, err)
 	}
 	for _, f := range []string{p.Meta, p.Socket} {
 		if _, err := os.Stat(f); !os.IsNotExist(err) {
