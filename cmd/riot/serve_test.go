@@ -583,7 +583,7 @@ func TestSessionHostKeepsEveryConcurrentClientsGrant(t *testing.T) {
 				seen.WriteString(c)
 			}
 			if err != nil || strings.Count(seen.String(), "wants to:") != 1 || !strings.Contains(tm.stdout.String(), fmt.Sprintf("ran-%d", i)) {
-				errs[i] = fmt.Errorf("exit %v, terminal %q, stdout %s", err, seen.String(), tm.stdout.String())
+				errs[i] = fmt.Errorf("exit %w, terminal %q, stdout %s", err, seen.String(), tm.stdout.String())
 			}
 		})
 	}
