@@ -100,12 +100,14 @@ func decodeFrame(line []byte) (clientFrame, error) {
 			kinds++
 		}
 	}
-	switch {
-	case kinds != 1:
+	// Ifs, not a switch: mutation testing reaches the conditions of ifs.
+	if kinds != 1 {
 		return clientFrame{}, frameErr("a frame must be exactly one of a hello with its calls, an answer, a cancel or a stop; this one has %d", kinds)
-	case f.Uses != nil && f.Hello == nil:
+	}
+	if f.Uses != nil && f.Hello == nil {
 		return clientFrame{}, frameErr("a frame has calls but no hello; send them with the hello")
-	case f.Answer != nil && (*f.Answer < permission.AnswerDeny || *f.Answer > permission.AnswerAllowAlways):
+	}
+	if f.Answer != nil && (*f.Answer < permission.AnswerDeny || *f.Answer > permission.AnswerAllowAlways) {
 		return clientFrame{}, frameErr("an answer frame holds %d, which is no answer; send 0 (deny) to 3 (always allow)", *f.Answer)
 	}
 	return f, nil

@@ -8,9 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 
 	"github.com/riot-tools/riot/core"
@@ -225,6 +227,7 @@ func TestReloadAndRestart(t *testing.T) {
 	if _, err := h.turn(Handlers{}, use("s", "State", map[string]string{"set": "v1"})); err != nil {
 		t.Fatal(err)
 	}
+	old := testkitPID(t, h)
 	if h.buildCount() != 1 {
 		t.Fatalf("want one build, got %d", h.buildCount())
 	}
@@ -238,6 +241,12 @@ func TestReloadAndRestart(t *testing.T) {
 		t.Fatalf("a changed fingerprint should rebuild the host: %d builds, log %s", h.builds, h.log())
 	}
 	wantStatus(t, rs, 0, core.StatusOK, "was=v1") // the session's state outlives the reload
+	if err := syscall.Kill(old, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Fatalf("the old plugins should be closed before the new ones start: pid %d: %v", old, err)
+	}
+	if testkitPID(t, h) == old {
+		t.Fatal("the reloaded host should run new plugin processes")
+	}
 	if !slices.Equal(notices, []string{"this workspace is not trusted"}) {
 		t.Fatalf("the host's warning should reach the client once: %q", notices)
 	}
@@ -257,6 +266,25 @@ func TestReloadAndRestart(t *testing.T) {
 	if _, err := os.Stat(h.srv.Paths.Socket); !os.IsNotExist(err) {
 		t.Fatalf("an exited host leaves no socket: %v", err)
 	}
+}
+
+// testkitPID is the pid of the host's testkit plugin, from a Block call
+// that the client cancels once the plugin has said its pid.
+func testkitPID(t *testing.T, h *testHost) int {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pid := 0
+	_, err := Turn(ctx, h.srv.Paths.Socket, self(h.ws), []core.ToolUse{use("b", "Block", map[string]any{})}, Handlers{Progress: func(p core.Progress) {
+		if n, ok := strings.CutPrefix(p.Message, "pid="); ok {
+			pid, _ = strconv.Atoi(n)
+			cancel()
+		}
+	}})
+	if err != nil || pid <= 0 {
+		t.Fatalf("no testkit pid: %v", err)
+	}
+	return pid
 }
 
 // A failed rebuild refuses the turn; the next turn tries again.
