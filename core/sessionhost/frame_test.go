@@ -33,7 +33,9 @@ func newPipeHost(tb testing.TB, hold bool) *pipeHost {
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &pipeHost{ctx: ctx, cancel: cancel, cancelled: make(chan struct{}, 16), srv: &Server{
 		Self:     self("/ws"),
-		maxFrame: 1 << 10, helloTimeout: 200 * time.Millisecond,
+		// No test waits for the hello timeout but those about it, so a
+		// line over the limit must be refused without waiting for more.
+		maxFrame: 1 << 10, helloTimeout: time.Hour,
 		turns: make(chan *turn), stops: make(chan *conn),
 	}}
 	go func() {
@@ -134,8 +136,8 @@ func TestFrameErrors(t *testing.T) {
 	}{
 		{"partial line", `{"stop":tr`, false, "the connection ended in the middle of a frame; end each frame with a newline"},
 		{"whole object, no newline", `{"stop":true}`, false, "the connection ended in the middle of a frame"},
-		{"partial line, client waits", `{"hello":{`, true, "no whole first frame came within 200ms; send the hello, ended by a newline, as soon as you connect"},
-		{"nothing, client waits", ``, true, "no whole first frame came within 200ms"},
+		{"partial line, client waits", `{"hello":{`, true, "no whole first frame came within 50ms; send the hello, ended by a newline, as soon as you connect"},
+		{"nothing, client waits", ``, true, "no whole first frame came within 50ms"},
 		{"huge line", `{"hello":{"build":"` + strings.Repeat("x", 2000) + `"}}` + "\n", false, "a frame is longer than the host's limit of 1024 bytes; send smaller inputs"},
 		{"huge line, no newline", strings.Repeat("x", 1025), true, "a frame is longer than the host's limit of 1024 bytes"},
 		{"one byte over", `{"stop":true}` + strings.Repeat(" ", 1025-13) + "\n", false, "a frame is longer than the host's limit of 1024 bytes"},
@@ -165,6 +167,9 @@ func TestFrameErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := newPipeHost(t, true)
+			if strings.Contains(tc.want, "within 50ms") {
+				p.srv.helloTimeout = 50 * time.Millisecond
+			}
 			frames := p.exchange(t, []byte(tc.data), !tc.open)
 			var errs []string
 			for _, f := range frames {
