@@ -32,7 +32,7 @@ type pipeHost struct {
 func newPipeHost(tb testing.TB, hold bool) *pipeHost {
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &pipeHost{ctx: ctx, cancel: cancel, cancelled: make(chan struct{}, 16), srv: &Server{
-		Self:     self("/ws"),
+		Self: self("/ws"),
 		// No test waits for the hello timeout but those about it, so a
 		// line over the limit must be refused without waiting for more.
 		maxFrame: 1 << 10, helloTimeout: time.Hour,
