@@ -12,7 +12,10 @@ import (
 // bins are the binaries the benchmarks run, built once.
 var bins struct {
 	testkit, mcpnoop, bare, riot string
-	standalone                   map[string]string // builtin name → riot-tool-NAME
+	// testkitV1 is testkit built with the riot_protocol1 tag: a plugin of
+	// an SDK before protocol 2, for the host's call path over protocol 1.
+	testkitV1  string
+	standalone map[string]string // builtin name → riot-tool-NAME
 }
 
 // builtins are riot's builtin tool sets, in the default order.
@@ -44,6 +47,14 @@ func TestMain(m *testing.M) {
 			fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
 			return 1
 		}
+		v1 := exec.Command("go", "build", "-tags", "riot_protocol1", "-o", filepath.Join(dir, "v1")+"/", "./internal/testplugins/testkit")
+		v1.Dir = ".."
+		v1.Env = cmd.Env
+		if out, err := v1.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
+			return 1
+		}
+		bins.testkitV1 = filepath.Join(dir, "v1", "testkit")
 		bins.testkit = filepath.Join(dir, "testkit")
 		bins.mcpnoop = filepath.Join(dir, "mcpnoop")
 		bins.bare = filepath.Join(dir, "bare")

@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"os/exec"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	goplugin "github.com/hashicorp/go-plugin"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/core"
 	"github.com/riot-tools/riot/plugin"
 	"github.com/riot-tools/riot/shared"
@@ -18,7 +20,8 @@ import (
 )
 
 // The warm per-call overhead of a no-op tool, four ways: through the whole
-// host pipeline, as raw go-plugin gRPC, as an in-process call, and as the
+// host pipeline, as raw go-plugin gRPC (protocol 1's RPCs, and protocol
+// 2's exchanges on the Session stream), as an in-process call, and as the
 // same tool over MCP stdio.
 
 func BenchmarkNoopHost(b *testing.B) {
@@ -34,14 +37,18 @@ func BenchmarkNoopHost(b *testing.B) {
 }
 
 // rawClient is the testkit plugin under go-plugin with riot's TLS, and no
-// host around it.
-func rawClient(b *testing.B, path string, tlsConfig *tls.Config, env []string, auto bool) (*goplugin.Client, shared.ToolPlugin) {
+// host around it, speaking protocol version (0: the newest).
+func rawClient(b *testing.B, path string, tlsConfig *tls.Config, env []string, auto bool, version int) (*goplugin.Client, shared.ToolPlugin) {
 	b.Helper()
 	cmd := exec.Command(path)
 	cmd.Env = env
+	versions := shared.VersionedPlugins(nil)
+	if version > 0 {
+		versions = map[int]goplugin.PluginSet{version: versions[version]}
+	}
 	client := goplugin.NewClient(&goplugin.ClientConfig{
 		HandshakeConfig:  shared.Handshake,
-		VersionedPlugins: shared.VersionedPlugins(nil),
+		VersionedPlugins: versions,
 		Cmd:              cmd,
 		AllowedProtocols: []goplugin.Protocol{goplugin.ProtocolGRPC},
 		TLSConfig:        tlsConfig,
@@ -70,10 +77,11 @@ func riotTLS(b *testing.B) (*tls.Config, []string) {
 var noopPrepare = &toolv1.PrepareRequest{Tool: "Noop", CallId: "toolu_1", Input: []byte(`{}`), Context: &toolv1.CallContext{Cwd: "/"}}
 var noopCall = &toolv1.CallRequest{Tool: "Noop", CallId: "toolu_1", Input: []byte(`{}`), Context: &toolv1.CallContext{Cwd: "/"}}
 
-// BenchmarkNoopRawUnary is one unary RPC: the floor of any call.
+// BenchmarkNoopRawUnary is one unary RPC of protocol 1: the anchor of any
+// call.
 func BenchmarkNoopRawUnary(b *testing.B) {
 	cfg, env := riotTLS(b)
-	client, stub := rawClient(b, bins.testkit, cfg, env, false)
+	client, stub := rawClient(b, bins.testkit, cfg, env, false, 1)
 	defer client.Kill()
 	b.ResetTimer()
 	for b.Loop() {
@@ -83,11 +91,17 @@ func BenchmarkNoopRawUnary(b *testing.B) {
 	}
 }
 
-// BenchmarkNoopRawCall is the same two RPCs the host makes per call,
+// BenchmarkNoopRawCall is the two RPCs a protocol 1 host makes per call,
 // Prepare then the streamed Call, with nothing around them.
-func BenchmarkNoopRawCall(b *testing.B) {
+func BenchmarkNoopRawCall(b *testing.B) { benchRawPair(b, 1) }
+
+// BenchmarkNoopRawSession is the same two exchanges on protocol 2's
+// Session stream, as this host makes them.
+func BenchmarkNoopRawSession(b *testing.B) { benchRawPair(b, 2) }
+
+func benchRawPair(b *testing.B, version int) {
 	cfg, env := riotTLS(b)
-	client, stub := rawClient(b, bins.testkit, cfg, env, false)
+	client, stub := rawClient(b, bins.testkit, cfg, env, false, version)
 	defer client.Kill()
 	b.ResetTimer()
 	for b.Loop() {
@@ -151,14 +165,85 @@ func BenchmarkNoopMCPStdio(b *testing.B) {
 func BenchmarkStartP256(b *testing.B) {
 	for b.Loop() {
 		cfg, env := riotTLS(b)
-		client, _ := rawClient(b, bins.bare, cfg, env, false)
+		client, _ := rawClient(b, bins.bare, cfg, env, false, 0)
 		client.Kill()
 	}
 }
 
 func BenchmarkStartAutoMTLS(b *testing.B) {
 	for b.Loop() {
-		client, _ := rawClient(b, bins.bare, nil, nil, true)
+		client, _ := rawClient(b, bins.bare, nil, nil, true, 0)
 		client.Kill()
 	}
+}
+
+// BenchmarkNoopPaired makes, in each iteration, one warm no-op call each
+// way back to back, in an order that rotates: through the host over
+// protocol 2 and over protocol 1 (a plugin built for it alone), as one raw
+// unary RPC, over MCP stdio, and through a host over protocol 2 with the
+// kernel sandbox off, which computes no sandbox profile per call. On a machine whose load changes from one
+// second to the next, the ratios of their totals are the figures that
+// hold; separate benchmarks minutes apart are not.
+func BenchmarkNoopPaired(b *testing.B) {
+	h2 := hostWith(b, "", testkit())
+	h1 := hostWith(b, "", core.PluginSpec{Name: "testkit", Path: bins.testkitV1})
+	off := hostIn(b, b.TempDir(), func(cfg *config.Config) { cfg.Sandbox.Mode = "off" }, testkit())
+	cfg, env := riotTLS(b)
+	client, unary := rawClient(b, bins.testkit, cfg, env, false, 1)
+	defer client.Kill()
+	mc := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+	session, err := mc.Connect(context.Background(), &mcp.CommandTransport{Command: exec.Command(bins.mcpnoop)}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer session.Close()
+	uses := []core.ToolUse{{ID: "toolu_1", Name: "Noop", Input: json.RawMessage(`{}`)}}
+	params := &mcp.CallToolParams{Name: "Noop", Arguments: map[string]any{}}
+	host := func(h *core.Host) func() {
+		return func() {
+			if r := h.RunTurn(context.Background(), uses); r[0].Status != core.StatusOK {
+				b.Fatal(r[0].Text())
+			}
+		}
+	}
+	ways := []func(){host(h2), host(h1), func() {
+		if _, err := unary.Prepare(context.Background(), noopPrepare); err != nil {
+			b.Fatal(err)
+		}
+	}, func() {
+		if _, err := session.CallTool(context.Background(), params); err != nil {
+			b.Fatal(err)
+		}
+	}, host(off)}
+	for _, w := range ways {
+		w() // warm: every plugin is started
+	}
+	if p := h1.Plugins(); len(p) != 1 || p[0].Protocol != 1 {
+		b.Fatalf("the protocol 1 plugin negotiated %+v", p)
+	}
+	var total [5]time.Duration
+	i := 0
+	b.ResetTimer()
+	for b.Loop() {
+		for k := range ways {
+			w := (i + k) % len(ways)
+			start := time.Now()
+			ways[w]()
+			total[w] += time.Since(start)
+		}
+		i++
+	}
+	us := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(b.N) }
+	b.ReportMetric(us(total[0]), "host-us")
+	b.ReportMetric(us(total[1]), "hostv1-us")
+	b.ReportMetric(us(total[2]), "unary-us")
+	b.ReportMetric(us(total[3]), "mcp-us")
+	b.ReportMetric(float64(total[0])/float64(total[3]), "host/mcp")
+	b.ReportMetric(float64(total[0])/float64(total[2]), "host/unary")
+	b.ReportMetric(float64(total[1])/float64(total[3]), "hostv1/mcp")
+	b.ReportMetric(float64(total[1])/float64(total[2]), "hostv1/unary")
+	b.ReportMetric(float64(total[0])/float64(total[1]), "host/hostv1")
+	b.ReportMetric(us(total[4]), "host-nosandbox-us")
+	b.ReportMetric(float64(total[4])/float64(total[3]), "host-nosandbox/mcp")
+	b.ReportMetric(float64(total[4])/float64(total[2]), "host-nosandbox/unary")
 }

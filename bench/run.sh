@@ -2,7 +2,7 @@
 # Whole-command benchmarks for BENCHMARKS.md, with hyperfine (Debian's
 # package). Run from the repository root on a quiet machine:
 #
-#   bench/run.sh [section...]    # sections: tools grep bash stream
+#   bench/run.sh [section...]    # sections: version tools grep bash stream
 #
 # Each section prints hyperfine's table and the ratios it reports.
 set -euo pipefail
@@ -18,57 +18,182 @@ trap 'rm -rf "$work"' EXIT
 # `riot plugins` says which.
 build() { CGO_ENABLED=0 go build -buildvcs=auto "$@"; }
 build -o "$work/riot" ./cmd/riot
-for p in bash grep read diagnostics; do
+for p in bash grep read diagnostics edit; do
 	build -o "$work/riot-tool-$p" "./plugins/$p/cmd/riot-tool-$p"
 done
 build -o "$work/plugins/riot-tool-testkit" ./internal/testplugins/testkit
 riot="$work/riot"
+# As `go install` gives it: riot alone, serving each builtin by
+# re-executing itself as `riot __plugin NAME`.
+mkdir -p "$work/alone"
+cp "$riot" "$work/alone/riot"
+alone="$work/alone/riot"
+repo=$PWD
 export XDG_STATE_HOME="$work/state" XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/data"
 ws="$work/ws"
 mkdir -p "$ws/.riot"
 printf 'plugin_dirs = ["%s"]\n\n[plugins.testkit]\nenabled = true\n' "$work/plugins" > "$ws/.riot/config.toml"
 cd "$ws"
+# The workspace's config enables the testkit plugin, which an untrusted
+# workspace may not.
+"$riot" trust "$ws" > /dev/null
 "$riot" plugins | grep -E '^[a-z]|standalone:' || true
 
+# Each streaming run starts from an empty results directory and no output
+# file, as the anchor does: a gigabyte left from the run before is written
+# back and freed during the next one, which times the disk, not riot.
+clean="rm -rf $XDG_STATE_HOME/riot/results $work/out"
+
+# peak_rss runs riot and prints its own resident high-water mark (VmHWM),
+# read from /proc while it runs: /usr/bin/time's %M is the largest of riot
+# and its children, the plugin among them.
+peak_rss() {
+	"$riot" "$@" > /dev/null &
+	local pid=$! peak=0 h
+	while kill -0 "$pid" 2>/dev/null; do
+		h=$(awk '/^VmHWM/{print $2}' "/proc/$pid/status" 2>/dev/null || true)
+		[ -n "$h" ] && [ "$h" -gt "$peak" ] && peak=$h
+		sleep 0.01
+	done
+	wait "$pid"
+	echo "riot peak RSS (VmHWM): $((peak / 1024)) MB"
+}
+
 sections=("$@")
-[ ${#sections[@]} -gt 0 ] || sections=(tools grep bash stream)
+[ ${#sections[@]} -gt 0 ] || sections=(version tools grep bash stream)
+
+# ratios NAME A B: hyperfine A and B in one invocation, three times, and
+# each time the ratios of A to B: of the medians, of the fastest runs, and
+# of the CPU time (user + system), which a loaded machine's queueing
+# inflates least; then the spread of each over the three.
+ratios() {
+	local name=$1 a=$2 b=$3 i
+	for i in 1 2 3; do
+		hyperfine -N --warmup 5 --runs "${RUNS:-40}" --export-json "$work/h.json" -n A "$a" -n B "$b" >/dev/null
+		python3 - "$work/h.json" <<-'PY'
+			import json, sys
+			a, b = json.load(open(sys.argv[1]))["results"]
+			cpu = lambda r: r["user"] + r["system"]
+			print("median %.2f / %.2f ms = %.2fx   min %.2f / %.2f ms = %.2fx   cpu %.2f / %.2f ms = %.2fx" % (
+			    a["median"]*1e3, b["median"]*1e3, a["median"]/b["median"],
+			    a["min"]*1e3, b["min"]*1e3, a["min"]/b["min"],
+			    cpu(a)*1e3, cpu(b)*1e3, cpu(a)/cpu(b)))
+		PY
+	done | tee "$work/r.txt" | sed "s|^|$name: |"
+	awk -v n="$name" '{ for (k = 0; k < 3; k++) { r = $(7 + 7*k) + 0
+			if (NR == 1 || r < lo[k]) lo[k] = r; if (NR == 1 || r > hi[k]) hi[k] = r } }
+		END { printf "%s: over three runs, median %.2fx-%.2fx, min %.2fx-%.2fx, cpu %.2fx-%.2fx\n", n, lo[0], hi[0], lo[1], hi[1], lo[2], hi[2] }' "$work/r.txt"
+}
 
 for s in "${sections[@]}"; do
 case $s in
+version)
+	echo "## riot version vs an empty static Go program; riot tools --json (cached) vs cat go.mod"
+	mkdir -p "$work/empty"
+	printf 'package main\n\nfunc main() {}\n' > "$work/empty/main.go"
+	(cd "$work/empty" && go mod init empty >/dev/null 2>&1 && CGO_ENABLED=0 go build -o "$work/empty-go" .)
+	for layout in make alone; do
+		r=$riot
+		[ $layout = alone ] && r=$alone
+		"$r" tools --json >/dev/null
+		ratios "$layout: riot version / empty Go program" "$r version" "$work/empty-go"
+		ratios "$layout: riot tools --json, cached / cat go.mod" "$r tools --json" "cat $repo/go.mod"
+	done
+	echo "## where riot version's time goes: package init functions before main (GODEBUG=inittrace=1, median of 15)"
+	for i in $(seq 15); do GODEBUG=inittrace=1 "$riot" version 2>&1 >/dev/null; done | python3 -c '
+import sys, statistics, collections
+t = collections.defaultdict(list); mem = {}
+for l in sys.stdin:
+    f = l.split()
+    if f[:1] != ["init"]: continue
+    t[f[1]].append(float(f[4])); mem[f[1]] = (int(f[7]), int(f[9]))
+rows = sorted(((statistics.median(v), k) for k, v in t.items()), reverse=True)
+total = sum(r[0] for r in rows)
+print("%d packages, %.2f ms in all" % (len(rows), total))
+for ms, k in rows[:8]:
+    print("  %6.3f ms %5.1f%%  %8d B %6d allocs  %s" % (ms, 100*ms/total, mem[k][0], mem[k][1], k))
+riot = sum(ms for ms, k in rows if k.startswith("github.com/riot-tools/"))
+print("  riot'"'"'s own packages: %.3f ms" % riot)'
+	# The floor: riot's link set with an empty main runs every init riot
+	# does; without the packages that import santhosh-tekuri/jsonschema,
+	# what riot would cost if that library compiled its meta-schemas on
+	# first use instead of in its init.
+	(cd "$repo" && go list -deps -f '{{.ImportPath}}{{range .Deps}} {{.}}{{end}}' ./cmd/riot) > "$work/deps.txt"
+	for floor in all nojsonschema; do
+		mkdir -p "$work/$floor"
+		awk -v f=$floor '$1 !~ /(^|\/)internal(\/|$)|^vendor\/|\/cmd\/riot$/ && $1 ~ /\./ &&
+			!(f == "nojsonschema" && $0 ~ /santhosh-tekuri/) { printf "import _ \"%s\"\n", $1 }' "$work/deps.txt" > "$work/$floor/imports"
+		{ printf 'package main\n\n'; cat "$work/$floor/imports"; printf '\nfunc main() {}\n'; } > "$work/$floor/main.go"
+		printf '{"Replace":{"%s/cmd/riot-floor-%s/main.go":"%s/%s/main.go"}}' "$repo" $floor "$work" $floor > "$work/$floor/overlay.json"
+		(cd "$repo" && CGO_ENABLED=0 go build -overlay "$work/$floor/overlay.json" -o "$work/floor-$floor" ./cmd/riot-floor-$floor)
+	done
+	ratios "riot version / riot's link set with an empty main" "$riot version" "$work/floor-all"
+	ratios "riot's link set without jsonschema's importers / empty Go program" "$work/floor-nojsonschema" "$work/empty-go"
+	;;
 tools)
 	echo "## riot tools --json: cached manifests, and cold (no cache, every plugin started)"
-	"$riot" tools --json >/dev/null
-	hyperfine -N --warmup 5 --runs 50 "$riot tools --json"
-	hyperfine -N --warmup 2 --runs 20 --prepare "rm -rf $XDG_STATE_HOME/riot/cache" "$riot tools --json"
+	for layout in make alone; do
+		r=$riot
+		[ $layout = alone ] && r=$alone
+		"$r" tools --json >/dev/null
+		hyperfine -N --warmup 5 --runs 50 -n "$layout: cached" "$r tools --json"
+		hyperfine -N --warmup 2 --runs 20 -n "$layout: cold" --prepare "rm -rf $XDG_STATE_HOME/riot/cache" "$r tools --json"
+	done
 	;;
 grep)
 	src=$(go env GOROOT)/src
-	echo "## Grep on $src: riot call Grep (end to end) vs rg -l vs grep -rlE"
-	for p in 'func NewServer' '[A-Z][a-z]+Transport\b' '(?i)(deadline|timeout) exceeded'; do
+	# Each figure is hyperfine's interleaved ratio, three times over
+	# (GREP_REPEATS), so that the spread shows.
+	repeats=${GREP_REPEATS:-3}
+	grepjson() { printf '{"pattern":%s,"path":"%s","head_limit":100000}' "$(printf '%s' "$1" | python3 -c 'import json,sys;print(json.dumps(sys.stdin.read()))')" "$2"; }
+	echo "## Grep on $src: riot call Grep (end to end) vs rg -l vs grep -rl"
+	# The last pattern has no literal worth a prefilter: the lazy DFA's
+	# case, and the reverse suffix search's (issue 17).
+	for p in 'func NewServer' '[A-Z][a-z]+Transport\b' '(?i)(deadline|timeout) exceeded' '\w+_\d+\('; do
 		gp=$p
 		gflags=-rlE
-		case $p in '(?i)'*) gp=${p#(?i)}; gflags=-rliE ;; esac
-		json=$(printf '{"pattern":%s,"path":"%s","head_limit":100000}' "$(printf '%s' "$p" | python3 -c 'import json,sys;print(json.dumps(sys.stdin.read()))')" "$src")
-		hyperfine -N --warmup 3 --runs 20 \
-			-n "riot Grep $p" "$riot call Grep '$json' --add-dir $src" \
-			-n "rg -l" "rg --no-config -l -e '$p' $src" \
-			-n "grep $gflags" "grep $gflags -e '$gp' $src"
+		case $p in '(?i)'*) gp=${p#(?i)}; gflags=-rliE ;; *'\d'*) gflags=-rlP ;; esac
+		json=$(grepjson "$p" "$src")
+		for _ in $(seq "$repeats"); do
+			hyperfine -N --warmup 3 --runs 15 \
+				-n "riot Grep $p" "$riot call Grep '$json' --add-dir $src" \
+				-n "rg -l" "rg --no-config -l -e '$p' $src" \
+				-n "grep $gflags" "grep $gflags -e '$gp' $src"
+		done
 	done
+	echo "## Grep's growth from $src to a tree four times its size (four copies), against rg's"
+	big="$work/src4"
+	for i in 1 2 3 4; do mkdir -p "$big/$i" && cp -r "$src/." "$big/$i/"; done
+	for p in 'func NewServer' '\w+_\d+\('; do
+		small=$(grepjson "$p" "$src")
+		large=$(grepjson "$p" "$big")
+		for _ in $(seq "$repeats"); do
+			hyperfine -N --warmup 2 --runs 10 \
+				-n "riot Grep $p, 1x" "$riot call Grep '$small' --add-dir $src" \
+				-n "riot Grep $p, 4x" "$riot call Grep '$large' --add-dir $big" \
+				-n "rg -l $p, 1x" "rg --no-config -l -e '$p' $src" \
+				-n "rg -l $p, 4x" "rg --no-config -l -e '$p' $big"
+		done
+	done
+	rm -rf "$big"
 	;;
 bash)
 	echo "## Bash: riot call Bash true vs bash -c true (cold, whole commands)"
 	hyperfine -N --warmup 5 --runs 50 "$riot call Bash '{\"command\":\"true\"}'" "bash -c true"
 	echo "## Bash: 500 MB of output through riot (spilled) vs the same pipeline to a file"
 	cmd='yes abcdefghijklmnopqrstuvwxyz0123456789 | head -c 500000000'
-	hyperfine --warmup 1 --runs 5 \
+	hyperfine --warmup 1 --runs 5 --prepare "$clean" \
 		-n "riot call Bash" "$riot call Bash '{\"command\":\"$cmd\"}' --mode bypassPermissions --json > /dev/null" \
 		-n "bash to a file" "bash -c '$cmd > $work/out'"
 	;;
 stream)
 	echo "## 1 GB through a spilling tool: riot's peak RSS and throughput vs cat to a file"
 	(yes 'the same 1 GB of text as the Stream tool sends, for cat to copy' || true) | head -c 1000000000 > "$work/1g"
-	/usr/bin/time -f "riot peak RSS: %M KB, %e s" "$riot" call Stream '{"bytes":1000000000}' --json > /dev/null
-	hyperfine --warmup 1 --runs 5 \
+	for _ in 1 2 3; do
+		$clean
+		peak_rss call Stream '{"bytes":1000000000}' --json
+	done
+	hyperfine --warmup 1 --runs 5 --prepare "$clean" \
 		-n "riot call Stream 1 GB" "$riot call Stream '{\"bytes\":1000000000}' --json > /dev/null" \
 		-n "cat 1 GB to a file" "cat $work/1g > $work/out"
 	;;

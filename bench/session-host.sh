@@ -1,12 +1,52 @@
 #!/bin/sh
-# A three-call turn (Read, Grep, ls) through an attached session host, against
-# `riot version` and the same turn without a host, interleaved and repeated.
-# Usage: B=$(mktemp -d) && make build plugins BIN=$B && sh bench/session-host.sh
-# (with $B/ws/a.txt and $B/turn.json as BENCHMARKS.md's "Session host" shows).
-set -e
-export HOME=$B/home XDG_STATE_HOME=$B/state XDG_CONFIG_HOME=$B/home/.config
-cd $B/ws
-$B/riot serve --session H >/dev/null
-$B/riot run --session H $B/turn.json | head -c 300
-hyperfine -N -w 5 -r 40 --export-markdown $B/out.md "$B/riot version" "$B/riot run --session H $B/turn.json" "$B/riot run --session N $B/turn.json" "$B/riot version" "$B/riot run --session H $B/turn.json" "$B/riot run --session N $B/turn.json"
-$B/riot serve --stop --session H
+# A three-call turn (Read of a 200-line file, Grep for 17, Bash ls) as
+# `riot run --session` attached to a running `riot serve`, against
+# `riot version` and the same turn with no host; also attached to a host
+# whose config turns the sandbox off, which shows what Bash's sandbox adds.
+# The commands are interleaved in each hyperfine run; the runs are repeated
+# (3 by default), each printing its table.
+#
+#   bench/session-host.sh [repeats]     # from a clean clone; needs hyperfine
+set -eu
+cd "$(dirname "$0")/.."
+command -v hyperfine >/dev/null || { echo "install hyperfine (apt-get install hyperfine)"; exit 2; }
+repeats=${1:-3}
+B=$(mktemp -d)
+make -s build plugins BIN="$B" >/dev/null
+export HOME="$B/home" XDG_STATE_HOME="$B/state" XDG_CONFIG_HOME="$B/home/.config" XDG_DATA_HOME="$B/home/.local/share"
+mkdir -p "$B/ws" "$HOME"
+seq 1 200 >"$B/ws/a.txt"
+printf '[sandbox]\nmode = "off"\n' >"$B/nosandbox.toml"
+cat >"$B/turn.json" <<EOF
+[{"type":"tool_use","id":"r","name":"Read","input":{"file_path":"$B/ws/a.txt"}},
+ {"type":"tool_use","id":"g","name":"Grep","input":{"pattern":"17"}},
+ {"type":"tool_use","id":"b","name":"Bash","input":{"command":"ls"}}]
+EOF
+cd "$B/ws"
+riot="$B/riot"
+cleanup() {
+	"$riot" serve --stop --session H >/dev/null 2>&1 || true
+	"$riot" serve --stop --session U --config "$B/nosandbox.toml" >/dev/null 2>&1 || true
+	rm -rf "$B"
+}
+trap cleanup EXIT
+"$riot" serve --session H
+"$riot" serve --session U --config "$B/nosandbox.toml"
+# Each turn must run whole, attached and not: three results, none an error.
+for args in "--session H" "--session U --config $B/nosandbox.toml" "--session N"; do
+	# shellcheck disable=SC2086
+	out=$("$riot" run $args "$B/turn.json")
+	n=$(printf '%s' "$out" | grep -c '"tool_use_id"')
+	e=$(printf '%s' "$out" | grep -c '"is_error": true' || true)
+	[ "$n" = 3 ] && [ "$e" = 0 ] || { echo "the turn ($args) did not run whole: $out"; exit 1; }
+done
+i=1
+while [ "$i" -le "$repeats" ]; do
+	echo "== run $i of $repeats"
+	hyperfine -N -w 5 -r 30 --style basic \
+		-n version "$riot version" \
+		-n attached "$riot run --session H $B/turn.json" \
+		-n attached-nosandbox "$riot run --session U --config $B/nosandbox.toml $B/turn.json" \
+		-n no-host "$riot run --session N $B/turn.json"
+	i=$((i + 1))
+done

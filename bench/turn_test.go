@@ -21,15 +21,23 @@ import (
 // mode; "" keeps the embedded default.
 func hostWith(b *testing.B, mode string, specs ...core.PluginSpec) *core.Host {
 	b.Helper()
-	ws := b.TempDir()
+	return hostIn(b, b.TempDir(), func(cfg *config.Config) {
+		if mode != "" {
+			cfg.Permissions.Mode = mode
+		}
+	}, specs...)
+}
+
+// hostIn is a host over the workspace ws with the embedded defaults, as
+// configure changes them.
+func hostIn(b *testing.B, ws string, configure func(*config.Config), specs ...core.PluginSpec) *core.Host {
+	b.Helper()
 	cfg, err := config.Load(config.Options{Workspace: ws, UserFile: filepath.Join(ws, "none"), Getenv: func(string) string { return "" }})
 	if err != nil {
 		b.Fatal(err)
 	}
 	cfg.StateDir = b.TempDir()
-	if mode != "" {
-		cfg.Permissions.Mode = mode
-	}
+	configure(cfg)
 	h, err := core.New(context.Background(), core.Options{Config: cfg, Workspace: ws, Plugins: specs, Logger: hclog.NewNullLogger()})
 	if err != nil {
 		b.Fatal(err)

@@ -74,7 +74,7 @@ func (c *Config) Discover(workspace, exeDir string, getenv func(string) string) 
 		}
 		for _, e := range entries {
 			name, ok := strings.CutPrefix(e.Name(), PluginPrefix)
-			if !ok || name == "" || !pluginName.MatchString(name) {
+			if !ok || name == "" || !pluginName().MatchString(name) {
 				continue
 			}
 			path := filepath.Join(dir.Path, e.Name())

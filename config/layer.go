@@ -131,14 +131,35 @@ func parseLayer(data []byte, src Source) (*parsedLayer, error) {
 	if err := checkTypes(values, reflect.TypeFor[layer](), nil, p.at); err != nil {
 		return nil, err
 	}
+	if err := p.decode(data); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// parseDefaults is parseLayer for the embedded defaults, without the
+// generic decode that only finds the position of a wrong type: the
+// defaults are riot's own, TestDefaultsParse checks them the whole way, and
+// every start reads them.
+func parseDefaults(data []byte) (*parsedLayer, error) {
+	p := &parsedLayer{src: Source{Layer: "default"}}
+	if err := p.decode(data); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// decode reads the layer into p's typed fields.
+func (p *parsedLayer) decode(data []byte) error {
+	src := p.src
 	md, err := toml.Decode(string(data), &p.layer)
 	if err != nil {
 		// checkTypes accepts only what decodes; this is riot's bug.
-		return nil, &Error{Source: src, Msg: "riot cannot read this file, though its types are right; please report it with the file: " + err.Error()}
+		return &Error{Source: src, Msg: "riot cannot read this file, though its types are right; please report it with the file: " + err.Error()}
 	}
 	p.defined = md.IsDefined
 	if undecoded := md.Undecoded(); len(undecoded) > 0 {
-		return nil, p.unknownKey(undecoded[0])
+		return p.unknownKey(undecoded[0])
 	}
 	for _, k := range md.Keys() {
 		if len(k) == 2 && k[0] == "plugins" && !slices.Contains(p.order, k[1]) {
@@ -148,7 +169,7 @@ func parseLayer(data []byte, src Source) (*parsedLayer, error) {
 			p.mcpOrder = append(p.mcpOrder, k[1])
 		}
 	}
-	return p, nil
+	return nil
 }
 
 func (p *parsedLayer) at(key ...string) Source {

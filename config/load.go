@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/riot-tools/riot/config/trust"
@@ -69,11 +70,11 @@ func Load(opts Options) (*Config, error) {
 		getenv = os.Getenv
 	}
 	c := &Config{Sources: map[string]Source{}, Serve: Serve{IdleTimeout: DefaultIdleTimeout}}
-	def, err := parseLayer(defaultsTOML, Source{Layer: "default"})
+	// Defaults are reported as "default", not by line: no locator.
+	def, err := parseDefaults(defaultsTOML)
 	if err != nil {
 		return nil, fmt.Errorf("embedded defaults: %w", err)
 	}
-	def.loc = locator{} // defaults are reported as "default", not by line
 	if err := c.apply(def); err != nil {
 		return nil, err
 	}
@@ -336,15 +337,17 @@ func (c *Config) apply(l *parsedLayer) error {
 	return c.applyHooks(l)
 }
 
-var pluginName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+// Compiled on first use, not at start: riot links every package, so each
+// package's init runs before any command.
+var pluginName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`) })
 
 // ValidPluginName reports whether name can name a plugin (riot-tool-NAME).
-func ValidPluginName(name string) bool { return pluginName.MatchString(name) }
+func ValidPluginName(name string) bool { return pluginName().MatchString(name) }
 
-var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
+var sha256Hex = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{64}$`) })
 
 func (c *Config) applyPlugin(l *parsedLayer, name string, pl *pluginLayer) error {
-	if !pluginName.MatchString(name) {
+	if !pluginName().MatchString(name) {
 		return &Error{Source: l.at("plugins", name), Msg: fmt.Sprintf("plugin name %q must be lowercase letters, digits, - and _, as in riot-tool-NAME", name)}
 	}
 	i := slices.IndexFunc(c.Plugins, func(p Plugin) bool { return p.Name == name })
@@ -381,7 +384,7 @@ func (c *Config) applyPlugin(l *parsedLayer, name string, pl *pluginLayer) error
 	}
 	if pl.SHA256 != nil {
 		sum := strings.ToLower(*pl.SHA256)
-		if sum != "" && !sha256Hex.MatchString(sum) {
+		if sum != "" && !sha256Hex().MatchString(sum) {
 			return &Error{Source: l.at("plugins", name, "sha256"), Msg: "sha256 must be 64 hexadecimal digits, as printed by `sha256sum`"}
 		}
 		p.SHA256 = sum

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 	"github.com/bmatcuk/doublestar/v4"
@@ -108,11 +109,15 @@ func decodesTo(text string, want map[string]any) bool {
 	return err == nil && reflect.DeepEqual(got, want)
 }
 
+// Compiled on first use, not at start: riot links every package, so each
+// package's init runs before any command.
 var (
-	permissionsHeader = regexp.MustCompile(`(?m)^[ \t]*\[[ \t]*permissions[ \t]*\][ \t]*(#.*)?$`)
-	anyHeader         = regexp.MustCompile(`(?m)^[ \t]*\[`)
-	allowKey          = regexp.MustCompile(`(?m)^[ \t]*allow[ \t]*=[ \t]*\[`)
-	permissionsKey    = regexp.MustCompile(`(?m)^[ \t]*"?permissions"?[ \t]*[.=]`)
+	permissionsHeader = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)^[ \t]*\[[ \t]*permissions[ \t]*\][ \t]*(#.*)?$`)
+	})
+	anyHeader      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^[ \t]*\[`) })
+	allowKey       = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^[ \t]*allow[ \t]*=[ \t]*\[`) })
+	permissionsKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^[ \t]*"?permissions"?[ \t]*[.=]`) })
 )
 
 // editAllow adds rule to the allow array of the [permissions] table by a
@@ -120,9 +125,9 @@ var (
 // the layout is not one it edits (the caller re-encodes).
 func editAllow(src, rule string, n int) (string, bool) {
 	q := tomlString(rule)
-	h := permissionsHeader.FindStringIndex(src)
+	h := permissionsHeader().FindStringIndex(src)
 	if h == nil {
-		if n > 0 || permissionsKey.MatchString(src) {
+		if n > 0 || permissionsKey().MatchString(src) {
 			return "", false // [permissions] is written as dotted keys or an inline table
 		}
 		sep := ""
@@ -136,10 +141,10 @@ func editAllow(src, rule string, n int) (string, bool) {
 	}
 	body := h[1]
 	end := len(src)
-	if next := anyHeader.FindStringIndex(src[body:]); next != nil {
+	if next := anyHeader().FindStringIndex(src[body:]); next != nil {
 		end = body + next[0]
 	}
-	k := allowKey.FindStringIndex(src[body:end])
+	k := allowKey().FindStringIndex(src[body:end])
 	if k == nil {
 		return src[:body] + "\nallow = [" + q + "]" + src[body:], true
 	}

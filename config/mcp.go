@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -67,11 +68,13 @@ type mcpServerLayer struct {
 var mcpServerKeys = []string{"command", "args", "env", "cwd", "url", "headers", "enabled", "startup_timeout", "tool_timeout", "enabled_tools", "disabled_tools", "read_only_tools"}
 
 // mcpName keeps mcp__NAME__TOOL unambiguous: no double underscore.
-var mcpName = regexp.MustCompile(`^[A-Za-z0-9]+([-_]?[A-Za-z0-9]+)*$`)
+// Compiled on first use, not at start: riot links every package, so each
+// package's init runs before any command.
+var mcpName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9]+([-_]?[A-Za-z0-9]+)*$`) })
 
 // applyMCPServer merges one layer's [mcp_servers.NAME] into c.
 func (c *Config) applyMCPServer(l *parsedLayer, name string, ml *mcpServerLayer) error {
-	if !mcpName.MatchString(name) {
+	if !mcpName().MatchString(name) {
 		return &Error{Source: l.at("mcp_servers", name), Msg: fmt.Sprintf("MCP server name %q must be letters, digits, and single - or _ between them, as in mcp__NAME__TOOL", name)}
 	}
 	if ml == nil {
@@ -194,7 +197,7 @@ func (c *Config) LoadMCPJSON(workspace string) error {
 		if err := json.Unmarshal(doc.MCPServers[name], &e); err != nil {
 			return &Error{Source: src, Msg: fmt.Sprintf("mcpServers.%s: each server is an object with command, args and env, or type \"http\", url and headers", name)}
 		}
-		if !mcpName.MatchString(name) {
+		if !mcpName().MatchString(name) {
 			return &Error{Source: src, Msg: fmt.Sprintf("MCP server name %q must be letters, digits, and single - or _ between them", name)}
 		}
 		s := MCPServer{Name: name, Command: e.Command, Args: e.Args, Env: e.Env, URL: e.URL, Headers: e.Headers, Enabled: true, Source: src}

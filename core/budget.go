@@ -45,12 +45,13 @@ type collector struct {
 	lastNL bool
 	cut    bool // an unlimited tool's text passed unlimitedCap
 
-	file *atomicfile.File // written beside spillPath, renamed to it at finish
+	file *atomicfile.Scratch // written at scratchPath, renamed to spillPath at finish
 	w    *bufio.Writer
-	tail []byte // the last keepBytes bytes, once spilled
-	head []byte // the first keepBytes bytes, once spilled
-	err  error  // a spill write error
-	done bool   // the spill file is committed or discarded
+	at   *offsetWriter // w's file position
+	tail []byte        // the last keepBytes bytes, once spilled
+	head []byte        // the first keepBytes bytes, once spilled
+	err  error         // a spill write error
+	done bool          // the spill file is committed or discarded
 
 	images     []Block
 	imageBytes int
@@ -62,6 +63,12 @@ type collector struct {
 	// pending is the start of a character the last text chunk of the
 	// current block ended inside.
 	pending []byte
+
+	// offered: the plugin was told it may write text to the scratch file
+	// (CallContext.spill_file). readBuf holds what is read back of it.
+	offered  bool
+	readBuf  []byte
+	fromFile int64 // text bytes the plugin wrote to the file itself
 }
 
 func newCollector(budget int64, spillPath string, store *resultStore) *collector {
@@ -95,6 +102,9 @@ func (c *collector) chunk(ch *toolv1.Chunk) error {
 	c.haveBlock, c.curBlock = true, ch.GetBlock()
 	switch ch.GetKind() {
 	case toolv1.BlockKind_BLOCK_KIND_IMAGE:
+		if ch.GetFileLength() > 0 {
+			return &malformedError{Why: "an image announced in the spill file, which holds text only"}
+		}
 		c.image(newBlock, ch)
 		return nil
 	case toolv1.BlockKind_BLOCK_KIND_TEXT:
@@ -102,6 +112,9 @@ func (c *collector) chunk(ch *toolv1.Chunk) error {
 		return &malformedError{Why: fmt.Sprintf("a content chunk of unknown kind %d", ch.GetKind())}
 	}
 	c.curImage = 0
+	if ch.GetFileLength() > 0 || ch.GetFileOffset() > 0 {
+		return c.extent(ch)
+	}
 	data := ch.GetData()
 	if len(c.pending) > 0 {
 		data = append(c.pending, data...)
@@ -117,7 +130,7 @@ func (c *collector) chunk(ch *toolv1.Chunk) error {
 		c.pending = append([]byte(nil), rest...)
 		data = data[:valid]
 	}
-	c.writeText(data)
+	c.writeText(data, false)
 	return nil
 }
 
@@ -164,7 +177,9 @@ func (c *collector) image(newBlock bool, ch *toolv1.Chunk) {
 	img.Data = append(img.Data, ch.GetData()...)
 }
 
-func (c *collector) writeText(p []byte) {
+// writeText accounts for text; inFile says it is in the scratch file
+// already, at offset nbytes, written by the plugin.
+func (c *collector) writeText(p []byte, inFile bool) {
 	if len(p) == 0 {
 		return
 	}
@@ -174,7 +189,7 @@ func (c *collector) writeText(p []byte) {
 	c.chars += leadBytes(p)
 	switch {
 	case c.file != nil:
-		c.toFile(p)
+		c.toFile(p, inFile)
 	case c.budget < 0:
 		if c.text.Len()+len(p) > unlimitedCap {
 			p = p[:max(0, unlimitedCap-c.text.Len())]
@@ -191,19 +206,20 @@ func (c *collector) writeText(p []byte) {
 
 // spill moves the text so far to the spill file; the rest follows it.
 func (c *collector) spill() {
-	f, err := c.store.create(c.spillPath)
+	f, err := c.store.create(scratchPath(c.spillPath), c.spillPath)
 	if err != nil {
 		c.err = err
 		return
 	}
-	c.file, c.w = f, bufio.NewWriterSize(f, 256<<10)
+	c.at = &offsetWriter{f: f}
+	c.file, c.w = f, bufio.NewWriterSize(c.at, 256<<10)
 	data := c.text.Bytes()
 	c.head = append([]byte(nil), data[:min(len(data), keepBytes)]...)
-	c.toFile(data)
+	c.toFile(data, false)
 	c.text = bytes.Buffer{}
 }
 
-func (c *collector) toFile(p []byte) {
+func (c *collector) toFile(p []byte, inFile bool) {
 	if len(c.head) < keepBytes {
 		c.head = append(c.head, p[:min(len(p), keepBytes-len(c.head))]...)
 	}
@@ -215,7 +231,14 @@ func (c *collector) toFile(p []byte) {
 			c.tail = append(c.tail[:0], c.tail[over:]...)
 		}
 	}
-	if c.err == nil {
+	switch {
+	case inFile:
+		// The plugin wrote p; the host's own writes go on after it.
+		if c.err == nil {
+			c.err = c.w.Flush()
+		}
+		c.at.off = c.nbytes
+	case c.err == nil:
 		_, c.err = c.w.Write(p)
 	}
 }
@@ -231,7 +254,8 @@ func (c *collector) finish() {
 		c.err = err
 	}
 	if c.err == nil {
-		c.err = c.file.CommitScratch()
+		// Anything the plugin wrote past what it announced is cut.
+		c.err = c.file.Commit(c.nbytes)
 	}
 	c.file.Cleanup()
 }

@@ -357,6 +357,7 @@ func (h *Host) execute(ctx context.Context, c *call) {
 	cc := h.callContext(p, deadline)
 	cc.AllowedReads = c.decision.Reads
 	cc.Sandbox = sandbox
+	cc.SpillFile = c.col.offer()
 	err = stub.Call(cctx, &toolv1.CallRequest{
 		Tool: c.use.Name, CallId: c.use.ID, Input: c.use.Input, Context: cc,
 	}, func(ev *toolv1.CallEvent) error {
@@ -377,6 +378,8 @@ func (h *Host) execute(ctx context.Context, c *call) {
 	}
 	if c.col.err != nil {
 		h.log.Error("cannot write a spilled result", "path", c.col.spillPath, "error", c.col.err)
+	} else if c.col.spilled() {
+		h.log.Debug("spilled a result", "path", c.col.spillPath, "bytes", c.col.nbytes, "written_by_plugin", c.col.fromFile)
 	}
 	elapsed := h.now().Sub(start)
 	switch {

@@ -31,6 +31,15 @@ func TestLeadBytes(t *testing.T) {
 			}
 		}
 	}
+	// A continuation byte at each place of a 32-byte block, past ASCII the
+	// block skips whole.
+	for i := range 96 {
+		p := []byte(strings.Repeat("a", 96))
+		p[i] = 0x80
+		if got := leadBytes(p); got != 95 {
+			t.Fatalf("one continuation byte at %d of 96: %d lead bytes, want 95", i, got)
+		}
+	}
 	// Split anywhere, the sum is the same.
 	s := []byte(strings.Repeat("aé日🙂", 50))
 	for cut := range len(s) {

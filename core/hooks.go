@@ -162,10 +162,18 @@ func (h *Host) runHook(ctx context.Context, event string, hk config.Hook, stdin 
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	setDeathSignal(cmd.SysProcAttr)
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	// Under the guard, the whole tree ends with the hook, on timeout, and
+	// with riot however riot dies, whatever left the group.
+	guarded := h.opts.HookGuard.Enabled()
+	release, err := h.opts.HookGuard.Wrap(cmd)
+	if err != nil {
+		return h.hookFailed(run, event, "it could not be started")
+	}
+	defer release()
 	// A grandchild that left the group may hold the pipes open.
 	cmd.WaitDelay = 2 * time.Second
-	err := cmd.Run()
-	if cmd.Process != nil {
+	err = cmd.Run()
+	if cmd.Process != nil && !guarded {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // what it left in its group
 	}
 	var exit *exec.ExitError

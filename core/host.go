@@ -19,6 +19,7 @@ import (
 	"github.com/riot-tools/riot/core/mcpsource"
 	"github.com/riot-tools/riot/core/permission"
 	"github.com/riot-tools/riot/core/session"
+	"github.com/riot-tools/riot/internal/procguard"
 	"github.com/riot-tools/riot/shared"
 	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
@@ -63,6 +64,11 @@ type Options struct {
 	// `riot call` and `riot run` do, so tools can say that what they leave
 	// running (background jobs) ends with it.
 	OneShot bool
+	// HookGuard runs hook commands under a tree guard, so that riot's death,
+	// SIGKILL included, ends everything a hook started however it
+	// detached; nil runs them in a process group of their own only. The
+	// guard's binary must call procguard.Main first in its main.
+	HookGuard *procguard.Tree
 }
 
 // Progress is one event of a running call, for a UI.
@@ -84,7 +90,10 @@ type Host struct {
 	fileLog   hclog.Logger
 	logFile   string
 	logCloser func() error
-	tls       *shared.TLSMaterial
+	// tls makes the host's mutual TLS identity on first use: a plugin
+	// start needs it, and a listing served from the manifest cache
+	// starts no plugin and so never pays for the keys.
+	tls       func() (*shared.TLSMaterial, error)
 	cache     *manifestCache
 	session   *session.Session
 	policy    *permission.Policy
@@ -178,14 +187,7 @@ func New(ctx context.Context, opts Options) (_ *Host, err error) {
 	if h.startTimeout <= 0 {
 		h.startTimeout = defaultStartTimeout
 	}
-	// Making keys and certificates takes milliseconds; do it while the
-	// rest is set up. Nothing reads h.tls before this channel.
-	tlsDone := make(chan error, 1)
-	go func() {
-		var err error
-		h.tls, err = shared.NewTLSMaterial()
-		tlsDone <- err
-	}()
+	h.tls = sync.OnceValues(shared.NewTLSMaterial)
 	if h.session, err = session.Open(h.stateDir, opts.SessionID); err != nil {
 		return nil, err
 	}
@@ -194,7 +196,7 @@ func New(ctx context.Context, opts Options) (_ *Host, err error) {
 	if err := h.buildPolicy(); err != nil {
 		return nil, err
 	}
-	h.cache = loadManifestCache(filepath.Join(h.stateDir, "cache", "manifests.json"))
+	h.cache = loadManifestCache(filepath.Join(h.stateDir, "cache", manifestCacheFile))
 	for _, spec := range opts.Plugins {
 		h.plugins = append(h.plugins, &pluginProc{h: h, spec: spec, log: h.log.Named(spec.Name), fileLog: h.fileLog.Named(spec.Name)})
 	}
@@ -203,9 +205,6 @@ func New(ctx context.Context, opts Options) (_ *Host, err error) {
 		h.plugins = append(h.plugins, &pluginProc{h: h, spec: spec, log: h.log.Named(spec.Name), fileLog: h.fileLog.Named(spec.Name)})
 	}
 	h.addMCPServers()
-	if err := <-tlsDone; err != nil {
-		return nil, fmt.Errorf("TLS material: %w", err)
-	}
 	h.register(ctx)
 	if err := h.cache.save(); err != nil {
 		h.log.Warn("cannot save the manifest cache", "error", err)

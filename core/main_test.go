@@ -16,6 +16,7 @@ import (
 
 	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/core"
+	"github.com/riot-tools/riot/shared"
 )
 
 // leakChecked marks the tests whose process-leak check is registered.
@@ -26,7 +27,23 @@ var bins struct {
 	testkit, garbage, badcookie, wirefault, mcpserve string
 }
 
+// wantProtocol is the protocol version testkit and wirefault speak in this
+// run: the newest, or 1 when TestSuitesOverProtocol1 runs the suites again
+// with the builds of the riot_protocol1 tag.
+var wantProtocol = shared.ProtocolVersion
+
+// The environment of TestSuitesOverProtocol1's run: the protocol, and the
+// directory of the binaries the parent built.
+const (
+	protocolEnv = "RIOT_CORE_TEST_PROTOCOL"
+	binsEnv     = "RIOT_CORE_TEST_BINS"
+)
+
 func TestMain(m *testing.M) {
+	if dir := os.Getenv(binsEnv); dir != "" {
+		setBins(dir, os.Getenv(protocolEnv) == "1")
+		os.Exit(m.Run())
+	}
 	dir, err := os.MkdirTemp("", "riot-core-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -34,17 +51,43 @@ func TestMain(m *testing.M) {
 	}
 	code := func() int {
 		defer os.RemoveAll(dir)
-		for name, dst := range map[string]*string{"testkit": &bins.testkit, "garbage": &bins.garbage, "badcookie": &bins.badcookie, "wirefault": &bins.wirefault, "mcpserve": &bins.mcpserve} {
-			*dst = filepath.Join(dir, "riot-tool-"+name)
-			cmd := exec.Command("go", "build", "-o", *dst, "github.com/riot-tools/riot/internal/testplugins/"+name)
+		builds := [][]string{{"-o", dir + "/", "./testkit", "./garbage", "./badcookie", "./wirefault", "./mcpserve"}}
+		builds = append(builds, []string{"-tags", "riot_protocol1", "-o", filepath.Join(dir, "v1") + "/", "./testkit", "./wirefault"})
+		for _, args := range builds {
+			cmd := exec.Command("go", append([]string{"build"}, args...)...)
+			cmd.Dir = "../internal/testplugins"
 			if out, err := cmd.CombinedOutput(); err != nil {
-				fmt.Fprintf(os.Stderr, "build %s: %v\n%s", name, err, out)
+				fmt.Fprintf(os.Stderr, "build %v: %v\n%s", args, err, out)
 				return 1
 			}
 		}
+		for _, name := range []string{"testkit", "garbage", "badcookie", "wirefault", "mcpserve"} {
+			for _, sub := range []string{"", "v1"} {
+				if _, err := os.Stat(filepath.Join(dir, sub, name)); err == nil {
+					if err := os.Rename(filepath.Join(dir, sub, name), filepath.Join(dir, sub, "riot-tool-"+name)); err != nil {
+						fmt.Fprintln(os.Stderr, err)
+						return 1
+					}
+				}
+			}
+		}
+		setBins(dir, false)
 		return m.Run()
 	}()
 	os.Exit(code)
+}
+
+// setBins points bins at dir's binaries, testkit's and wirefault's of
+// protocol 1 alone if v1.
+func setBins(dir string, v1 bool) {
+	for name, dst := range map[string]*string{"testkit": &bins.testkit, "garbage": &bins.garbage, "badcookie": &bins.badcookie, "wirefault": &bins.wirefault, "mcpserve": &bins.mcpserve} {
+		*dst = filepath.Join(dir, "riot-tool-"+name)
+	}
+	if v1 {
+		wantProtocol = 1
+		bins.testkit = filepath.Join(dir, "v1", "riot-tool-testkit")
+		bins.wirefault = filepath.Join(dir, "v1", "riot-tool-wirefault")
+	}
 }
 
 // testConfig is the embedded defaults with the state under t.TempDir().

@@ -1,6 +1,8 @@
 package core
 
 import (
+	"bytes"
+	"encoding/gob"
 	"os"
 	"path/filepath"
 	"testing"
@@ -233,5 +235,59 @@ func TestManifestCacheKeepsAnnotations(t *testing.T) {
 	}
 	if a := annotationsOf(got.GetTools()[1].GetAnnotations()); a != (Annotations{}) {
 		t.Fatalf("a tool that declared nothing reads from the cache as %+v, want the conservative zero", a)
+	}
+}
+
+// A cache file that does not decode whole, whether cut short, of the JSON
+// shape riot wrote before, or of another version, reads as empty: it costs
+// plugin starts, never a misread entry. A save removes the JSON file of
+// earlier versions.
+func TestManifestCacheUnreadable(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "riot-tool-x")
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	spec := PluginSpec{Name: "x", Path: p}
+	id, err := identify(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, manifestCacheFile)
+	legacy := filepath.Join(dir, "manifests.json")
+	if err := os.WriteFile(legacy, []byte(`{"version":2}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := loadManifestCache(path)
+	c.put(spec, id, &toolv1.ManifestResponse{Tools: []*toolv1.ToolSpec{{Name: "T"}}})
+	if err := c.save(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(legacy); !os.IsNotExist(err) {
+		t.Errorf("the JSON cache riot no longer reads is still there after a save: %v", err)
+	}
+	whole, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok := loadManifestCache(path).get(spec); !ok {
+		t.Fatal("the saved entry does not load")
+	}
+	var other bytes.Buffer
+	if err := gob.NewEncoder(&other).Encode(cacheFile{Version: manifestCacheVersion + 1, Manifests: c.entries}); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{
+		"cut short":     whole[:len(whole)-8],
+		"JSON":          []byte(`{"version":2,"manifests":{}}`),
+		"other version": other.Bytes(),
+		"empty":         nil,
+	} {
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if c := loadManifestCache(path); len(c.entries) != 0 {
+			t.Errorf("%s: the cache read %d entries, want none", name, len(c.entries))
+		}
 	}
 }

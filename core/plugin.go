@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +19,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/riot-tools/riot/config/lock"
 	"github.com/riot-tools/riot/shared"
 	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
@@ -330,8 +330,13 @@ func (p *pluginProc) launch() (*launched, error) {
 	}
 	p.startKill = kill
 	p.mu.Unlock()
+	tlsm, err := p.h.tls()
+	if err != nil {
+		kill()
+		return nil, &startError{Msg: fmt.Sprintf("riot could not make the TLS keys to start the %s plugin (%s). Retry the call; if it fails again, report it.", p.spec.Name, errText(err))}
+	}
 	cmd := exec.CommandContext(pctx, path, args...)
-	cmd.Env = append(os.Environ(), p.h.tls.PluginEnv(), "RIOT_LOG_LEVEL="+p.h.pluginLogLevel)
+	cmd.Env = append(os.Environ(), tlsm.PluginEnv(), "RIOT_LOG_LEVEL="+p.h.pluginLogLevel)
 	if dir := p.h.socketDir(); dir != "" {
 		cmd.Env = append(cmd.Env, goplugin.EnvUnixSocketDir+"="+dir)
 	}
@@ -360,7 +365,7 @@ func (p *pluginProc) launch() (*launched, error) {
 		SkipHostEnv:      true,
 		SecureConfig:     secure,
 		AllowedProtocols: []goplugin.Protocol{goplugin.ProtocolGRPC},
-		TLSConfig:        p.h.tls.ClientConfig(),
+		TLSConfig:        tlsm.ClientConfig(),
 		Logger:           p.fileLog,
 		StartTimeout:     p.h.startTimeout,
 		Stderr:           tail,
@@ -414,7 +419,7 @@ func (p *pluginProc) explainStartError(err error, cmd *exec.Cmd, tail *tailBuffe
 	switch {
 	case errors.Is(err, goplugin.ErrChecksumsDoNotMatch):
 		actual := "unknown"
-		if sum, herr := fileSHA256(p.spec.Path); herr == nil {
+		if sum, herr := lock.FileSHA256(p.spec.Path); herr == nil {
 			actual = sum
 		}
 		if p.spec.Lock != nil {
@@ -624,17 +629,4 @@ func waitExit(client *goplugin.Client, cmd *exec.Cmd, d time.Duration) string {
 		return "it exited"
 	}
 	return cmd.ProcessState.String()
-}
-
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }

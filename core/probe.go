@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/riot-tools/riot/config"
@@ -29,16 +30,12 @@ func Probe(ctx context.Context, cfg *config.Config, name, path string) (Probed, 
 	if timeout <= 0 {
 		timeout = defaultStartTimeout
 	}
-	tls, err := shared.NewTLSMaterial()
-	if err != nil {
-		return Probed{}, fmt.Errorf("TLS material: %w", err)
-	}
 	logFile := cfg.ResolvedLogFile(nil)
 	_, fileLog, closeLog := newLogger(cfg.Log.Level, logFile, int64(cfg.Log.MaxSizeMB)<<20, io.Discard)
 	defer func() { _ = closeLog() }()
 	h := &Host{
 		cfg: cfg, log: fileLog, fileLog: fileLog, logFile: logFile,
-		tls: tls, cache: &manifestCache{entries: map[string]cacheEntry{}, builds: map[string]string{}, failures: map[string]failureEntry{}},
+		tls: sync.OnceValues(shared.NewTLSMaterial), cache: &manifestCache{entries: map[string]cacheEntry{}, builds: map[string]string{}, failures: map[string]failureEntry{}},
 		now: time.Now, pluginLogLevel: "warn", startTimeout: timeout,
 	}
 	p := &pluginProc{h: h, spec: PluginSpec{Name: name, Path: path}, log: h.log.Named(name), fileLog: h.fileLog.Named(name)}

@@ -105,12 +105,13 @@ func (s *resultStore) ensureLocked() error {
 	return errors.New("the results directory keeps being removed")
 }
 
-// create starts a spill file at path, in this session's directory.
-func (s *resultStore) create(path string) (*atomicfile.File, error) {
+// create starts a spill file for path at tmp, in this session's
+// directory.
+func (s *resultStore) create(tmp, path string) (*atomicfile.Scratch, error) {
 	if err := s.ensureLocked(); err != nil {
 		return nil, err
 	}
-	f, err := atomicfile.Create(path, 0o600)
+	f, err := atomicfile.OpenScratch(tmp, path)
 	if err == nil {
 		s.startPrune()
 	}

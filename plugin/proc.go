@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	goplugin "github.com/hashicorp/go-plugin"
 
+	"github.com/riot-tools/riot/internal/procguard"
 	"github.com/riot-tools/riot/plugin/sandbox"
 	"github.com/riot-tools/riot/shared"
 )
@@ -112,7 +113,7 @@ type OSProc struct {
 	KillGrace time.Duration
 	// guard kills the groups still registered when the plugin dies. Serve
 	// sets it; in tests it is nil and each test kills what it started.
-	guard *guard
+	guard *procguard.Guard
 	// profile is the sandbox of the call this Proc serves; nil is none.
 	profile *sandbox.Profile
 	// probe is shared by every call's copy, so bwrap is checked once.
@@ -131,8 +132,8 @@ var (
 // it has no process guard. Close ends the sandboxes it keeps.
 func NewOSProc() *OSProc { return newOSProc(nil, nil) }
 
-func newOSProc(g *guard, log hclog.Logger) *OSProc {
-	return &OSProc{guard: g, probe: &sandbox.Probe{}, pool: &sandbox.Pool{Started: g.add, Ended: g.remove}, log: log}
+func newOSProc(g *procguard.Guard, log hclog.Logger) *OSProc {
+	return &OSProc{guard: g, probe: &sandbox.Probe{}, pool: &sandbox.Pool{Started: g.Add, Ended: g.Remove}, log: log}
 }
 
 // Close ends the long-lived sandboxes and every command still in them.
@@ -172,7 +173,7 @@ func (p *OSProc) StartShared(ctx context.Context, cmd *exec.Cmd) (Process, error
 		return nil, cmd.Err
 	}
 	// The guard runs before the sandbox does, as in Start.
-	p.guard.ready()
+	p.guard.Ready()
 	proc, err := p.pool.Start(bwrap, p.profile, cmd)
 	var lost *sandbox.LostError
 	switch {
@@ -214,12 +215,12 @@ func (p *OSProc) Start(ctx context.Context, cmd *exec.Cmd) (Process, error) {
 	}
 	// The guard runs before the command does, so that registering the
 	// command's group is one write, not a guard start.
-	p.guard.ready()
+	p.guard.Ready()
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
 	proc := &osProcess{cmd: cmd, pgid: cmd.Process.Pid, guard: p.guard, done: make(chan struct{}), sandboxed: sandboxed}
-	p.guard.add(proc.pgid)
+	p.guard.Add(proc.pgid)
 	go stopOnCancel(ctx, proc, proc.done, p.grace())
 	return proc, nil
 }
@@ -251,7 +252,7 @@ type osProcess struct {
 	sandboxed bool
 	cmd       *exec.Cmd
 	pgid      int
-	guard     *guard
+	guard     *procguard.Guard
 	done      chan struct{}
 	waitOnce  sync.Once
 	waitErr   error
@@ -277,7 +278,7 @@ func (p *osProcess) Wait() error {
 		// Unregister only a group that is gone, so a pgid recycled later is
 		// never killed by the guard; a group with survivors stays guarded.
 		if errors.Is(syscall.Kill(-p.pgid, 0), syscall.ESRCH) {
-			p.guard.remove(p.pgid)
+			p.guard.Remove(p.pgid)
 		}
 	})
 	return p.waitErr
@@ -307,7 +308,7 @@ func stopOnCancel(ctx context.Context, p Process, done <-chan struct{}, grace ti
 var protocolEnv = []string{
 	shared.Handshake.MagicCookieKey,
 	shared.TLSEnv,
-	guardEnv,
+	procguard.Env,
 	shared.OneShotEnv,
 	"PLUGIN_MIN_PORT",
 	"PLUGIN_MAX_PORT",

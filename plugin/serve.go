@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 	"google.golang.org/grpc"
 
+	"github.com/riot-tools/riot/internal/procguard"
 	"github.com/riot-tools/riot/shared"
 )
 
@@ -38,8 +39,8 @@ func Serve(handlers ...Handler) { serve(false, handlers) }
 func ServeReadOnly(handlers ...Handler) { serve(true, handlers) }
 
 func serve(readOnly bool, handlers []Handler) {
-	if isGuard() {
-		runGuard(os.Stdin)
+	if procguard.IsGuard() {
+		procguard.RunGuard(os.Stdin)
 		return
 	}
 	log := hclog.New(&hclog.LoggerOptions{
@@ -75,7 +76,7 @@ func serve(readOnly bool, handlers []Handler) {
 	os.Stdout = handshake
 	goplugin.Serve(&goplugin.ServeConfig{
 		HandshakeConfig:  shared.Handshake,
-		VersionedPlugins: shared.VersionedPlugins(srv),
+		VersionedPlugins: servedProtocols(srv),
 		TLSProvider:      shared.ServerTLSFromEnv,
 		GRPCServer: func(opts []grpc.ServerOption) *grpc.Server {
 			// Called once the listener exists, which creating the socket
@@ -89,7 +90,13 @@ func serve(readOnly bool, handlers []Handler) {
 			}
 			return grpc.NewServer(append(opts,
 				grpc.MaxRecvMsgSize(shared.MaxMessageSize),
-				grpc.MaxSendMsgSize(shared.MaxMessageSize))...)
+				grpc.MaxSendMsgSize(shared.MaxMessageSize),
+				// Fixed windows turn off gRPC's bandwidth estimator, which
+				// answers every message from the host with a PING: two
+				// more frames and wake-ups on each side per exchange, to
+				// size windows for a network a Unix socket is not.
+				grpc.InitialWindowSize(shared.StreamWindow),
+				grpc.InitialConnWindowSize(shared.ConnWindow))...)
 		},
 		Logger: log,
 	})
@@ -103,7 +110,7 @@ func serve(readOnly bool, handlers []Handler) {
 var earlyHandshake *os.File
 
 func init() {
-	if os.Getenv(shared.Handshake.MagicCookieKey) == shared.Handshake.MagicCookieValue && !isGuard() {
+	if os.Getenv(shared.Handshake.MagicCookieKey) == shared.Handshake.MagicCookieValue && !procguard.IsGuard() {
 		earlyHandshake, _ = redirectStdout()
 	}
 }

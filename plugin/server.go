@@ -95,7 +95,7 @@ func (s *Server) Call(ctx context.Context, req *toolv1.CallRequest, send func(*t
 		return snd.event(final(Failed(s.unknownTool(req.GetTool())), s.rt.Log))
 	}
 	env := s.env(req.GetCallId(), req.GetContext())
-	out := newOutput(snd)
+	out := newOutput(ctx, snd, req.GetContext().GetSpillFile())
 	env.output = out
 	env.progress = snd.progress
 	outcome := s.run(ctx, h, req, env)

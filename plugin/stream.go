@@ -2,6 +2,7 @@ package plugin
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"sync"
 	"time"
@@ -56,19 +57,23 @@ func (s *sender) progress(msg string) {
 	_ = s.event(&toolv1.CallEvent{Event: &toolv1.CallEvent_Progress{Progress: &toolv1.Progress{Message: msg}}})
 }
 
-// output is Env.Output during a call: text streamed as block 0.
+// output is Env.Output during a call: text streamed as block 0, or
+// written to the host's spill file once that exists (spillfile.go).
 type output struct {
+	ctx     context.Context
 	s       *sender
+	spill   *spillFile // nil when the host offered none
 	mu      sync.Mutex
 	buf     []byte
+	sent    int64 // bytes of text sent or written to the spill file
 	written bool
 	closed  bool
 	stop    chan struct{}
 	stopped chan struct{}
 }
 
-func newOutput(s *sender) *output {
-	return &output{s: s}
+func newOutput(ctx context.Context, s *sender, offer *toolv1.SpillFile) *output {
+	return &output{ctx: ctx, s: s, spill: newSpillFile(offer)}
 }
 
 func (o *output) Write(p []byte) (int, error) {
@@ -85,6 +90,9 @@ func (o *output) Write(p []byte) (int, error) {
 		go o.ticker()
 	}
 	o.written = o.written || len(p) > 0
+	if o.spill.open() {
+		return o.writeFileLocked(p)
+	}
 	o.buf = append(o.buf, p...)
 	if len(o.buf) >= flushSize {
 		if err := o.flushLocked(); err != nil {
@@ -95,6 +103,19 @@ func (o *output) Write(p []byte) (int, error) {
 }
 
 func (o *output) flushLocked() error {
+	if o.spill.open() {
+		if o.closed && len(o.buf) > 0 {
+			if _, err := o.writeFileLocked(nil); err != nil {
+				return err
+			}
+		}
+		return o.announceLocked()
+	}
+	return o.streamLocked()
+}
+
+// streamLocked sends the buffered text over the stream.
+func (o *output) streamLocked() error {
 	if len(o.buf) == 0 {
 		return nil
 	}
@@ -113,8 +134,13 @@ func (o *output) flushLocked() error {
 	var err error
 	if len(data) > 0 {
 		err = o.s.block(0, toolv1.BlockKind_BLOCK_KIND_TEXT, "", data)
+		o.sent += int64(len(data))
 	}
 	o.buf = append(o.buf[:0], o.buf[len(o.buf)-keep:]...)
+	if err == nil && !o.closed {
+		// Past the budget, the host may have created its spill file.
+		o.spill.try(o.sent)
+	}
 	return err
 }
 
@@ -162,5 +188,7 @@ func (o *output) close() (bool, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.closed = true
-	return o.written, o.flushLocked()
+	err := o.flushLocked()
+	o.spill.close()
+	return o.written, err
 }

@@ -8,7 +8,7 @@ import (
 )
 
 // ProtocolVersion is the newest wire protocol this build speaks.
-const ProtocolVersion = 1
+const ProtocolVersion = 2
 
 // PluginName is the single go-plugin plugin a riot tool binary dispenses.
 const PluginName = "tool"
@@ -25,10 +25,13 @@ var Handshake = goplugin.HandshakeConfig{
 
 // VersionedPlugins maps each protocol version to the plugins served under
 // it. Version 1 is the first; a later version is added beside it, never in
-// its place, so old plugins keep working.
+// its place, so old plugins keep working. go-plugin picks the newest
+// version both sides serve: 2, the Session stream, between this build's
+// host and SDK; 1 with a plugin built before it.
 func VersionedPlugins(impl ToolPlugin) map[int]goplugin.PluginSet {
 	return map[int]goplugin.PluginSet{
 		1: {PluginName: &GRPCPlugin{Impl: impl}},
+		2: {PluginName: &GRPCPlugin{Impl: impl, Protocol: 2}},
 	}
 }
 

@@ -27,6 +27,9 @@ type GRPCPlugin struct {
 	goplugin.NetRPCUnsupportedPlugin
 	// Impl is set on the plugin side only.
 	Impl ToolPlugin
+	// Protocol is the version served: 1 (zero) the RPCs alone, 2 with
+	// them the Session stream, which the host then calls instead.
+	Protocol int
 }
 
 var _ goplugin.GRPCPlugin = (*GRPCPlugin)(nil)
@@ -34,15 +37,22 @@ var _ goplugin.GRPCPlugin = (*GRPCPlugin)(nil)
 // GRPCServer registers the server shim.
 func (p *GRPCPlugin) GRPCServer(_ *goplugin.GRPCBroker, s *grpc.Server) error {
 	toolv1.RegisterToolPluginServer(s, &GRPCServer{Impl: p.Impl})
+	if p.Protocol >= 2 {
+		toolv1.RegisterToolSessionServer(s, &SessionServer{Impl: p.Impl})
+	}
 	return nil
 }
 
 // GRPCClient returns the client stub.
 func (p *GRPCPlugin) GRPCClient(_ context.Context, _ *goplugin.GRPCBroker, c *grpc.ClientConn) (any, error) {
+	if p.Protocol >= 2 {
+		return NewSessionClient(c), nil
+	}
 	return NewGRPCClient(c), nil
 }
 
-// GRPCClient is the host-side stub: ToolPlugin over a gRPC connection.
+// GRPCClient is the host-side stub of protocol version 1: ToolPlugin over
+// a gRPC connection, an RPC per Prepare and per Call.
 type GRPCClient struct {
 	client toolv1.ToolPluginClient
 }

@@ -8,6 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"sort"
+	"strings"
 
 	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/core"
@@ -49,32 +52,97 @@ func (a *app) hostPaths(cfg *config.Config, ws string) sessionhost.Paths {
 	return sessionhost.PathsFor(sessionhost.Dir(cfg.ResolvedStateDir(nil)), a.session, ws)
 }
 
+// envStateDir is the state dir as the environment alone puts it
+// (RIOT_STATE_DIR, which outranks every file, or XDG_STATE_HOME, or
+// HOME): where a client looks for its host before reading any config.
+func envStateDir() string {
+	return (&config.Config{StateDir: os.Getenv("RIOT_STATE_DIR")}).ResolvedStateDir(nil)
+}
+
+// ownEnv are the RIOT_ variables riot sets for its own processes, which do
+// not change the config.
+var ownEnv = map[string]bool{readyEnv: true, "RIOT_HOST_LIFETIME": true, "RIOT_PROJECT_DIR": true}
+
+// configInputs digests what this invocation's config is made of besides
+// its files, which a host rereads before each turn: the flags, and the
+// environment the config is read with (HOME, the XDG directories, RIOT_
+// variables). A client and its host compare theirs; equal inputs and the
+// same files make the same config.
+func (a *app) configInputs() string {
+	extra := a.configFile
+	if extra != "" {
+		if abs, err := filepath.Abs(config.ExpandHome(extra)); err == nil {
+			extra = abs
+		}
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		switch {
+		case name == "HOME", name == "XDG_CONFIG_HOME", name == "XDG_STATE_HOME", name == "XDG_DATA_HOME",
+			strings.HasPrefix(name, "RIOT_") && !ownEnv[name]:
+			env = append(env, kv)
+		}
+	}
+	sort.Strings(env)
+	h := sha256.New()
+	_ = json.NewEncoder(h).Encode([]any{a.mode, a.allow, a.deny, a.ask, a.addDirs, extra, env})
+	return hex.EncodeToString(h.Sum(nil)[:12])
+}
+
 // attachedTurn runs uses in the session's host when one serves this
 // session and workspace (starting one first when daemon is set); ok is
 // false when the caller must run the turn itself, as without a host.
+//
+// Without a terminal it connects before reading any config: the host
+// rereads the config files and checks its plugins before each turn anyway,
+// and refuses a client whose flags or environment differ from its own.
+// Only when no host answers where the environment puts the state is the
+// config read, to look where it may put the state instead. On a terminal
+// the config is read first, since it may ask to trust the workspace.
 func (a *app) attachedTurn(ctx context.Context, uses []core.ToolUse, daemon, knownOnly bool, onProgress func(core.Progress)) (_ []core.ToolResult, ok bool, _ error) {
 	if a.session == "" {
 		return nil, false, nil
 	}
-	cfg, ws, err := a.trustedConfig()
+	ws, err := a.workspace()
 	if err != nil {
 		return nil, false, err
 	}
-	specs, _, err := a.resolved(cfg, ws)
-	if err != nil {
-		return nil, false, err
-	}
-	paths := a.hostPaths(cfg, ws)
 	term := interactive(a.stdin, a.stderr)
-	hello := sessionhost.Hello{Build: buildID(), Session: a.session, Workspace: ws, Config: fingerprint(cfg, specs), Terminal: term, KnownOnly: knownOnly}
-	var prompter permission.Prompter
-	if term {
-		prompter = &permission.TTYPrompter{In: a.stdin, Out: a.stderr}
+	hello := sessionhost.Hello{Build: buildID(), Session: a.session, Workspace: ws, Inputs: a.configInputs(), Terminal: term, KnownOnly: knownOnly}
+	hs := sessionhost.Handlers{
+		Progress: onProgress,
+		Warn:     func(line string) { fmt.Fprintf(a.stderr, "riot: warning: %s\n", line) },
+		// The client that read the config printed this itself.
+		Notice: func(line string) {
+			if !a.trustWarned {
+				fmt.Fprintf(a.stderr, "riot: %s\n", line)
+			}
+		},
 	}
-	results, err := sessionhost.Turn(ctx, paths.Socket, hello, uses, prompter, onProgress)
+	var cfg *config.Config
+	paths := sessionhost.PathsFor(sessionhost.Dir(envStateDir()), a.session, ws)
+	if term {
+		hs.Prompter = &permission.TTYPrompter{In: a.stdin, Out: a.stderr}
+		if cfg, _, err = a.trustedConfig(); err != nil {
+			return nil, false, err
+		}
+		paths = a.hostPaths(cfg, ws)
+	}
+	results, err := sessionhost.Turn(ctx, paths.Socket, hello, uses, hs)
+	if errors.Is(err, sessionhost.ErrNoHost) && cfg == nil {
+		var cerr error
+		if cfg, _, cerr = a.trustedConfig(); cerr != nil {
+			return nil, false, cerr
+		}
+		if p := a.hostPaths(cfg, ws); p != paths {
+			paths = p
+			results, err = sessionhost.Turn(ctx, paths.Socket, hello, uses, hs)
+		}
+	}
 	if errors.Is(err, sessionhost.ErrNoHost) && (daemon || cfg.Serve.Daemon) {
 		if err = a.startDaemon(ctx, ws, paths); err == nil {
-			results, err = sessionhost.Turn(ctx, paths.Socket, hello, uses, prompter, onProgress)
+			results, err = sessionhost.Turn(ctx, paths.Socket, hello, uses, hs)
 		}
 	}
 	var refused *sessionhost.RefusedError

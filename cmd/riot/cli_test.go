@@ -13,8 +13,18 @@ import (
 func TestVersion(t *testing.T) {
 	e := newEnv(t)
 	r := e.riot("", "version")
-	r.want(t, 0, "riot 0.1.0 (commit ", "plugin protocol 1")
-	e.riot("", "--version").want(t, 0, r.stdout)
+	r.want(t, 0, "riot 0.1.0 (commit ", "plugin protocol 2")
+	// `riot version` and `riot --version` are answered before the command
+	// tree is built; any other spelling goes through it, and each prints
+	// the same line and nothing else.
+	for _, args := range [][]string{{"--version"}, {"-q", "version"}, {"version", "--quiet"}, {"-q", "--version"}} {
+		got := e.riot("", args...)
+		got.want(t, 0)
+		if got.stdout != r.stdout || got.stderr != "" || r.stderr != "" {
+			t.Errorf("riot %v printed %q (stderr %q), riot version %q (stderr %q)", args, got.stdout, got.stderr, r.stdout, r.stderr)
+		}
+	}
+	e.riot("", "version", "extra").want(t, 2)
 }
 
 // tools --json is the Anthropic tools[] array: builtins first, in order,

@@ -37,7 +37,8 @@ func (a *app) checkToolName(h *core.Host, name string) error {
 	for _, t := range h.Tools() {
 		visible = append(visible, t.Name)
 	}
-	if slices.Contains(known, name) {
+	// Tools() also holds what is not a plugin's, an MCP server's tools.
+	if slices.Contains(known, name) || slices.Contains(visible, name) {
 		return nil
 	}
 	msg := fmt.Sprintf("there is no enabled tool named %q.", name)

@@ -6,8 +6,13 @@ package main
 
 import (
 	"os"
+
+	"github.com/riot-tools/riot/internal/procguard"
 )
 
 func main() {
+	// A re-executed riot may be a process guard (a hook's, a builtin
+	// plugin's): it runs as one and exits.
+	procguard.Main()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

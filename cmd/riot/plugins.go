@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/riot-tools/riot/config"
+	"github.com/riot-tools/riot/config/lock"
 	"github.com/riot-tools/riot/core"
-	"github.com/riot-tools/riot/internal/install"
 )
 
 func (a *app) pluginsCommand() *cobra.Command {
@@ -62,7 +62,7 @@ func printPlugin(w io.Writer, st core.PluginStatus, info core.PluginInfo, riotVe
 	fmt.Fprintf(w, "%s (%s, %s)\n", st.Name, kind, state)
 	if st.Path != "" {
 		fmt.Fprintf(w, "  path:     %s\n", st.Path)
-		if sum, err := install.FileSHA256(st.Path); err == nil {
+		if sum, err := lock.FileSHA256(st.Path); err == nil {
 			fmt.Fprintf(w, "  sha256:   %s\n", sum)
 		}
 	}

@@ -241,7 +241,7 @@ func (l *pluginLifecycle) install(ctx context.Context, p config.Plugin, upgrade 
 	}
 	req := install.Request{Name: p.Name, Source: src, Version: p.Version, Progress: l.a.stderr}
 	if prev != nil && !upgrade {
-		if sum, err := install.FileSHA256(dst); err == nil && sum == prev.BinarySHA256() && l.allows(src, p, prev) && declare == nil {
+		if sum, err := lock.FileSHA256(dst); err == nil && sum == prev.BinarySHA256() && l.allows(src, p, prev) && declare == nil {
 			fmt.Fprintf(l.out, "%s %s is installed as %s locks it\n", p.Name, prev.Version, l.lockPath)
 			return nil
 		}
@@ -441,7 +441,7 @@ func (l *pluginLifecycle) verifyOne(ctx context.Context, spec core.PluginSpec) s
 		return spec.Refused
 	}
 	entry := l.lk.Plugins[spec.Name]
-	sum, err := install.FileSHA256(spec.Path)
+	sum, err := lock.FileSHA256(spec.Path)
 	if err != nil {
 		return fmt.Sprintf("its binary %s cannot be read (%v); run `riot plugins install`", spec.Path, err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/core"
 	"github.com/riot-tools/riot/core/permission"
+	"github.com/riot-tools/riot/internal/procguard"
 )
 
 // app holds what every command shares: the flags, the streams, and the
@@ -51,6 +52,12 @@ type app struct {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if versionOnly(args) {
+		// Answered before the command tree is built, which costs more
+		// than printing the line.
+		fmt.Fprintln(stdout, versionLine())
+		return exitOK
+	}
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
 	root := a.rootCommand()
 	root.SetArgs(args)
@@ -182,6 +189,7 @@ func (a *app) host(ctx context.Context, opts core.Options) (*core.Host, error) {
 	if opts.Prompter == nil && interactive(a.stdin, a.stderr) {
 		opts.Prompter = &trustingPrompter{Prompter: &permission.TTYPrompter{In: a.stdin, Out: a.stderr}, a: a, cfg: cfg}
 	}
+	opts.HookGuard = procguard.Self() // main runs procguard.Main
 	h, err := core.New(ctx, opts)
 	if err != nil {
 		return nil, &exitError{code: exitUsage, msg: err.Error()}

@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
 
+	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/core"
 	"github.com/riot-tools/riot/core/sessionhost"
 )
@@ -65,7 +66,7 @@ the one writer of the session's state. It exits after [serve] idle_timeout witho
 				fmt.Fprintf(cmd.OutOrStdout(), "A session host serves %s in %s (socket %s).\n", a.session, ws, paths.Socket)
 				return nil
 			}
-			return a.serveForeground(cmd.Context(), ws, paths, cfg.Serve.IdleTimeout)
+			return a.serveForeground(cmd.Context(), ws, paths, cfg.ResolvedStateDir(nil), cfg.Serve.IdleTimeout)
 		},
 	}
 	cmd.Flags().BoolVar(&foreground, "foreground", false, "serve in this process until stopped or idle")
@@ -74,18 +75,22 @@ the one writer of the session's state. It exits after [serve] idle_timeout witho
 	return cmd
 }
 
-func (a *app) serveForeground(ctx context.Context, ws string, paths sessionhost.Paths, idle time.Duration) error {
+func (a *app) serveForeground(ctx context.Context, ws string, paths sessionhost.Paths, stateDir string, idle time.Duration) error {
 	a.lifetime = hostLifetime
+	// The config each turn runs with, for the client's untrusted warning;
+	// and the state dir the socket lives in, which a reload cannot move.
+	var cur *config.Config
 	logger := hclog.New(&hclog.LoggerOptions{Name: "riot-serve", Output: a.stderr, Level: hclog.Info})
 	srv := &sessionhost.Server{
 		Paths: paths,
-		Self:  sessionhost.Hello{Build: buildID(), Session: a.session, Workspace: ws},
+		Self:  sessionhost.Hello{Build: buildID(), Session: a.session, Workspace: ws, Inputs: a.configInputs()},
 		Idle:  idle,
 		Build: func(ctx context.Context, relay *sessionhost.Relay) (*core.Host, string, error) {
 			h, err := a.host(ctx, core.Options{Prompter: relay, OnProgress: relay.Progress})
 			if err != nil {
 				return nil, "", err
 			}
+			cur = a.cfg
 			return h, fingerprint(a.cfg, a.specs), nil
 		},
 		Current: func() (string, error) {
@@ -93,12 +98,22 @@ func (a *app) serveForeground(ctx context.Context, ws string, paths sessionhost.
 			if err != nil {
 				return "", err
 			}
+			if d := cfg.ResolvedStateDir(nil); d != stateDir {
+				return "", &sessionhost.RestartError{Reason: fmt.Sprintf("the state directory changed from %s to %s since the session host started, and a host cannot move, so it exits; start one again with `riot serve --session %s`", stateDir, d, a.session)}
+			}
+			cur = cfg
 			specs, _, err := a.resolved(cfg, ws)
 			if err != nil {
 				return "", err
 			}
 			a.setLifetime(specs)
 			return fingerprint(cfg, specs), nil
+		},
+		Warning: func() string {
+			if cur == nil || len(cur.Trust.Ignored) == 0 {
+				return ""
+			}
+			return untrustedLine(cur.Trust)
 		},
 		Logf: func(format string, args ...any) { logger.Info(fmt.Sprintf(format, args...)) },
 		Ready: func() {

@@ -423,3 +423,214 @@ func TestDaemonStartsAHostAndItReloadsOnConfigChange(t *testing.T) {
 		t.Fatalf("the same host should serve after its reload: %v", err)
 	}
 }
+
+// A client finds its host where the config, not the environment, puts the
+// state: without a host where the environment points, it reads the config
+// and looks there.
+func TestSessionHostInAConfiguredStateDir(t *testing.T) {
+	e := newEnv(t)
+	state := filepath.Join(t.TempDir(), "elsewhere")
+	e.userConfig(fmt.Sprintf("state_dir = %q\n\n[permissions]\nmode = \"bypassPermissions\"\n%s\n[sandbox]\nmode = \"off\"\n", state, leakGuard))
+	e.riot("", "serve", "--session", "S").want(t, 0, "socket "+filepath.Join(state, "hosts"))
+	metas, _ := filepath.Glob(filepath.Join(state, "hosts", "*.json"))
+	if len(metas) != 1 {
+		t.Fatalf("want the host in the configured state dir: %v", metas)
+	}
+	data, _ := os.ReadFile(metas[0])
+	var m hostMeta
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(m.Pid, syscall.SIGKILL)
+		waitExit(t, m.Pid, 10*time.Second)
+	})
+	bgJob(t, e, "S", "exec sleep 600")
+	e.riot(`[{"type":"tool_use","id":"o","name":"BashOutput","input":{"bash_id":"bash_1"}}]`, "run", "--session", "S").want(t, 0, "Job bash_1 is running")
+	e.riot("", "serve", "--stop", "--session", "S").want(t, 0, "Stopped")
+}
+
+// A client whose flags or config environment differ from its host's is
+// refused with one warning and runs the turn itself: the host's config
+// would not be its own.
+func TestSessionHostRefusesOtherFlagsAndEnvironment(t *testing.T) {
+	e := newEnv(t)
+	allowBash(e, "")
+	startHost(t, e, "S")
+	r := e.riot("", "call", "--session", "S", "--deny", "Read", "Bash", `{"command":"echo ran-here"}`)
+	r.want(t, 0, "ran-here", "the session host runs with other flags or environment than this invocation", "running this turn here")
+	if strings.Count(r.stderr, "warning") != 1 {
+		t.Fatalf("want one warning: %q", r.stderr)
+	}
+	cmd := e.command("", "call", "--session", "S", "Bash", `{"command":"echo ran-here"}`)
+	cmd.Env = append(cmd.Env, "RIOT_MAX_PARALLEL=3")
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil || !strings.Contains(out.String(), "ran-here") || !strings.Contains(errb.String(), "other flags or environment") {
+		t.Fatalf("a client with another RIOT_ variable: %v %q %q", err, out.String(), errb.String())
+	}
+	// The same flags and environment attach, silently.
+	e.riot("", "call", "--session", "S", "Bash", `{"command":"echo attached"}`).want(t, 0, "attached")
+}
+
+// An attached client in an untrusted workspace says what was ignored, once,
+// as it would running the turn itself; the host, not the client, read it.
+func TestSessionHostSaysWhatAnUntrustedWorkspaceIgnores(t *testing.T) {
+	e := newEnv(t)
+	allowBash(e, "")
+	e.write(".riot/config.toml", "[permissions]\nallow = [\"Read\"]\n")
+	startHost(t, e, "S")
+	bgJob(t, e, "S", "exec sleep 600") // attached: the job outlives the call
+	r := e.riot(`[{"type":"tool_use","id":"o","name":"BashOutput","input":{"bash_id":"bash_1"}}]`, "run", "--session", "S")
+	r.want(t, 0, "Job bash_1 is running")
+	if strings.Count(r.stderr, "this workspace is not trusted") != 1 || !strings.Contains(r.stderr, ".riot/config.toml (permissions.allow)") {
+		t.Fatalf("want the untrusted line once: %q", r.stderr)
+	}
+}
+
+// With [serve] daemon = true a client starts the host itself; a plugin
+// binary that changes under a running host is reloaded before the next
+// turn, which the host's log says.
+func TestDaemonKeyAndPluginBinaryReload(t *testing.T) {
+	e := newEnv(t)
+	plugins := filepath.Join(t.TempDir(), "plugins")
+	if err := os.MkdirAll(plugins, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	testkit := filepath.Join(plugins, "riot-tool-testkit")
+	data, err := os.ReadFile(bin.testkit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(testkit, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.userConfig(fmt.Sprintf("plugin_dirs = [%q]\n\n[permissions]\nmode = \"bypassPermissions\"\n\n[plugins.testkit]\nenabled = true\n\n[serve]\ndaemon = true\nidle_timeout = \"5m\"\n\n[sandbox]\nmode = \"off\"\n", plugins))
+	e.riot("", "call", "--session", "P", "State", `{"set":"v1"}`).want(t, 0, "was=")
+	m := startHostMeta(t, e)
+	logPath := strings.TrimSuffix(m.Socket, ".sock") + ".log"
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(testkit, later, later); err != nil {
+		t.Fatal(err)
+	}
+	r := e.riot("", "call", "--session", "P", "State", `{}`)
+	r.want(t, 0, "was=v1")
+	if r.stderr != "" {
+		t.Fatalf("a reload should not warn the client: %q", r.stderr)
+	}
+	log, _ := os.ReadFile(logPath)
+	if !strings.Contains(string(log), "reloading: the config or a plugin binary changed") {
+		t.Fatalf("the host should have reloaded its changed plugin: %s", log)
+	}
+	if err := syscall.Kill(m.Pid, 0); err != nil {
+		t.Fatalf("the same host should serve after its reload: %v", err)
+	}
+}
+
+// Twenty concurrent `riot run --session S` clients on their own terminals
+// each cd into their own directory and allow their own command "for this
+// session": each is asked once, on its own terminal; the session keeps
+// every grant exactly once; and all of them hold for a later client that
+// cannot be asked, through the host and, once it is stopped, without one.
+func TestSessionHostKeepsEveryConcurrentClientsGrant(t *testing.T) {
+	e := newEnv(t)
+	e.userConfig(leakGuard + "\n[sandbox]\nmode = \"off\"\n")
+	m := startHost(t, e, "S")
+	const n = 20
+	scripts := make([]string, n)
+	terms := make([]*term, n)
+	for i := range n {
+		if err := os.Mkdir(filepath.Join(e.ws, fmt.Sprintf("d%d", i)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		scripts[i] = filepath.Join(e.ws, fmt.Sprintf("s%d", i))
+		if err := os.WriteFile(scripts[i], fmt.Appendf(nil, "#!/bin/sh\necho ran-%d\n", i), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		turn := e.write(fmt.Sprintf("turn%d.json", i), fmt.Sprintf(`[{"type":"tool_use","id":"cd","name":"Bash","input":{"command":%q}},{"type":"tool_use","id":"run","name":"Bash","input":{"command":%q}}]`,
+			"cd "+filepath.Join(e.ws, fmt.Sprintf("d%d", i)), scripts[i]))
+		terms[i] = e.onTerminal("run", "--session", "S", turn)
+	}
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i, tm := range terms {
+		wg.Go(func() {
+			var seen strings.Builder
+			timeout := time.NewTimer(2 * time.Minute)
+			defer timeout.Stop()
+			for !strings.Contains(seen.String(), "[s] allow for this session") {
+				select {
+				case c, ok := <-tm.out:
+					if !ok {
+						errs[i] = fmt.Errorf("the terminal closed before the prompt: %q", seen.String())
+						return
+					}
+					seen.WriteString(c)
+				case <-timeout.C:
+					errs[i] = fmt.Errorf("no prompt: %q", seen.String())
+					return
+				}
+			}
+			if !strings.Contains(seen.String(), "Bash("+scripts[i]+":*)") {
+				errs[i] = fmt.Errorf("the prompt is not about this client's command: %q", seen.String())
+			}
+			if _, err := tm.ptmx.Write([]byte("s\n")); err != nil {
+				errs[i] = err
+				return
+			}
+			err := tm.cmd.Wait()
+			for c := range tm.out {
+				seen.WriteString(c)
+			}
+			if err != nil || strings.Count(seen.String(), "wants to:") != 1 || !strings.Contains(tm.stdout.String(), fmt.Sprintf("ran-%d", i)) {
+				errs[i] = fmt.Errorf("exit %w, terminal %q, stdout %s", err, seen.String(), tm.stdout.String())
+			}
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("client %d: %v", i, err)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(e.state, "riot", "sessions", "S.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var saved struct{ Grants []string }
+	if err := json.Unmarshal(data, &saved); err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, g := range saved.Grants {
+		count[g]++
+	}
+	for _, s := range scripts {
+		if count["Bash("+s+":*)"] != 1 {
+			t.Fatalf("each client's grant should be kept exactly once: %q", saved.Grants)
+		}
+	}
+	if len(saved.Grants) != n {
+		t.Fatalf("want exactly the %d grants: %q", n, saved.Grants)
+	}
+	var all []string
+	for i, s := range scripts {
+		all = append(all, fmt.Sprintf(`{"type":"tool_use","id":"a%d","name":"Bash","input":{"command":%q}}`, i, s))
+	}
+	turn := "[" + strings.Join(all, ",") + "]"
+	for _, attached := range []bool{true, false} {
+		if !attached {
+			e.riot("", "serve", "--stop", "--session", "S").want(t, 0, "Stopped")
+			waitExit(t, m.Pid, 10*time.Second)
+		}
+		r := e.riot(turn, "run", "--session", "S")
+		if r.code != 0 || strings.Contains(r.stdout, `"is_error": true`) {
+			t.Fatalf("attached %v: every grant should hold for a client that cannot be asked: %s %s", attached, r.stdout, r.stderr)
+		}
+		for i := range n {
+			if !strings.Contains(r.stdout, fmt.Sprintf("ran-%d", i)) {
+				t.Fatalf("attached %v: script %d did not run: %s", attached, i, r.stdout)
+			}
+		}
+	}
+}

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 
@@ -36,9 +38,7 @@ func (a *app) toolsCommand() *cobra.Command {
 			tools := h.Tools()
 			out := cmd.OutOrStdout()
 			if asJSON {
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(toolsJSON(tools, format))
+				return writeToolsJSON(out, tools, format)
 			}
 			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 			for _, t := range tools {
@@ -59,34 +59,62 @@ func checkFormat(f string) error {
 	return nil
 }
 
-type anthropicTool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	InputSchema json.RawMessage `json:"input_schema"`
-}
-
-type openaiTool struct {
-	Type     string         `json:"type"`
-	Function openaiFunction `json:"function"`
-}
-
-type openaiFunction struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	Parameters  json.RawMessage `json:"parameters"`
-}
-
-// toolsJSON is tools[] in the shape of the named API.
-func toolsJSON(tools []core.ToolInfo, format string) []any {
-	out := make([]any, 0, len(tools))
-	for _, t := range tools {
-		if format == "openai" {
-			out = append(out, openaiTool{Type: "function", Function: openaiFunction{Name: t.Name, Description: t.Description, Parameters: t.InputSchema}})
-		} else {
-			out = append(out, anthropicTool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
-		}
+// writeToolsJSON prints tools[] in the shape of the named API, indented
+// by two spaces, as json.MarshalIndent would (TestToolsJSONShape holds it
+// to that), but without reflection: each schema is indented once, as it
+// is, where marshalling would compact it, indent the whole array, and
+// grow two buffers by doubling on the way.
+func writeToolsJSON(w io.Writer, tools []core.ToolInfo, format string) error {
+	var b, schema bytes.Buffer
+	depth := "    " // the schema's members are at depth 3 in an anthropic tool
+	if format == "openai" {
+		depth = "      "
 	}
-	return out
+	b.WriteByte('[')
+	for i, t := range tools {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if format == "openai" {
+			b.WriteString("\n  {\n    \"type\": \"function\",\n    \"function\": {\n      \"name\": ")
+			writeJSONString(&b, t.Name)
+			b.WriteString(",\n      \"description\": ")
+			writeJSONString(&b, t.Description)
+			b.WriteString(",\n      \"parameters\": ")
+		} else {
+			b.WriteString("\n  {\n    \"name\": ")
+			writeJSONString(&b, t.Name)
+			b.WriteString(",\n    \"description\": ")
+			writeJSONString(&b, t.Description)
+			b.WriteString(",\n    \"input_schema\": ")
+		}
+		if len(t.InputSchema) == 0 {
+			b.WriteString("null")
+		} else {
+			schema.Reset()
+			if err := json.Indent(&schema, t.InputSchema, depth, "  "); err != nil {
+				return fmt.Errorf("the input schema of %s is not JSON: %w", t.Name, err)
+			}
+			// Marshal escapes <, > and & in strings; so does this.
+			json.HTMLEscape(&b, bytes.TrimRight(schema.Bytes(), " \t\r\n"))
+		}
+		if format == "openai" {
+			b.WriteString("\n    }")
+		}
+		b.WriteString("\n  }")
+	}
+	if len(tools) > 0 {
+		b.WriteByte('\n')
+	}
+	b.WriteString("]\n")
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// writeJSONString writes s as a JSON string, escaped as Marshal escapes it.
+func writeJSONString(b *bytes.Buffer, s string) {
+	q, _ := json.Marshal(s) // a string always marshals
+	b.Write(q)
 }
 
 func firstLine(s string) string {

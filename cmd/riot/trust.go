@@ -18,6 +18,7 @@ import (
 
 	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/config/trust"
+	"github.com/riot-tools/riot/core/mcpsource"
 	"github.com/riot-tools/riot/core/permission"
 )
 
@@ -269,7 +270,7 @@ func (p *trustingPrompter) Elicit(ctx context.Context, from, message string, sch
 	}); ok {
 		return e.Elicit(ctx, from, message, schema)
 	}
-	return "decline", nil, nil
+	return "decline", nil, mcpsource.ErrNoOneToAsk
 }
 
 func (p *trustingPrompter) say(format string, args ...any) {

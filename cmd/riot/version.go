@@ -25,6 +25,13 @@ func (a *app) versionCommand() *cobra.Command {
 	}
 }
 
+// versionOnly reports whether args ask for the version and nothing else,
+// as `riot version` and `riot --version` do; any other spelling goes
+// through the command tree, which prints the same line.
+func versionOnly(args []string) bool {
+	return len(args) == 1 && (args[0] == "version" || args[0] == "--version")
+}
+
 // versionLine is what `riot version` and `riot --version` print.
 func versionLine() string {
 	return fmt.Sprintf("riot %s (%s, plugin protocol %d, SDK %s, %s %s/%s)",

@@ -7,8 +7,11 @@ package lock
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -16,6 +19,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 
@@ -61,6 +65,21 @@ type Entry struct {
 
 // Platform is this build's key in Entry.SHA256.
 func Platform() string { return runtime.GOOS + "_" + runtime.GOARCH }
+
+// FileSHA256 is the hex sha256 of the file at path, as a lock pins it
+// and as `sha256sum` prints it.
+func FileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
 
 // BinarySHA256 is the pinned sha256 of the binary for this platform, or "".
 func (e *Entry) BinarySHA256() string { return e.SHA256[Platform()] }
@@ -121,10 +140,12 @@ func Parse(path string, data []byte) (*File, error) {
 	return &f, nil
 }
 
+// Compiled on first use, not at start: riot links every package, so each
+// package's init runs before any command.
 var (
-	sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
-	h1Sum     = regexp.MustCompile(`^h1:[A-Za-z0-9+/]{43}=$`)
-	platform  = regexp.MustCompile(`^[a-z0-9]+_[a-z0-9]+$`)
+	sha256Hex = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{64}$`) })
+	h1Sum     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^h1:[A-Za-z0-9+/]{43}=$`) })
+	platform  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]+_[a-z0-9]+$`) })
 )
 
 // problem says what is wrong with an entry, or "".
@@ -136,7 +157,7 @@ func (e *Entry) problem() string {
 		return "has no source"
 	case e.Version == "":
 		return "has no version"
-	case e.Sum != "" && !h1Sum.MatchString(e.Sum):
+	case e.Sum != "" && !h1Sum().MatchString(e.Sum):
 		return fmt.Sprintf("sum %q is not an h1: module hash", e.Sum)
 	case e.Protocol <= 0:
 		return "has no protocol version"
@@ -151,7 +172,7 @@ func (e *Entry) problem() string {
 		}
 	}
 	for p, sum := range e.SHA256 {
-		if !platform.MatchString(p) || !sha256Hex.MatchString(sum) {
+		if !platform().MatchString(p) || !sha256Hex().MatchString(sum) {
 			return fmt.Sprintf("sha256 %s = %q is not a platform and 64 hexadecimal digits", p, sum)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -58,9 +59,11 @@ func decode(data []byte) ([]Entry, error) {
 	return slices.DeleteFunc(r.Workspaces, func(e Entry) bool { return !validDir(e.Dir) || !validSum(e.Local) }), nil
 }
 
-var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
+// Compiled on first use, not at start: riot links every package, so each
+// package's init runs before any command.
+var sha256Hex = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{64}$`) })
 
-func validSum(sum string) bool { return sum == "" || sha256Hex.MatchString(sum) }
+func validSum(sum string) bool { return sum == "" || sha256Hex().MatchString(sum) }
 
 func validDir(dir string) bool {
 	return filepath.IsAbs(dir) && filepath.Clean(dir) == dir && utf8.ValidString(dir)

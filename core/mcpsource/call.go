@@ -42,6 +42,8 @@ func (s *Source) Call(ctx context.Context, req *toolv1.CallRequest, send func(*t
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.opts.ToolTimeout)
 	defer cancel()
+	cctx, state, end := s.begin(cctx)
+	defer end()
 	// Cancelling cctx makes the SDK send notifications/cancelled.
 	res, err := c.sess.CallTool(cctx, &mcp.CallToolParams{Name: t.Name, Arguments: args})
 	if err != nil {
@@ -49,7 +51,7 @@ func (s *Source) Call(ctx context.Context, req *toolv1.CallRequest, send func(*t
 	}
 	// A tool the call added was announced before its result.
 	s.awaitRelists(cctx)
-	return sendResult(res, send)
+	return sendResult(res, state.taken(), send)
 }
 
 func (s *Source) callFailed(ctx, cctx context.Context, c *conn, tool string, err error, send func(*toolv1.CallEvent) error) error {
@@ -95,7 +97,8 @@ func failed(msg string) *toolv1.CallEvent {
 // sendResult maps MCP content to blocks: text as text, images as images,
 // resource links and embedded text resources as text naming them. isError
 // makes the call Failed, with the server's text as the content.
-func sendResult(res *mcp.CallToolResult, send func(*toolv1.CallEvent) error) error {
+// notes, riot's own about the call, follow the server's text.
+func sendResult(res *mcp.CallToolResult, notes []string, send func(*toolv1.CallEvent) error) error {
 	block := uint32(0)
 	text := func(s string) error {
 		if s == "" {
@@ -153,6 +156,12 @@ func sendResult(res *mcp.CallToolResult, send func(*toolv1.CallEvent) error) err
 		if b, err := json.Marshal(res.StructuredContent); err == nil {
 			sb.Write(b)
 		}
+	}
+	for _, n := range notes {
+		if sb.Len() > 0 {
+			sb.WriteString("\n\n")
+		}
+		sb.WriteString("[riot] " + n)
 	}
 	if err := flush(); err != nil {
 		return err

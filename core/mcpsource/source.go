@@ -86,6 +86,8 @@ type Source struct {
 	// relists are the tool lists under way after list_changed; a call
 	// waits for them, so that what a call added is there after it.
 	relists []chan struct{}
+	// calls are the calls in flight, for the elicitations they cause.
+	calls []*callState
 }
 
 // conn is one generation of the server.
@@ -404,25 +406,6 @@ func (s *Source) start() (*conn, error) {
 	c.sess = sess
 	s.opts.Log.Debug("MCP server started", "server", s.name)
 	return c, nil
-}
-
-// elicit answers elicitation/create through the user's prompter; with no
-// way to ask, or a URL elicitation riot cannot show, it declines.
-func (s *Source) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-	p := req.Params
-	if s.opts.Elicitor == nil || p == nil || p.Mode == "url" {
-		return &mcp.ElicitResult{Action: "decline"}, nil
-	}
-	schema, _ := json.Marshal(p.RequestedSchema)
-	action, content, err := s.opts.Elicitor.Elicit(ctx, fmt.Sprintf("the %s MCP server", s.name), p.Message, schema)
-	if err != nil {
-		s.opts.Log.Debug("elicitation not answered", "server", s.name, "error", err)
-		action = "decline"
-	}
-	if action != "accept" {
-		return &mcp.ElicitResult{Action: "decline"}, nil
-	}
-	return &mcp.ElicitResult{Action: "accept", Content: content}, nil
 }
 
 func (s *Source) startFailure(ctx context.Context, c *conn) string {

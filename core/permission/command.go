@@ -3,6 +3,7 @@ package permission
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // cmdPattern is a command specifier: exact ("npm test"), a word prefix
@@ -68,7 +69,11 @@ func normalizeCommand(s string) string { return strings.Join(strings.Fields(s), 
 
 // benignRedirect is an output redirection that writes nothing anywhere:
 // to /dev/null, or between the standard streams.
-var benignRedirect = regexp.MustCompile(`(^|\s)(&>>?|[0-9]?>>?)\s*/dev/null(\s|$)|(^|\s)[0-9]?>&[0-9-](\s|$)`)
+// Compiled on first use, not at start: riot links every package, so each
+// package's init runs before any command.
+var benignRedirect = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(^|\s)(&>>?|[0-9]?>>?)\s*/dev/null(\s|$)|(^|\s)[0-9]?>&[0-9-](\s|$)`)
+})
 
 // chains reports whether a command subject holds shell syntax that can run
 // or write something beyond the command a wildcard rule names: a
@@ -78,7 +83,7 @@ var benignRedirect = regexp.MustCompile(`(^|\s)(&>>?|[0-9]?>>?)\s*/dev/null(\s|$
 // Quoted text is not told apart, so `grep "a|b" f` asks too.
 func chains(cmd string) bool {
 	for {
-		loc := benignRedirect.FindStringIndex(cmd)
+		loc := benignRedirect().FindStringIndex(cmd)
 		if loc == nil {
 			break
 		}

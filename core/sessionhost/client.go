@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
 	"sync"
@@ -28,6 +29,10 @@ type RefusedError struct{ Reason string }
 
 func (e *RefusedError) Error() string { return e.Reason }
 
+// maxHostFrame bounds one line from the host: a turn's results, each
+// bounded by the result budgets, fit many times over.
+const maxHostFrame = 4 * maxFrame
+
 // dial connects to a safe socket, or says why not.
 func dial(path string) (net.Conn, error) {
 	if err := CheckSocket(path); err != nil {
@@ -48,10 +53,24 @@ func dial(path string) (net.Conn, error) {
 	return c, nil
 }
 
-// Turn sends a turn to the host on socket and returns its results. The
-// prompter answers the host's permission prompts (nil denies); cancelling
-// ctx cancels the turn in the host, whose results then say Cancelled.
-func Turn(ctx context.Context, socket string, hello Hello, uses []core.ToolUse, prompter permission.Prompter, onProgress func(core.Progress)) ([]core.ToolResult, error) {
+// Handlers are what a client does with what the host sends during a turn.
+type Handlers struct {
+	// Prompter answers the host's permission prompts; nil denies.
+	Prompter permission.Prompter
+	// Progress, if set, gets each call's progress.
+	Progress func(core.Progress)
+	// Warn, if set, gets what went wrong with the client's own frames
+	// during the turn.
+	Warn func(string)
+	// Notice, if set, gets the host's warning about the config it ran the
+	// turn with, which the client would have printed running it itself.
+	Notice func(string)
+}
+
+// Turn sends a turn to the host on socket and returns its results.
+// Cancelling ctx cancels the turn in the host, whose results then say
+// Cancelled.
+func Turn(ctx context.Context, socket string, hello Hello, uses []core.ToolUse, hs Handlers) ([]core.ToolResult, error) {
 	c, err := dial(socket)
 	if err != nil {
 		return nil, err
@@ -76,8 +95,16 @@ func Turn(ctx context.Context, socket string, hello Hello, uses []core.ToolUse, 
 		case <-done:
 		}
 	}()
+	warn := func(line string) {
+		if hs.Warn != nil {
+			hs.Warn(line)
+		}
+	}
 	sc := bufio.NewScanner(c)
-	sc.Buffer(make([]byte, 0, 64<<10), maxFrame*4)
+	sc.Buffer(make([]byte, 0, 64<<10), maxHostFrame)
+	// started says the host has begun the turn (it prompted or reported
+	// progress): from then on the turn is not run again here.
+	started := false
 	for sc.Scan() {
 		var f hostFrame
 		if err := json.Unmarshal(sc.Bytes(), &f); err != nil {
@@ -88,19 +115,28 @@ func Turn(ctx context.Context, socket string, hello Hello, uses []core.ToolUse, 
 			return nil, ErrNoHost
 		case f.Refused != "":
 			return nil, &RefusedError{Reason: f.Refused}
+		case f.Error != "" && !started:
+			return nil, &RefusedError{Reason: "the session host could not read this client's request: " + f.Error}
+		case f.Error != "":
+			warn("the session host could not read this client's frame: " + f.Error)
 		case f.Prompt != nil:
+			started = true
 			a := permission.AnswerDeny
-			if prompter != nil {
-				if got, err := prompter.Prompt(ctx, f.Prompt.Request, f.Prompt.Decision); err == nil {
+			if hs.Prompter != nil {
+				if got, err := hs.Prompter.Prompt(ctx, f.Prompt.Request, f.Prompt.Decision); err == nil {
 					a = got
 				}
 			}
 			_ = send(clientFrame{Answer: &a})
 		case f.Progress != nil:
-			if onProgress != nil {
-				onProgress(*f.Progress)
+			started = true
+			if hs.Progress != nil {
+				hs.Progress(*f.Progress)
 			}
 		case f.Done:
+			if f.Warning != "" && hs.Notice != nil {
+				hs.Notice(f.Warning)
+			}
 			return f.Results, nil
 		}
 	}
@@ -118,12 +154,9 @@ func Stop(socket string) error {
 	if err := json.NewEncoder(c).Encode(clientFrame{Stop: true}); err != nil {
 		return ErrNoHost
 	}
-	sc := bufio.NewScanner(c)
-	for sc.Scan() {
-		var f hostFrame
-		if json.Unmarshal(sc.Bytes(), &f) == nil && f.Stopped {
-			return nil
-		}
-	}
-	return nil // it exited without a word: stopped all the same
+	// The host says it stopped once its plugins are closed, then exits,
+	// which closes the connection; one that exits without a word has
+	// stopped all the same.
+	_, _ = io.Copy(io.Discard, c)
+	return nil
 }

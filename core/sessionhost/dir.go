@@ -1,6 +1,7 @@
 package sessionhost
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -9,7 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -141,11 +142,8 @@ func List(dir string) ([]Meta, error) {
 		}
 		out = append(out, m)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Session != out[j].Session {
-			return out[i].Session < out[j].Session
-		}
-		return out[i].Workspace < out[j].Workspace
+	slices.SortFunc(out, func(a, b Meta) int {
+		return cmp.Or(cmp.Compare(a.Session, b.Session), cmp.Compare(a.Workspace, b.Workspace))
 	})
 	return out, nil
 }

@@ -2,6 +2,7 @@ package sessionhost
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -84,5 +85,83 @@ func TestDeepSocketPath(t *testing.T) {
 	c.Close()
 	if PathsFor(dir, "S", "/ws") == PathsFor(dir, "S", "/other") || PathsFor(dir, "S", "/ws") == PathsFor(dir, "T", "/ws") {
 		t.Fatal("each session and workspace needs its own socket")
+	}
+}
+
+// A path that fits sockaddr_un is used as it is, up to the last byte that
+// fits; one longer goes through its directory's descriptor.
+func TestShortAddrBoundary(t *testing.T) {
+	base := t.TempDir()
+	for _, n := range []int{maxSunPath, maxSunPath + 1} {
+		dir := filepath.Join(base, fmt.Sprint(n))
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		path := dir + "/" + strings.Repeat("s", n-len(dir)-1)
+		addr, done, err := shortAddr(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ln, lerr := net.Listen("unix", addr)
+		done()
+		if lerr != nil {
+			t.Fatalf("%d bytes: listen on %s: %v", n, addr, lerr)
+		}
+		if _, err := os.Stat(path); err != nil {
+			t.Errorf("%d bytes: the socket should be at %s: %v", n, path, err)
+		}
+		ln.Close()
+		if direct := addr == path; direct != (n == maxSunPath) {
+			t.Errorf("%d bytes: got address %s", n, addr)
+		}
+	}
+	if _, _, err := shortAddr(filepath.Join(base, "missing", strings.Repeat("m", 120))); err == nil {
+		t.Error("a long path in a missing directory cannot be reached")
+	}
+}
+
+// A socket or directory another user owns is refused, whatever its mode.
+func TestCheckRefusesAnotherUsersSocket(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("giving a file to another user needs root")
+	}
+	dir := filepath.Join(t.TempDir(), "hosts")
+	if err := EnsureDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(dir, "x.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	for _, p := range []string{sock, dir} {
+		if err := os.Chown(p, 4242, 4242); err != nil {
+			t.Fatal(err)
+		}
+		if err := CheckSocket(sock); !errors.Is(err, ErrUnsafe) || !strings.Contains(err.Error(), p+" is owned by another user") {
+			t.Errorf("%s owned by another user: %v", p, err)
+		}
+		if _, err := dial(sock); !errors.Is(err, ErrUnsafe) {
+			t.Errorf("a client should not connect: %v", err)
+		}
+		_ = os.Chown(p, 0, 0)
+	}
+	if err := os.Chown(dir, 4242, 4242); err != nil {
+		t.Fatal(err)
+	}
+	if err := EnsureDir(dir); !errors.Is(err, ErrUnsafe) {
+		t.Errorf("EnsureDir should refuse another user's directory: %v", err)
+	}
+	if err := os.Remove(dir); err == nil {
+		t.Fatal("the directory should not be removable while it holds the socket")
+	}
+	// A file in place of the directory is refused too.
+	file := filepath.Join(t.TempDir(), "hosts")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckDir(file); !errors.Is(err, ErrUnsafe) || !strings.Contains(err.Error(), "is not a directory") {
+		t.Errorf("a file as the directory: %v", err)
 	}
 }

@@ -8,5 +8,6 @@
 // both sides. The wire is JSON lines: the client sends a hello and the
 // turn's calls, and may then answer permission prompts or cancel; the host
 // sends prompts and progress, then the turn's results. Turns from every
-// client run one at a time, in arrival order.
+// client run one at a time, in arrival order. A line the host cannot read
+// as a frame is answered with an error frame saying why (frame.go).
 package sessionhost

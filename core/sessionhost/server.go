@@ -1,7 +1,6 @@
 package sessionhost
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -26,8 +25,8 @@ type Relay struct {
 // Server serves one session's host on its socket.
 type Server struct {
 	Paths Paths
-	// Self is this host: its build, session and workspace. A client whose
-	// hello differs in any of them is refused.
+	// Self is this host: its build, session, workspace and config inputs.
+	// A client whose hello differs in any of them is refused.
 	Self Hello
 	// Idle is how long the server waits for a turn before it exits.
 	Idle time.Duration
@@ -35,8 +34,13 @@ type Server struct {
 	// fingerprint it was built from.
 	Build func(ctx context.Context, relay *Relay) (*core.Host, string, error)
 	// Current is the fingerprint Build would return now: the config files
-	// reread, the plugin binaries looked at again.
+	// reread, the plugin binaries looked at again. A *RestartError says
+	// the host cannot serve the changed config, and why: the host refuses
+	// the turn and exits.
 	Current func() (string, error)
+	// Warning, if set, is a line for the client of each turn, from the
+	// config the host runs it with.
+	Warning func() string
 	// Logf logs one line of the server's life.
 	Logf func(format string, args ...any)
 	// Ready, if set, is called once the socket accepts turns.
@@ -48,7 +52,24 @@ type Server struct {
 	turns   chan *turn
 	stops   chan *conn
 	started time.Time
+	// exit says the host cannot serve any further turn.
+	exit bool
+
+	// maxFrame and helloTimeout are the limits of a client's frames and
+	// of the wait for its first; zero means the defaults.
+	maxFrame     int
+	helloTimeout time.Duration
 }
+
+// helloTimeout bounds the wait for a client's first frame, so that one
+// that connects and says nothing whole holds no goroutine for long.
+const helloTimeout = 10 * time.Second
+
+// RestartError is Current's error when the host must be restarted to
+// serve the config as it is now; Reason is for the client.
+type RestartError struct{ Reason string }
+
+func (e *RestartError) Error() string { return e.Reason }
 
 // turn is one client's turn, queued or running.
 type turn struct {
@@ -137,6 +158,9 @@ func (s *Server) Serve(ctx context.Context) error {
 			idle.Stop()
 			s.run(t)
 			close(t.done)
+			if s.exit {
+				return nil
+			}
 			idle.Reset(s.Idle)
 		case c := <-s.stops:
 			s.logf("stopping: asked by a client")
@@ -170,19 +194,29 @@ func (s *Server) accept(ctx context.Context, ln net.Listener) {
 	}
 }
 
-// maxFrame bounds one line from a client: a turn's inputs are each at most
-// core's 4 MiB, and a turn has a handful.
-const maxFrame = 64 << 20
-
+// handle serves one connection: a stop, or a hello with its turn and then
+// the client's answers and cancel. A frame the host cannot read is
+// answered with an error frame saying why, and ends the connection.
 func (s *Server) handle(ctx context.Context, nc net.Conn) {
 	defer func() { _ = nc.Close() }()
 	c := &conn{c: nc, enc: json.NewEncoder(nc)}
-	sc := bufio.NewScanner(nc)
-	sc.Buffer(make([]byte, 0, 64<<10), maxFrame)
-	var first clientFrame
-	if !sc.Scan() || json.Unmarshal(sc.Bytes(), &first) != nil {
+	limit, wait := s.maxFrame, s.helloTimeout
+	if limit <= 0 {
+		limit = maxFrame
+	}
+	if wait <= 0 {
+		wait = helloTimeout
+	}
+	fr := newFrameReader(nc, limit)
+	_ = nc.SetReadDeadline(time.Now().Add(wait))
+	first, err := fr.next()
+	if err != nil {
+		if why := readError(err, wait); why != "" {
+			_ = c.send(hostFrame{Error: why})
+		}
 		return
 	}
+	_ = nc.SetReadDeadline(time.Time{})
 	if first.Stop {
 		select {
 		case s.stops <- c:
@@ -192,6 +226,7 @@ func (s *Server) handle(ctx context.Context, nc net.Conn) {
 		return
 	}
 	if first.Hello == nil {
+		_ = c.send(hostFrame{Error: "the first frame must be a hello with the turn's calls, or a stop"})
 		return
 	}
 	if why := s.mismatch(*first.Hello); why != "" {
@@ -206,9 +241,12 @@ func (s *Server) handle(ctx context.Context, nc net.Conn) {
 	// running.
 	go func() {
 		defer cancel()
-		for sc.Scan() {
-			var f clientFrame
-			if json.Unmarshal(sc.Bytes(), &f) != nil {
+		for {
+			f, err := fr.next()
+			if err != nil {
+				if why := readError(err, 0); why != "" {
+					_ = c.send(hostFrame{Error: why + "; the turn is cancelled"})
+				}
 				return
 			}
 			switch {
@@ -219,6 +257,9 @@ func (s *Server) handle(ctx context.Context, nc net.Conn) {
 				case t.answers <- *f.Answer:
 				default:
 				}
+			default:
+				_ = c.send(hostFrame{Error: "after the hello a client sends only answers and a cancel; the turn is cancelled"})
+				return
 			}
 		}
 	}()
@@ -229,13 +270,31 @@ func (s *Server) handle(ctx context.Context, nc net.Conn) {
 	}
 }
 
-// mismatch says why a client's hello cannot be served here, or "".
-func (s *Server) mismatch(h Hello) string {
+// readError is the error frame's text for a failed read, or "" when the
+// client just hung up.
+func readError(err error, wait time.Duration) string {
+	var fe *FrameError
+	var ne net.Error
 	switch {
-	case h.Build != s.Self.Build:
+	case errors.As(err, &fe):
+		return fe.Msg
+	case errors.As(err, &ne) && ne.Timeout() && wait > 0:
+		return fmt.Sprintf("no whole first frame came within %s; send the hello, ended by a newline, as soon as you connect", wait)
+	}
+	return ""
+}
+
+// mismatch says why a client's hello cannot be served here, or "".
+// (Ifs, not a switch: mutation testing reaches the conditions of ifs.)
+func (s *Server) mismatch(h Hello) string {
+	if h.Build != s.Self.Build {
 		return fmt.Sprintf("the session host runs another riot build (%s, this riot is %s); restart it with `riot serve --stop --session %s`", s.Self.Build, h.Build, s.Self.Session)
-	case h.Session != s.Self.Session || h.Workspace != s.Self.Workspace:
+	}
+	if h.Session != s.Self.Session || h.Workspace != s.Self.Workspace {
 		return "the session host serves another session or workspace"
+	}
+	if h.Inputs != s.Self.Inputs {
+		return fmt.Sprintf("the session host runs with other flags or environment than this invocation; restart it with yours: `riot serve --stop --session %s`", s.Self.Session)
 	}
 	return ""
 }
@@ -250,10 +309,6 @@ func (s *Server) run(t *turn) {
 		_ = t.send(hostFrame{Refused: why})
 		return
 	}
-	if t.hello.Config != s.cfg {
-		_ = t.send(hostFrame{Refused: fmt.Sprintf("the session host runs with other flags or config than this invocation; restart it with yours: `riot serve --stop --session %s`", s.Self.Session)})
-		return
-	}
 	if t.hello.KnownOnly && !s.knowsAll(t.uses) {
 		_ = t.send(hostFrame{Local: true})
 		return
@@ -265,7 +320,11 @@ func (s *Server) run(t *turn) {
 	s.relay.mu.Lock()
 	s.relay.cur = nil
 	s.relay.mu.Unlock()
-	if err := t.send(hostFrame{Results: results, Done: true}); err != nil {
+	warning := ""
+	if s.Warning != nil {
+		warning = s.Warning()
+	}
+	if err := t.send(hostFrame{Results: results, Warning: warning, Done: true}); err != nil {
 		s.logf("a client left before its results: %v", err)
 	}
 }
@@ -293,6 +352,12 @@ func (s *Server) refresh(ctx context.Context) string {
 	cur, err := s.Current()
 	if err == nil && cur == s.cfg && s.host != nil {
 		return ""
+	}
+	var restart *RestartError
+	if errors.As(err, &restart) {
+		s.logf("exiting: cannot serve the changed config: %s", restart.Reason)
+		s.exit = true
+		return restart.Reason
 	}
 	if err != nil {
 		s.logf("cannot reread the config: %v", err)

@@ -12,9 +12,11 @@ type Hello struct {
 	Build     string `json:"build"`
 	Session   string `json:"session"`
 	Workspace string `json:"workspace"`
-	// Config fingerprints the client's effective config, flags included;
-	// a host running another config reloads or refuses.
-	Config string `json:"config"`
+	// Inputs digests what the client's config is made of besides the
+	// files, which the host rereads itself before each turn: the flags and
+	// the environment variables the config reads. A host started with
+	// other inputs refuses, since its config would differ.
+	Inputs string `json:"inputs"`
 	// Terminal says a person at the client can answer permission prompts.
 	Terminal bool `json:"terminal"`
 	// KnownOnly asks the host to run nothing when a call names a tool it
@@ -23,7 +25,8 @@ type Hello struct {
 	KnownOnly bool `json:"known_only,omitempty"`
 }
 
-// clientFrame is one line from a client.
+// clientFrame is one line from a client: exactly one of a hello (with the
+// turn's calls), an answer, a cancel or a stop.
 type clientFrame struct {
 	Hello  *Hello             `json:"hello,omitempty"`
 	Uses   []core.ToolUse     `json:"uses,omitempty"`
@@ -37,13 +40,21 @@ type hostFrame struct {
 	// Refused says why the host will not run the turn; the client runs it
 	// itself.
 	Refused string `json:"refused,omitempty"`
+	// Error says why the host could not read a frame of the client's:
+	// before the turn was taken the client runs it itself, as when
+	// refused; during it the turn is cancelled.
+	Error string `json:"error,omitempty"`
 	// Local says to run the turn in the client, without a warning.
 	Local    bool              `json:"local,omitempty"`
 	Prompt   *promptFrame      `json:"prompt,omitempty"`
 	Progress *core.Progress    `json:"progress,omitempty"`
 	Results  []core.ToolResult `json:"results,omitempty"`
-	Done     bool              `json:"done,omitempty"`
-	Stopped  bool              `json:"stopped,omitempty"`
+	// Warning is a line the client prints before the results, as it would
+	// running the turn itself (the settings an untrusted workspace's files
+	// had ignored).
+	Warning string `json:"warning,omitempty"`
+	Done    bool   `json:"done,omitempty"`
+	Stopped bool   `json:"stopped,omitempty"`
 }
 
 type promptFrame struct {

@@ -14,6 +14,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/riot-tools/riot/config/lock"
 )
 
 // maxSums bounds a SHA256SUMS file.
@@ -44,7 +46,7 @@ func download(ctx context.Context, req Request) (*Got, error) {
 	if err := os.WriteFile(dl, data, 0o600); err != nil {
 		return nil, failErr(fmt.Sprintf("cannot save the download: %v", err))
 	}
-	got, _ := FileSHA256(dl)
+	got, _ := lock.FileSHA256(dl)
 	if got != want {
 		return nil, failErr(fmt.Sprintf("%s has sha256 %s, but %s lists %s; the download is not the file released. Nothing was installed.", u, got, &sumsURL, want))
 	}

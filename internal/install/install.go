@@ -2,8 +2,6 @@ package install
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/riot-tools/riot/config/lock"
 )
 
 // Error is an install that failed; Usage marks input that is wrong (exit
@@ -88,7 +88,7 @@ func Get(ctx context.Context, req Request) (*Got, error) {
 	if err != nil {
 		return nil, err
 	}
-	if got.SHA256, err = FileSHA256(got.Binary); err != nil {
+	if got.SHA256, err = lock.FileSHA256(got.Binary); err != nil {
 		return nil, failErr(fmt.Sprintf("cannot read the %s plugin's new binary: %v", req.Name, err))
 	}
 	if req.SHA256 != "" && req.Source.Kind != GoPackage && req.Source.Kind != LocalDir && got.SHA256 != req.SHA256 {
@@ -145,20 +145,6 @@ func (in *Installed) Keep() {
 	if in.backup != "" {
 		_ = os.Remove(in.backup)
 	}
-}
-
-// FileSHA256 is the hex sha256 of the file at path.
-func FileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 func copyBinary(req Request) (*Got, error) {

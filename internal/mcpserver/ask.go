@@ -21,6 +21,9 @@ type mcpAsk struct {
 	session   *mcp.ServerSession
 	responses mcp.InputResponseMap
 	question  *mcp.ElicitParams
+	// questions carries a wrapped MCP server's questions during the call
+	// to the request that waits on the call.
+	questions chan *question
 }
 
 // permissionInput is the id of the permission question in a call's

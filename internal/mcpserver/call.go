@@ -34,6 +34,9 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 		}
 	}
 
+	if state := req.Params.RequestState; state != "" {
+		return s.resume(ctx, req, state)
+	}
 	args := req.Params.Arguments
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
@@ -45,14 +48,19 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 		p.run()
 		defer func() { s.progress.remove(id); p.stop() }()
 	}
-	ask := &mcpAsk{session: req.Session, responses: req.Params.InputResponses}
-	ctx = context.WithValue(ctx, askKey{}, ask)
-	r := s.host.RunTurn(ctx, []core.ToolUse{{ID: id, Name: req.Params.Name, Input: args}})[0]
-	if ask.question != nil {
-		// The call did not run: ask, and run it when the answer comes.
-		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{permissionInput: ask.question}}, nil
-	}
-	return s.result(r), nil
+	ask := &mcpAsk{session: req.Session, responses: req.Params.InputResponses, questions: make(chan *question)}
+	// The turn may outlive this request while a wrapped server's question
+	// is out: its context keeps the request's values, and await or the
+	// server's shutdown ends it.
+	tctx, tcancel := context.WithCancel(context.WithValue(context.WithoutCancel(ctx), askKey{}, ask))
+	stopShutdown := context.AfterFunc(s.callsCtx, tcancel)
+	run := &turnRun{ask: ask, cancel: tcancel, done: make(chan core.ToolResult, 1)}
+	go func() {
+		defer stopShutdown()
+		defer tcancel()
+		run.done <- s.host.RunTurn(tctx, []core.ToolUse{{ID: id, Name: req.Params.Name, Input: args}})[0]
+	}()
+	return s.await(ctx, req, run)
 }
 
 // result turns a host result into MCP's: the model content as content

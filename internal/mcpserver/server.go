@@ -22,6 +22,9 @@ type Server struct {
 
 	progress progressRouter
 	posts    posts
+	// parked are the calls waiting for the client's answer to a wrapped
+	// MCP server's question.
+	parked parkedCalls
 
 	// spills maps the id of each call whose output was spilled to its file.
 	spillMu sync.Mutex

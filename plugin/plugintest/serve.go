@@ -23,8 +23,10 @@ func serveInProcess(t testing.TB, srv shared.ToolPlugin) shared.ToolPlugin {
 	reattach := make(chan *goplugin.ReattachConfig, 1)
 	closed := make(chan struct{})
 	go goplugin.Serve(&goplugin.ServeConfig{
-		HandshakeConfig:  shared.Handshake,
-		VersionedPlugins: shared.VersionedPlugins(srv),
+		HandshakeConfig: shared.Handshake,
+		// The newest version alone: with no client to ask, go-plugin
+		// would serve the oldest it has.
+		VersionedPlugins: map[int]goplugin.PluginSet{shared.ProtocolVersion: shared.VersionedPlugins(srv)[shared.ProtocolVersion]},
 		GRPCServer:       goplugin.DefaultGRPCServer,
 		Logger:           logger,
 		Test:             &goplugin.ServeTestConfig{Context: ctx, ReattachConfigCh: reattach, CloseCh: closed},

@@ -46,7 +46,9 @@ type rustcSpan struct {
 }
 
 // rustcTrailerRe matches rustc's closing tallies, which are not problems.
-var rustcTrailerRe = regexp.MustCompile(`^(aborting due to|\d+ warnings? emitted|.* generated \d+ warnings?)`)
+var rustcTrailerRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(aborting due to|\d+ warnings? emitted|.* generated \d+ warnings?)`)
+})
 
 func parseCargo(stdout []byte, dir string) (parsed, error) {
 	var out parsed
@@ -76,7 +78,7 @@ func parseCargo(stdout []byte, dir string) (parsed, error) {
 }
 
 func rustcToDiagnostic(m *rustcDiag, manifest, dir string) (Diagnostic, bool) {
-	if m.Level == "failure-note" || (len(m.Spans) == 0 && rustcTrailerRe.MatchString(m.Message)) {
+	if m.Level == "failure-note" || (len(m.Spans) == 0 && rustcTrailerRe().MatchString(m.Message)) {
 		return Diagnostic{}, false
 	}
 	d := Diagnostic{Severity: normalizeSeverity(m.Level), Message: m.Message, Source: "rustc"}

@@ -25,12 +25,14 @@ import (
 // parseGoVet reads both streams with the same scanner, so either layout
 // parses. Plain-text positions are relative to dir, where go ran.
 
+// Compiled on first use, as every regexp of this package: riot links the
+// builtins, so their inits would run at every riot start.
 var (
 	// goLocRe is "file:line[:col]: message" with a file that has no colon
 	// or space in it, which keeps "package x: ..." and "go: ..." out.
-	goLocRe = regexp.MustCompile(`^([^\s:][^:\s]*):(\d+)(?::(\d+))?: (.*)$`)
+	goLocRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([^\s:][^:\s]*):(\d+)(?::(\d+))?: (.*)$`) })
 	// goPosRe is a vet JSON position: "file:line:col" or "file:line".
-	goPosRe = regexp.MustCompile(`^(.*?):(\d+)(?::(\d+))?$`)
+	goPosRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(.*?):(\d+)(?::(\d+))?$`) })
 )
 
 const (
@@ -96,7 +98,7 @@ func scanGoStream(data []byte, dir string, out *parsed) error {
 				line = rest
 				out.note(noteVetFirstTypeError)
 			}
-			if m := goLocRe.FindStringSubmatch(line); m != nil {
+			if m := goLocRe().FindStringSubmatch(line); m != nil {
 				sev, msg := SeverityError, m[4]
 				// cgo hands on the C compiler's own "warning: ...".
 				if rest, ok := strings.CutPrefix(msg, "warning: "); ok {
@@ -169,7 +171,7 @@ func addVetObject(obj map[string]map[string]json.RawMessage, dir string, out *pa
 }
 
 func splitGoPos(posn string) (file string, line, col int) {
-	m := goPosRe.FindStringSubmatch(posn)
+	m := goPosRe().FindStringSubmatch(posn)
 	if m == nil {
 		return posn, 0, 0
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // tsc --pretty false writes one diagnostic per line to stdout, with a
@@ -18,8 +19,10 @@ import (
 // module, tsc crashing) go to stderr; the exit status decides about them.
 
 var (
-	tscLocRe    = regexp.MustCompile(`^(.+)\((\d+),(\d+)\): (error|warning|message) (TS\d+): (.*)$`)
-	tscGlobalRe = regexp.MustCompile(`^(error|warning|message) (TS\d+): (.*)$`)
+	tscLocRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(.+)\((\d+),(\d+)\): (error|warning|message) (TS\d+): (.*)$`)
+	})
+	tscGlobalRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(error|warning|message) (TS\d+): (.*)$`) })
 )
 
 func parseTsc(stdout []byte, dir string) (parsed, error) {
@@ -35,12 +38,12 @@ func parseTsc(stdout []byte, dir string) (parsed, error) {
 			out.Diags[last].Message += "\n" + strings.TrimSpace(line)
 			continue
 		}
-		if m := tscLocRe.FindStringSubmatch(line); m != nil {
+		if m := tscLocRe().FindStringSubmatch(line); m != nil {
 			out.Diags = append(out.Diags, Diagnostic{
 				File: absIn(dir, m[1]), Line: atoi(m[2]), Column: atoi(m[3]),
 				Severity: normalizeSeverity(m[4]), Code: m[5], Message: m[6], Source: "tsc",
 			})
-		} else if m := tscGlobalRe.FindStringSubmatch(line); m != nil {
+		} else if m := tscGlobalRe().FindStringSubmatch(line); m != nil {
 			out.Diags = append(out.Diags, Diagnostic{Severity: normalizeSeverity(m[1]), Code: m[2], Message: m[3], Source: "tsc"})
 		} else {
 			unknown = append(unknown, line)

@@ -1,7 +1,9 @@
 // Command mcpserve is an MCP server over stdio, built on the Go SDK, for
 // riot's MCP client tests. Its first argument picks a behaviour: ok, hang
 // (calls never answer), exitinit (exits at initialize), malformed (answers
-// a call with a line that is not JSON-RPC), die (exits during a call).
+// a call with a line that is not JSON-RPC), die (exits during a call),
+// classic (speaks a protocol before multi round-trip requests, and its ask
+// sends elicitation/create during the call).
 package main
 
 import (
@@ -33,7 +35,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "mcpserve: refusing to initialize")
 		os.Exit(3)
 	}
-	s := mcp.NewServer(&mcp.Implementation{Name: "mcpserve", Version: "1"}, nil)
+	var opts *mcp.ServerOptions
+	if mode == "classic" {
+		opts = &mcp.ServerOptions{SupportedProtocolVersions: []string{"2025-11-25"}}
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "mcpserve", Version: "1"}, opts)
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echo text."}, func(ctx context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
 		switch mode {
 		case "hang":
@@ -87,15 +93,25 @@ func main() {
 	})
 	// ask asks the user for a color with elicitation, as a multi
 	// round-trip request: the question first, the answer on the retry.
-	mcp.AddTool(s, &mcp.Tool{Name: "ask", Description: "Ask the user for a color."}, func(_ context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
-		if res, ok := req.Params.InputResponses["color"].(*mcp.ElicitResult); ok {
+	mcp.AddTool(s, &mcp.Tool{Name: "ask", Description: "Ask the user for a color."}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		answered := func(res *mcp.ElicitResult) *mcp.CallToolResult {
 			text := fmt.Sprintf("%s %v", res.Action, res.Content["color"])
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+		}
+		if res, ok := req.Params.InputResponses["color"].(*mcp.ElicitResult); ok {
+			return answered(res), nil, nil
 		}
 		q := &mcp.ElicitParams{Message: "Which color?", RequestedSchema: map[string]any{
 			"type": "object", "required": []string{"color"},
 			"properties": map[string]any{"color": map[string]any{"type": "string", "enum": []string{"red", "blue"}}},
 		}}
+		if mode == "classic" {
+			res, err := req.Session.Elicit(ctx, q)
+			if err != nil {
+				return nil, nil, fmt.Errorf("elicitation failed: %w", err)
+			}
+			return answered(res), nil, nil
+		}
 		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"color": q}}, nil, nil
 	})
 	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {

@@ -4,12 +4,16 @@
 // that end without a Final, gRPC error statuses, messages over the limit,
 // chunks of unknown kinds and text that is not UTF-8. Each tool is one
 // fault; RIOT_WIREFAULT selects a fault of the manifest or the handshake.
+// It serves protocols 1 and 2, and 1 alone when built with the
+// riot_protocol1 tag, so that each fault is seen over both.
 package main
 
 import (
 	"context"
+	"errors"
 	"os"
 	"strings"
+	"syscall"
 
 	goplugin "github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
@@ -25,14 +29,17 @@ const overLimit = shared.MaxMessageSize + 6<<20
 
 func main() {
 	handshake := shared.Handshake
-	version := shared.ProtocolVersion
+	versions := map[int]goplugin.PluginSet{}
+	for _, v := range protocols {
+		versions[v] = goplugin.PluginSet{shared.PluginName: &shared.GRPCPlugin{Impl: faults{}, Protocol: v}}
+	}
 	if os.Getenv("RIOT_WIREFAULT") == "other-version" {
 		handshake.ProtocolVersion = 99
-		version = 99
+		versions = map[int]goplugin.PluginSet{99: {shared.PluginName: &shared.GRPCPlugin{Impl: faults{}}}}
 	}
 	goplugin.Serve(&goplugin.ServeConfig{
 		HandshakeConfig:  handshake,
-		VersionedPlugins: map[int]goplugin.PluginSet{version: {shared.PluginName: &shared.GRPCPlugin{Impl: faults{}}}},
+		VersionedPlugins: versions,
 		TLSProvider:      shared.ServerTLSFromEnv,
 		GRPCServer: func(opts []grpc.ServerOption) *grpc.Server {
 			// Its own limits are far above the host's, so what it sends
@@ -44,7 +51,62 @@ func main() {
 
 type faults struct{}
 
-var tools = []string{"EarlyClose", "StatusError", "HugeMessage", "BadKind", "BadUTF8", "SplitUTF8", "CutUTF8", "PrepareError", "NoEvent"}
+var tools = []string{"EarlyClose", "StatusError", "HugeMessage", "BadKind", "BadUTF8", "SplitUTF8", "CutUTF8", "PrepareError", "NoEvent",
+	"IgnoreSpillFile", "FileBeforeSpill", "FileWrongOffset", "FileShort", "FileBadUTF8", "FileCutUTF8", "FileImage", "FileTail"}
+
+// overBudget is more text than the default budget, which makes the host
+// spill and create the offered spill file.
+const overBudget = 60_000
+
+// announce is a chunk naming length bytes of the spill file at offset.
+func announce(kind toolv1.BlockKind, offset, length uint64) *toolv1.CallEvent {
+	return &toolv1.CallEvent{Event: &toolv1.CallEvent_Chunk{Chunk: &toolv1.Chunk{Kind: kind, FileOffset: offset, FileLength: length}}}
+}
+
+// writeSpill writes data into the offered spill file at offset. It creates
+// the file if the host has not yet, which the SDK never does, so that it
+// need not wait for the host: the host opens the same file.
+func writeSpill(req *toolv1.CallRequest, data []byte, offset int64) error {
+	f, err := os.OpenFile(req.GetContext().GetSpillFile().GetPath(), os.O_WRONLY|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteAt(data, offset)
+	return errors.Join(err, f.Close())
+}
+
+// spillFault is the stream of a tool that misuses the spill file, after
+// overBudget bytes of streamed text.
+func spillFault(req *toolv1.CallRequest) ([]*toolv1.CallEvent, error) {
+	const txt = toolv1.BlockKind_BLOCK_KIND_TEXT
+	head := text(0, txt, []byte(strings.Repeat("x", overBudget)))
+	var file []byte
+	var events []*toolv1.CallEvent
+	switch req.GetTool() {
+	case "IgnoreSpillFile":
+		// A plugin of an SDK older than the spill file streams it all.
+		return []*toolv1.CallEvent{head, text(0, txt, []byte(strings.Repeat("y", 3*overBudget))), ok}, nil
+	case "FileBeforeSpill":
+		return []*toolv1.CallEvent{announce(txt, 0, 10), ok}, nil
+	case "FileWrongOffset":
+		file, events = []byte("0123456789"), []*toolv1.CallEvent{announce(txt, 0, 10), ok}
+	case "FileShort":
+		file, events = []byte("0123456789"), []*toolv1.CallEvent{announce(txt, overBudget, 1000), ok}
+	case "FileBadUTF8":
+		file, events = []byte("fine \xff\xfe broken"), []*toolv1.CallEvent{announce(txt, overBudget, 14), ok}
+	case "FileCutUTF8":
+		file, events = []byte("caf\xc3"), []*toolv1.CallEvent{announce(txt, overBudget, 4), ok}
+	case "FileImage":
+		file, events = []byte("0123456789"), []*toolv1.CallEvent{announce(toolv1.BlockKind_BLOCK_KIND_IMAGE, overBudget, 10), ok}
+	case "FileTail":
+		// Only what is announced counts: the rest is cut from the file.
+		file, events = []byte("announced\nnot announced\n"), []*toolv1.CallEvent{announce(txt, overBudget, 10), text(0, txt, []byte("streamed\n")), ok}
+	}
+	if err := writeSpill(req, file, overBudget); err != nil {
+		return nil, err
+	}
+	return append([]*toolv1.CallEvent{head}, events...), nil
+}
 
 func (faults) Manifest(ctx context.Context) (*toolv1.ManifestResponse, error) {
 	m := &toolv1.ManifestResponse{SdkVersion: "wirefault"}
@@ -101,6 +163,11 @@ func (faults) Call(_ context.Context, req *toolv1.CallRequest, send func(*toolv1
 		events = []*toolv1.CallEvent{text(0, txt, []byte("caf\xc3")), ok}
 	case "NoEvent":
 		events = []*toolv1.CallEvent{{}, ok}
+	default:
+		var err error
+		if events, err = spillFault(req); err != nil {
+			return status.Error(codes.Internal, "wirefault: cannot write the spill file: "+err.Error())
+		}
 	}
 	for _, ev := range events {
 		if err := send(ev); err != nil {

@@ -15,6 +15,14 @@ var benchPatterns = []struct{ name, pattern string }{
 	{"fold_alternation", `(?i)(deadline|timeout) exceeded`},
 }
 
+// noLiteralPatterns have no literal worth a prefilter: the lazy DFA's
+// case (issue 17).
+var noLiteralPatterns = []struct{ name, pattern string }{
+	{"no_literal", `\w+_\d+\(`},
+	// No literal suffix either: the forward DFA alone.
+	{"no_suffix", `\w+_\d+`},
+}
+
 // goroot is $(go env GOROOT)/src, the benchmark corpus.
 func goroot(tb testing.TB) string {
 	tb.Helper()
@@ -41,7 +49,7 @@ func searchFiles(tb testing.TB, root, pattern string, po PatternOptions) []strin
 
 func BenchmarkGOROOT(b *testing.B) {
 	root := goroot(b)
-	for _, bp := range benchPatterns {
+	for _, bp := range append(benchPatterns[:len(benchPatterns):len(benchPatterns)], noLiteralPatterns...) {
 		b.Run(bp.name, func(b *testing.B) {
 			for b.Loop() {
 				searchFiles(b, root, bp.pattern, PatternOptions{})
@@ -66,6 +74,29 @@ func TestGOROOTMatchesRg(t *testing.T) {
 		out, _ := cmd.Output()
 		want := strings.Fields(string(out))
 		if !sameSet(got, want) {
+			t.Errorf("%s: files differ from rg -l:\n got %v\nwant %v", bp.pattern, got, want)
+		}
+	}
+}
+
+// TestGOROOTNoLiteralMatchesRg is TestGOROOTMatchesRg for the patterns
+// the lazy DFA decides.
+func TestGOROOTNoLiteralMatchesRg(t *testing.T) {
+	if testing.Short() {
+		t.Skip("walks GOROOT/src; skipped with -short")
+	}
+	rg, err := exec.LookPath("rg")
+	if err != nil {
+		t.Skip("rg is not installed; install ripgrep to compare with it")
+	}
+	root := goroot(t)
+	for _, bp := range noLiteralPatterns {
+		got := searchFiles(t, root, bp.pattern, PatternOptions{})
+		cmd := exec.Command(rg, "--no-config", "-l", "--", bp.pattern)
+		cmd.Dir = root
+		out, _ := cmd.Output()
+		want := strings.Fields(string(out))
+		if len(want) == 0 || !sameSet(got, want) {
 			t.Errorf("%s: files differ from rg -l:\n got %v\nwant %v", bp.pattern, got, want)
 		}
 	}

@@ -24,6 +24,12 @@ type Pattern struct {
 	// decides each line re finds: re then has them relaxed, since Go's
 	// are ASCII and rg's Unicode.
 	boundary *boundaryVM
+	// dfa, without Multiline, is re's program for a lazy DFA (dfa.go),
+	// which decides lines in place of re; nil when it does not cover re.
+	dfa *dfaProg
+	// suffix, for a pattern with a DFA and no prefilter, is its literal
+	// suffix search (suffix.go); nil for none.
+	suffix *suffixProg
 }
 
 // PatternOptions change how a pattern is compiled.
@@ -91,14 +97,41 @@ func Compile(pattern string, o PatternOptions) (*Pattern, error) {
 		return nil, err
 	}
 	p := &Pattern{re: re, multiline: o.Multiline, perLine: o.NoPrefilter, boundary: boundary}
+	if !o.NoPrefilter && !o.Multiline {
+		p.dfa = newDFAProg(run)
+		if p.dfa != nil {
+			p.suffix = newSuffixProg(run)
+		}
+	}
 	if !o.NoPrefilter {
 		if lits, exact := requiredLiterals(tree); len(lits) > 0 {
-			if f := newFinder(lits); f != nil {
-				p.find, p.exact = f, exact && boundary == nil
+			exact = exact && boundary == nil
+			// A literal as short as "(" is on most lines of source: the
+			// suffix search (whose literal may be that one) does better.
+			if f := newFinder(lits); f != nil && (exact || p.suffix == nil || !weakLiterals(lits)) {
+				p.find, p.exact = f, exact
 			}
 		}
 	}
+	if p.find != nil {
+		p.suffix = nil
+	}
 	return p, nil
+}
+
+// minStrongLiteral is the length under which a set of required literals
+// gives way to the suffix search.
+const minStrongLiteral = 3
+
+// weakLiterals reports whether the shortest of lits is too short to be a
+// better prefilter than the suffix search.
+func weakLiterals(lits []lit) bool {
+	for _, l := range lits {
+		if len(l.s) < minStrongLiteral {
+			return true
+		}
+	}
+	return false
 }
 
 // String is the regexp the engine runs.

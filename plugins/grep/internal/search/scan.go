@@ -45,6 +45,11 @@ type worker struct {
 	buf []byte
 	cur cursor
 	em  emitter
+	// dfa is this worker's lazy DFA for pat, made on first use; nil
+	// without one.
+	dfa *dfa
+	// rev is the reverse DFA of pat's suffix search, made on first use.
+	rev *dfa
 }
 
 // spares hold the larger buffers between the files that need them. Few
@@ -444,7 +449,7 @@ func (w *worker) nextLine(h []byte, from int) (int, int) {
 			if i := bytes.IndexByte(h[e:], '\n'); i >= 0 {
 				le = e + i
 			}
-			if p.exact || p.re.Match(h[ls:le]) && p.boundaryHolds(h[ls:le]) {
+			if p.exact || w.lineMatches(h[ls:le]) && p.boundaryHolds(h[ls:le]) {
 				return ls, le
 			}
 			from = le + 1
@@ -463,6 +468,11 @@ func (w *worker) nextLine(h []byte, from int) (int, int) {
 			from = le + 1
 		}
 		return -1, -1
+	}
+	if d := w.lazyDFA(); d != nil {
+		if ls, le, ok := w.nextLineDFA(d, h, from); ok {
+			return ls, le
+		}
 	}
 	// No literal to look for: run the regexp over the rest of the chunk.
 	// It cannot match a newline, so its leftmost match lies in the first
@@ -488,6 +498,59 @@ func (w *worker) nextLine(h []byte, from int) (int, int) {
 		from = le + 1
 	}
 	return -1, -1
+}
+
+// lazyDFA is the worker's DFA, or nil when the pattern has none or it
+// was switched off for outgrowing its memory.
+func (w *worker) lazyDFA() *dfa {
+	if w.pat.dfa == nil {
+		return nil
+	}
+	if w.dfa == nil {
+		w.dfa = newDFA(w.pat.dfa)
+	}
+	if w.dfa.off {
+		return nil
+	}
+	return w.dfa
+}
+
+// lineMatches reports whether the regexp matches line, a line without
+// its newline: through the DFA when there is one.
+func (w *worker) lineMatches(line []byte) bool {
+	if d := w.lazyDFA(); d != nil {
+		if end, ok := d.firstMatchEnd(line, 0); ok {
+			return end >= 0
+		}
+	}
+	return w.pat.re.Match(line)
+}
+
+// nextLineDFA is nextLine through the DFA over the rest of the chunk: the
+// line holding the end of the first match holds all of it, since no match
+// spans a newline. ok is false when the DFA gave up: the caller searches
+// with the regexp.
+func (w *worker) nextLineDFA(d *dfa, h []byte, from int) (ls, le int, ok bool) {
+	for from < len(h) {
+		e, ok := w.firstMatchEnd(d, h, from)
+		if !ok {
+			return 0, 0, false
+		}
+		if e < 0 || e == len(h) && h[e-1] == '\n' {
+			// None, or an empty match after the last newline: no line.
+			return -1, -1, true
+		}
+		ls := from + bytes.LastIndexByte(h[from:e], '\n') + 1
+		le := len(h)
+		if i := bytes.IndexByte(h[e:], '\n'); i >= 0 {
+			le = e + i
+		}
+		if w.pat.boundaryHolds(h[ls:le]) {
+			return ls, le, true
+		}
+		from = le + 1
+	}
+	return -1, -1, true
 }
 
 // boundaryHolds reports whether a line the regexp matched matches with

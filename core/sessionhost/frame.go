@@ -1,0 +1,135 @@
+package sessionhost
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/riot-tools/riot/core/permission"
+)
+
+// maxFrame bounds one line from a client: a turn's inputs are each at most
+// core's 4 MiB, and a turn has a handful.
+const maxFrame = 64 << 20
+
+// FrameError is a line from a client that the host cannot read. Its text
+// says what was wrong, for the client's error frame.
+type FrameError struct{ Msg string }
+
+func (e *FrameError) Error() string { return e.Msg }
+
+func frameErr(format string, args ...any) error {
+	return &FrameError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// frameReader reads a client's frames: JSON lines of at most max bytes.
+type frameReader struct {
+	r   *bufio.Reader
+	max int
+}
+
+// newFrameReader reads frames from r. Its buffer is no larger than a frame
+// may be, so that a line over the limit is refused as soon as it is.
+func newFrameReader(r io.Reader, max int) *frameReader {
+	return &frameReader{r: bufio.NewReaderSize(r, min(64<<10, max+1)), max: max}
+}
+
+// next reads and decodes the next frame. io.EOF means the client hung up
+// between frames; a *FrameError, that the line cannot be a frame; any
+// other error is the connection's.
+func (fr *frameReader) next() (clientFrame, error) {
+	line, err := fr.line()
+	if err != nil {
+		return clientFrame{}, err
+	}
+	return decodeFrame(line)
+}
+
+// line reads one line without its newline. A line longer than max is an
+// error as soon as that is known, without reading the rest of it.
+func (fr *frameReader) line() ([]byte, error) {
+	var buf []byte
+	for {
+		chunk, err := fr.r.ReadSlice('\n')
+		n := len(buf) + len(chunk)
+		if err == nil {
+			n-- // the newline
+		}
+		if n > fr.max {
+			return nil, frameErr("a frame is longer than the host's limit of %d bytes; send smaller inputs", fr.max)
+		}
+		buf = append(buf, chunk...)
+		switch {
+		case err == nil:
+			return buf[:len(buf)-1], nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF) && len(buf) == 0:
+			return nil, io.EOF
+		case errors.Is(err, io.EOF):
+			return nil, frameErr("the connection ended in the middle of a frame; end each frame with a newline")
+		default:
+			return nil, err
+		}
+	}
+}
+
+// decodeFrame reads one line as a frame: valid UTF-8, one JSON object of
+// known fields and types, holding exactly one kind of frame.
+func decodeFrame(line []byte) (clientFrame, error) {
+	var f clientFrame
+	if !utf8.Valid(line) {
+		return f, frameErr("a frame is not valid UTF-8; send JSON text")
+	}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return clientFrame{}, decodeError(err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return clientFrame{}, frameErr("a frame holds more than one JSON value; send one object per line")
+	}
+	kinds := 0
+	for _, set := range []bool{f.Hello != nil || f.Uses != nil, f.Answer != nil, f.Cancel, f.Stop} {
+		if set {
+			kinds++
+		}
+	}
+	// Ifs, not a switch: mutation testing reaches the conditions of ifs.
+	if kinds != 1 {
+		return clientFrame{}, frameErr("a frame must be exactly one of a hello with its calls, an answer, a cancel or a stop; this one has %d", kinds)
+	}
+	if f.Uses != nil && f.Hello == nil {
+		return clientFrame{}, frameErr("a frame has calls but no hello; send them with the hello")
+	}
+	if f.Answer != nil && (*f.Answer < permission.AnswerDeny || *f.Answer > permission.AnswerAllowAlways) {
+		return clientFrame{}, frameErr("an answer frame holds %d, which is no answer; send 0 (deny) to 3 (always allow)", *f.Answer)
+	}
+	return f, nil
+}
+
+// decodeError says in words why a line is not a frame.
+func decodeError(err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return frameErr("a frame is not JSON (at byte %d); send one JSON object per line", syn.Offset)
+	case errors.As(err, &typ):
+		field := typ.Field
+		if field == "" {
+			return frameErr("a frame is a JSON %s, not an object; send one JSON object per line", typ.Value)
+		}
+		return frameErr("a frame's field %s is a JSON %s, where the host reads %s", field, typ.Value, typ.Type)
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return frameErr("a frame is empty or cut short; send one whole JSON object per line")
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return frameErr("a frame has a field the host does not know (%s); is the client another riot build?", strings.TrimPrefix(err.Error(), "json: unknown field "))
+	}
+	return frameErr("a frame cannot be read as JSON; send one JSON object per line")
+}

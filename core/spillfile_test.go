@@ -1,0 +1,117 @@
+package core_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/riot-tools/riot/core"
+)
+
+// syncLog is a host log a test reads.
+type syncLog struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *syncLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *syncLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+var writtenByPlugin = regexp.MustCompile(`spilled a result: .*bytes=(\d+) written_by_plugin=(\d+)`)
+
+// A spilling SDK tool writes the bulk of its output into the host's spill
+// file itself: the host's log says how much, and the file, the counts and
+// the preview are what the stream would have given.
+func TestSDKPluginWritesTheSpillFile(t *testing.T) {
+	log := &syncLog{}
+	h := newHost(t, func(o *core.Options) {
+		o.Logger = hclog.New(&hclog.LoggerOptions{Output: log, Level: hclog.Debug})
+	})
+	line := strings.Repeat("é€😀", 33) + "\n" // 100 characters of 2, 3 and 4 bytes
+	const lines = 30_000                     // 9 MB, several announcements
+	// Writes of 1,001 bytes split characters, in the stream and in the file.
+	r := runOne(t, h, "Stream", fmt.Sprintf(`{"bytes":%d,"line":%q,"piece":1001,"note":"(a note)"}`, lines*len(line), line))
+	wantResult(t, r, core.StatusOK, "[Output too large for the context: 3,000,000 characters in 30,000 lines. The full output is saved at "+r.Spill.Path+".", "\n(a note)")
+	if data := readSpill(t, r); !bytes.Equal(data, []byte(strings.Repeat(line, lines))) {
+		t.Fatalf("the spill file holds %d bytes, not the output", len(data))
+	}
+	if !strings.HasPrefix(r.Text(), line) || strings.ContainsRune(r.Text(), '\uFFFD') {
+		t.Fatalf("the preview does not start with whole characters:\n%.300s", r.Text())
+	}
+	m := writtenByPlugin.FindStringSubmatch(log.String())
+	if m == nil {
+		t.Fatalf("the host logged no spill:\n%s", log.String())
+	}
+	total, _ := strconv.Atoi(m[1])
+	byPlugin, _ := strconv.Atoi(m[2])
+	// The plugin streams until it finds the file, which riot creates once
+	// it has read past the budget: gRPC's flow-control window (1 MiB per
+	// call) bounds how far ahead of riot the plugin can be by then.
+	if total != lines*len(line) || byPlugin < total-2<<20 {
+		t.Fatalf("of %d bytes the plugin wrote %d into the spill file, want all but the budget and the window in flight", total, byPlugin)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(r.Spill.Path)); len(entries) != 2 {
+		t.Fatalf("the results directory holds %v, want the lock and the spill file", entries)
+	}
+}
+
+// A plugin that streams everything, as one built before the spill file
+// does, spills as before; one that misuses the file gets a Failed result
+// that says how, from a plugin that stays up, and no file is left.
+func TestSpillFileFaults(t *testing.T) {
+	h := newHost(t, withConfig(testConfig(t, bypass)), withPlugins(wirefault()))
+	r := runOne(t, h, "IgnoreSpillFile", `{}`)
+	wantResult(t, r, core.StatusOK, "[Output too large for the context: 240,000 characters in 1 lines.")
+	if data := readSpill(t, r); string(data) != strings.Repeat("x", 60_000)+strings.Repeat("y", 180_000) {
+		t.Fatalf("the spill file holds %d bytes, not the output", len(data))
+	}
+	tail := runOne(t, h, "FileTail", `{}`)
+	wantResult(t, tail, core.StatusOK, "[Output too large for the context: 60,019 characters in 2 lines.")
+	if data := readSpill(t, tail); string(data) != strings.Repeat("x", 60_000)+"announced\nstreamed\n" {
+		t.Fatalf("the spill file ends %q, want only the announced and streamed text", data[max(0, len(data)-40):])
+	}
+	if tail.Spill.Chars != 60_019 || tail.Spill.Lines != 2 {
+		t.Fatalf("counted %d characters in %d lines, want 60,019 in 2", tail.Spill.Chars, tail.Spill.Lines)
+	}
+	pids := processesOf(bins.wirefault)
+	for _, tc := range []struct{ tool, why string }{
+		{"FileBeforeSpill", "text announced in the spill file before riot had created it"},
+		{"FileWrongOffset", "text announced at byte 0 of the spill file, where its output so far ends at byte 60,000"},
+		{"FileShort", "text announced up to byte 61,000 of the spill file, which holds 60,010"},
+		{"FileBadUTF8", "text that is not valid UTF-8, at byte 60,005 of its output"},
+		{"FileCutUTF8", "text that is not valid UTF-8, at byte 60,003 of its output"},
+		{"FileImage", "an image announced in the spill file, which holds text only"},
+	} {
+		t.Run(tc.tool, func(t *testing.T) {
+			r := runOne(t, h, tc.tool, `{}`)
+			wantResult(t, r, core.StatusFailed, fmt.Sprintf("The %s tool sent malformed output (%s), so riot discarded this call's result", tc.tool, tc.why))
+			if r.Spill != nil || strings.Contains(r.Text(), "xxxxxxxx") {
+				t.Fatalf("a malformed result kept its output: %+v", r.Spill)
+			}
+		})
+	}
+	if after := processesOf(bins.wirefault); len(pids) != 1 || len(after) != 1 || pids[0] != after[0] {
+		t.Fatalf("the plugin was restarted: %v, then %v", pids, after)
+	}
+	// Only the two good spills are left: a discarded one leaves nothing.
+	if entries, _ := os.ReadDir(filepath.Dir(r.Spill.Path)); len(entries) != 3 {
+		t.Fatalf("the results directory holds %v, want the lock and two spill files", entries)
+	}
+}

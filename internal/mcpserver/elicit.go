@@ -1,0 +1,196 @@
+package mcpserver
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/riot-tools/riot/core"
+	"github.com/riot-tools/riot/core/mcpsource"
+)
+
+// A wrapped MCP server's question (its elicitation/create during a call of
+// one of its tools) goes up to riot's client by the same multi round-trip
+// exchange as a permission ask, except that the call is already running:
+// the turn runs on while the question is out, parked under a request state
+// the client echoes with its answer, which goes back down to the server.
+// A client on a protocol before multi round-trip requests is asked with
+// elicitation/create directly, within the same request.
+
+// elicitInput is the id of a wrapped server's question in a call's input
+// requests, distinct from riot's own permission question.
+const elicitInput = "riot-mcp-server-question"
+
+// parkLimit is how long a parked call waits for the client's answer
+// before riot cancels the question for it.
+const parkLimit = 10 * time.Minute
+
+// question is one wrapped server's question on its way to the client.
+type question struct {
+	params *mcp.ElicitParams
+	answer chan *mcp.ElicitResult // buffered: one answer
+}
+
+// turnRun is one call's turn, which may outlive the request that started
+// it while a question is out.
+type turnRun struct {
+	ask    *mcpAsk
+	cancel context.CancelFunc
+	done   chan core.ToolResult // buffered: the turn's one result
+}
+
+// parkedCalls are the turns waiting for a client's answer, by request
+// state. The state is random and unguessable; taking it is once only.
+type parkedCalls struct {
+	mu    sync.Mutex
+	calls map[string]parked
+}
+
+type parked struct {
+	run   *turnRun
+	q     *question
+	timer *time.Timer
+}
+
+func (p *parkedCalls) park(run *turnRun, q *question) string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	state := "riot-q-" + hex.EncodeToString(b)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.calls == nil {
+		p.calls = map[string]parked{}
+	}
+	// Unanswered, the question is cancelled and the turn ends on its own.
+	timer := time.AfterFunc(parkLimit, func() {
+		if _, q := p.take(state); q != nil {
+			q.answer <- &mcp.ElicitResult{Action: "cancel"}
+		}
+	})
+	p.calls[state] = parked{run: run, q: q, timer: timer}
+	return state
+}
+
+func (p *parkedCalls) take(state string) (*turnRun, *question) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	c, ok := p.calls[state]
+	if !ok {
+		return nil, nil
+	}
+	delete(p.calls, state)
+	c.timer.Stop()
+	return c.run, c.q
+}
+
+// Elicit is mcpsource.Elicitor: it puts a wrapped server's question to the
+// client of the call that caused it, named as the server's, never as
+// riot's. Without a client that takes questions there is no one to ask.
+func (prompter) Elicit(ctx context.Context, from, message string, schema json.RawMessage) (string, map[string]any, error) {
+	ask, _ := ctx.Value(askKey{}).(*mcpAsk)
+	if ask == nil || ask.session == nil || ask.questions == nil || !canElicit(ask.session) {
+		return "decline", nil, mcpsource.ErrNoOneToAsk
+	}
+	var requested map[string]any
+	if err := json.Unmarshal(schema, &requested); err != nil {
+		return "decline", nil, mcpsource.ErrNoOneToAsk
+	}
+	q := &question{
+		params: &mcp.ElicitParams{Message: serverQuestion(from, message), RequestedSchema: requested},
+		answer: make(chan *mcp.ElicitResult, 1),
+	}
+	select {
+	case ask.questions <- q:
+	case <-ctx.Done():
+		return "cancel", nil, ctx.Err()
+	}
+	select {
+	case res := <-q.answer:
+		return res.Action, res.Content, nil
+	case <-ctx.Done():
+		return "cancel", nil, ctx.Err()
+	}
+}
+
+// serverQuestion names the server that asks, first, so that the user
+// never takes its question for one of riot's permission prompts.
+func serverQuestion(from, message string) string {
+	if from != "" {
+		from = strings.ToUpper(from[:1]) + from[1:]
+	}
+	return from + " asks (this question is the server's, not riot's): " + message
+}
+
+func canElicit(ss *mcp.ServerSession) bool {
+	init := ss.InitializeParams()
+	return init != nil && init.Capabilities != nil && init.Capabilities.Elicitation != nil
+}
+
+// multiRoundTrip reports whether the client speaks multi round-trip
+// requests (protocol 2026-07-28 and later), as the SDK decides it.
+func multiRoundTrip(ss *mcp.ServerSession) bool {
+	init := ss.InitializeParams()
+	return init == nil || init.ProtocolVersion >= "2026-07-28"
+}
+
+// await waits for the turn's result or its next question. A question is
+// returned to a multi round-trip client as input requests, with the turn
+// parked; an older client is asked directly. The request's end cancels the
+// turn, unless the turn was parked first.
+func (s *Server) await(ctx context.Context, req *mcp.CallToolRequest, run *turnRun) (*mcp.CallToolResult, error) {
+	stop := context.AfterFunc(ctx, run.cancel)
+	for {
+		select {
+		case r := <-run.done:
+			stop()
+			if run.ask.question != nil {
+				// The call did not run: ask, and run it when the answer comes.
+				return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{permissionInput: run.ask.question}}, nil
+			}
+			return s.result(r), nil
+		case q := <-run.ask.questions:
+			if req.Session == nil {
+				q.answer <- &mcp.ElicitResult{Action: "decline"}
+				continue
+			}
+			if !multiRoundTrip(req.Session) {
+				res, err := req.Session.Elicit(ctx, q.params)
+				if err != nil {
+					res = &mcp.ElicitResult{Action: "cancel"}
+				}
+				q.answer <- res
+				continue
+			}
+			if !stop() {
+				// The request ended meanwhile: the turn is being cancelled.
+				q.answer <- &mcp.ElicitResult{Action: "cancel"}
+				continue
+			}
+			state := s.parked.park(run, q)
+			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{elicitInput: q.params}, RequestState: state}, nil
+		}
+	}
+}
+
+// resume gives a parked turn the client's answer and waits on. Only an
+// elicitation answer counts; anything else cancels the question.
+func (s *Server) resume(ctx context.Context, req *mcp.CallToolRequest, state string) (*mcp.CallToolResult, error) {
+	run, q := s.parked.take(state)
+	if run == nil {
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{
+			Text: "This call's question for the user expired or was already answered, so the call is over. Call the tool again if you still need it.",
+		}}}, nil
+	}
+	res, _ := req.Params.InputResponses[elicitInput].(*mcp.ElicitResult)
+	if res == nil {
+		res = &mcp.ElicitResult{Action: "cancel"}
+	}
+	q.answer <- res
+	return s.await(ctx, req, run)
+}

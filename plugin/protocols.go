@@ -1,0 +1,15 @@
+//go:build !riot_protocol1
+
+package plugin
+
+import (
+	goplugin "github.com/hashicorp/go-plugin"
+
+	"github.com/riot-tools/riot/shared"
+)
+
+// servedProtocols are the protocol versions Serve offers the host, which
+// picks the newest it speaks too.
+func servedProtocols(srv shared.ToolPlugin) map[int]goplugin.PluginSet {
+	return shared.VersionedPlugins(srv)
+}

@@ -1,0 +1,222 @@
+package plugin
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
+)
+
+// wire is what an output sent, rebuilt as the host sees it: streamed text
+// and announced stretches of the spill file, in order.
+type wire struct {
+	streamed  []byte
+	announced [][2]uint64
+	text      []byte // the output, taking each announced stretch from file
+	file      string
+}
+
+func (w *wire) send(ev *toolv1.CallEvent) error {
+	ch := ev.GetChunk()
+	if n := ch.GetFileLength(); n > 0 {
+		w.announced = append(w.announced, [2]uint64{ch.GetFileOffset(), n})
+		data, _ := os.ReadFile(w.file)
+		w.text = append(w.text, data[ch.GetFileOffset():ch.GetFileOffset()+n]...)
+		return nil
+	}
+	w.streamed = append(w.streamed, ch.GetData()...)
+	w.text = append(w.text, ch.GetData()...)
+	return nil
+}
+
+// The output streams until the host's spill file exists past after_bytes,
+// then writes it there at the offsets that follow, never splitting a
+// character, and announces every byte by close.
+func TestOutputWritesTheOfferedSpillFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".spill.part")
+	w := &wire{file: path}
+	o := newOutput(context.Background(), &sender{send: w.send}, &toolv1.SpillFile{Path: path, AfterBytes: 100})
+	line := strings.Repeat("é€😀", 3) + "\n"
+	var want []byte
+	write := func(n int) {
+		for range n {
+			p := []byte(line)
+			// Writes of 5 bytes cut characters.
+			for len(p) > 0 {
+				k := min(5, len(p))
+				if _, err := o.Write(p[:k]); err != nil {
+					t.Fatal(err)
+				}
+				want = append(want, p[:k]...)
+				p = p[k:]
+			}
+		}
+	}
+	write(20_000) // 620 KB: past flushSize, with no file yet
+	if o.spill.open() || len(w.announced) > 0 {
+		t.Fatal("the output wrote to a spill file the host had not created")
+	}
+	// The host spills: it creates the file with what it received.
+	if err := os.WriteFile(path, w.streamed, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	write(200_000) // 6 MB
+	if !o.spill.open() {
+		t.Fatal("the output did not take the host's spill file")
+	}
+	if _, err := o.close(); err != nil {
+		t.Fatal(err)
+	}
+	if string(w.text) != string(want) {
+		t.Fatalf("the host gets %d bytes, not the %d written", len(w.text), len(want))
+	}
+	if len(w.announced) < 2 || int(w.announced[0][0]) != len(w.streamed) {
+		t.Fatalf("announced %v after %d streamed bytes, want several stretches from there", w.announced, len(w.streamed))
+	}
+	if len(w.streamed) > 1<<20 {
+		t.Fatalf("%d bytes streamed once the file existed", len(w.streamed))
+	}
+	if _, err := o.Write([]byte("late")); err == nil {
+		t.Fatal("a write after close was taken")
+	}
+}
+
+// A file the output must not write, a symbolic link, a directory or a
+// FIFO (which would block the tool), keeps the text on the stream, whole.
+func TestOutputStreamsWhenTheSpillFileIsNotAFile(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "elsewhere")
+	if err := os.WriteFile(target, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for name, make := range map[string]func(string) error{
+		"symlink":   func(p string) error { return os.Symlink(target, p) },
+		"directory": func(p string) error { return os.Mkdir(p, 0o700) },
+		"fifo":      func(p string) error { return syscall.Mkfifo(p, 0o600) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(dir, name)
+			if err := make(path); err != nil {
+				t.Fatal(err)
+			}
+			w := &wire{file: path}
+			o := newOutput(context.Background(), &sender{send: w.send}, &toolv1.SpillFile{Path: path})
+			want := strings.Repeat("0123456789abcdef", 64<<10) // 1 MiB
+			if _, err := o.Write([]byte(want)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := o.Write([]byte(want)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := o.close(); err != nil {
+				t.Fatal(err)
+			}
+			if len(w.announced) > 0 || string(w.streamed) != want+want {
+				t.Fatalf("announced %v and streamed %d bytes, want everything streamed", w.announced, len(w.streamed))
+			}
+			if data, _ := os.ReadFile(target); len(data) > 0 {
+				t.Fatal("the output wrote through the symbolic link")
+			}
+		})
+	}
+}
+
+// Once the host has stopped the call, nothing more goes to the file.
+func TestOutputStopsWritingTheSpillFileWhenCancelled(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".spill.part")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &wire{file: path}
+	o := newOutput(ctx, &sender{send: w.send}, &toolv1.SpillFile{Path: path})
+	big := []byte(strings.Repeat("x", flushSize))
+	if _, err := o.Write(big); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := o.Write(big); err != nil || !o.spill.open() {
+		t.Fatalf("the output did not write the file: %v", err)
+	}
+	cancel()
+	if _, err := o.Write(big); err == nil {
+		t.Fatal("a write after the call was cancelled was taken")
+	}
+	_, _ = o.close()
+	if info, _ := os.Stat(path); info.Size() != 2*flushSize {
+		t.Fatalf("the file holds %d bytes, want the %d written before the cancel", info.Size(), 2*flushSize)
+	}
+}
+
+// A write to the spill file that fails announces what was written and
+// streams the rest: the host still gets every byte, once.
+func TestOutputStreamsAfterASpillFileWriteFails(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".spill.part")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w := &wire{file: path}
+	o := newOutput(context.Background(), &sender{send: w.send}, &toolv1.SpillFile{Path: path})
+	big := strings.Repeat("x", flushSize)
+	want := big + "y" + big + "é" + big
+	for _, p := range []string{big, "y", big, "é"[:1]} {
+		if _, err := o.Write([]byte(p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !o.spill.open() {
+		t.Fatal("the output did not take the spill file")
+	}
+	// The file's descriptor goes bad, as on a full or failing disk.
+	_ = o.spill.f.Close()
+	for _, p := range []string{"é"[1:], big} {
+		if _, err := o.Write([]byte(p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if o.spill.open() {
+		t.Fatal("the output kept writing a file that fails")
+	}
+	if _, err := o.close(); err != nil {
+		t.Fatal(err)
+	}
+	if string(w.text) != want {
+		t.Fatalf("the host gets %d bytes, want the %d written", len(w.text), len(want))
+	}
+	if len(w.announced) != 1 || w.announced[0] != [2]uint64{flushSize, flushSize + 1} {
+		t.Fatalf("announced %v, want the stretch written before the failure", w.announced)
+	}
+}
+
+// The file is tried only past after_bytes, and a stretch of announceSize
+// is announced at once, not at the next write.
+func TestOutputSpillFileThresholds(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".spill.part")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w := &wire{file: path}
+	o := newOutput(context.Background(), &sender{send: w.send}, &toolv1.SpillFile{Path: path, AfterBytes: flushSize})
+	if _, err := o.Write([]byte(strings.Repeat("x", flushSize))); err != nil {
+		t.Fatal(err)
+	}
+	if o.spill.open() {
+		t.Fatal("the file was opened at after_bytes, not past it")
+	}
+	if _, err := o.Write([]byte(strings.Repeat("x", flushSize))); err != nil {
+		t.Fatal(err)
+	}
+	if !o.spill.open() {
+		t.Fatal("the file was not opened past after_bytes")
+	}
+	if _, err := o.Write([]byte(strings.Repeat("y", announceSize))); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.announced) != 1 || w.announced[0] != [2]uint64{2 * flushSize, announceSize} {
+		t.Fatalf("announced %v after %d bytes in the file, want them at once", w.announced, announceSize)
+	}
+	_, _ = o.close()
+}
