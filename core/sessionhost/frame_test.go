@@ -24,14 +24,14 @@ type pipeHost struct {
 	srv    *Server
 	cancel context.CancelFunc
 	ctx    context.Context
-	// cancelled gets each turn whose context ended before the loop took it
-	// or while it held it.
-	cancelled chan struct{}
+	// started gets each turn the loop took; cancelled each held turn
+	// whose context then ended.
+	started, cancelled chan struct{}
 }
 
 func newPipeHost(tb testing.TB, hold bool) *pipeHost {
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &pipeHost{ctx: ctx, cancel: cancel, cancelled: make(chan struct{}, 16), srv: &Server{
+	p := &pipeHost{ctx: ctx, cancel: cancel, started: make(chan struct{}, 16), cancelled: make(chan struct{}, 16), srv: &Server{
 		Self: self("/ws"),
 		// No test waits for the hello timeout but those about it, so a
 		// line over the limit must be refused without waiting for more.
@@ -42,6 +42,7 @@ func newPipeHost(tb testing.TB, hold bool) *pipeHost {
 		for {
 			select {
 			case t := <-p.srv.turns:
+				p.started <- struct{}{}
 				if hold { // a turn that runs until its client cancels it
 					<-t.ctx.Done()
 					p.cancelled <- struct{}{}
@@ -181,13 +182,24 @@ func TestFrameErrors(t *testing.T) {
 				t.Fatalf("want one error frame saying %q, got %+v", tc.want, frames)
 			}
 			if strings.HasPrefix(tc.data, good) {
+				// The host closes the connection only after the turn it
+				// took has ended, so both signals are in by now. A bad
+				// frame read before the loop took the turn means the turn
+				// never runs: nothing to cancel, and no results.
 				select {
-				case <-p.cancelled:
-				case <-time.After(20 * time.Second):
-					t.Fatal("a bad frame during a turn should cancel the turn")
-				}
-				if last := frames[len(frames)-1]; !last.Done {
-					t.Fatalf("the cancelled turn should still end with its results: %+v", frames)
+				case <-p.started:
+					select {
+					case <-p.cancelled:
+					default:
+						t.Fatal("a bad frame during a turn should cancel the turn")
+					}
+					if last := frames[len(frames)-1]; !last.Done {
+						t.Fatalf("the cancelled turn should still end with its results: %+v", frames)
+					}
+				default:
+					if len(frames) != 1 {
+						t.Fatalf("a turn that never started gets the error and nothing else: %+v", frames)
+					}
 				}
 			} else if len(frames) != 1 {
 				t.Fatalf("a bad first frame gets its error and nothing else: %+v", frames)
