@@ -288,7 +288,9 @@ func TestPoolEndsWhatACommandDetached(t *testing.T) {
 	f := newPoolFixture(t)
 	ready, step := f.fifo(t, "ready"), f.fifo(t, "step")
 	secs := uniqueSleep()
-	script := fmt.Sprintf("setsid sleep %s & (trap '' TERM; sleep %s1 &) & until pgrep -x -f 'sleep %s1' >/dev/null; do :; done; echo > ready; cat step", secs, secs, secs)
+	// It waits for both sleeps to have exec'd: before that, setsid's shows
+	// as `setsid sleep ...`.
+	script := fmt.Sprintf("setsid sleep %s & (trap '' TERM; sleep %s1 &) & until pgrep -x -f 'sleep %s1' >/dev/null && pgrep -x -f 'sleep %s' >/dev/null; do :; done; echo > ready; cat step", secs, secs, secs, secs)
 	proc, _ := f.start(t, f.profile(Write), script)
 	readLine(t, ready)
 	pids := append(hostPIDs("sleep", secs), hostPIDs("sleep", secs+"1")...)
