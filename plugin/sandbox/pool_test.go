@@ -423,6 +423,28 @@ func TestPoolBoundsIdleSandboxes(t *testing.T) {
 	}
 }
 
+// The least recently used sandbox ends even when it is the pool's first.
+func TestPoolEndsTheFirstSandboxWhenItIsTheOldest(t *testing.T) {
+	f := newPoolFixture(t)
+	profile := func(i int) *Profile {
+		p := f.profile(ReadOnly)
+		p.ReadPaths = []string{filepath.Join("/nonexistent", strconv.Itoa(i))}
+		return p
+	}
+	for i := range maxIdleBoxes + 1 {
+		if out, err := f.run(t, profile(i), "true"); err != nil {
+			t.Fatalf("%v %s", err, out)
+		}
+	}
+	kept := map[string]bool{}
+	for _, b := range f.boxes() {
+		kept[b.key] = true
+	}
+	if len(kept) != maxIdleBoxes || kept[strings.Join(profile(0).mountArgs(f.ws), "\x00")] || !kept[strings.Join(profile(1).mountArgs(f.ws), "\x00")] {
+		t.Fatalf("want the first sandbox, the least recently used, ended and the next %d kept", maxIdleBoxes)
+	}
+}
+
 // cmdFiles takes only files, and commands the pool can start as asked.
 func TestCmdFiles(t *testing.T) {
 	f, err := os.Open(os.DevNull)
