@@ -392,6 +392,11 @@ func (b *box) run(cmd *exec.Cmd, files []*os.File, fds []int) (*Process, error) 
 	b.mu.Lock()
 	if b.lost {
 		b.mu.Unlock()
+		// A sandbox being reaped is not yet gone: retire it, or the
+		// caller's one more try would find it again.
+		b.pool.mu.Lock()
+		b.retired = true
+		b.pool.mu.Unlock()
 		b.pool.release(b)
 		return nil, &LostError{}
 	}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -373,6 +374,58 @@ func TestPoolFailsClosedWhenTheSandboxDies(t *testing.T) {
 	}
 	if boxes := f.boxes(); len(boxes) != 1 || boxes[0] == b {
 		t.Fatal("the next command did not get a new sandbox")
+	}
+}
+
+// A command that finds its sandbox lost before it started runs in a new
+// one, without the caller seeing it: here the sandbox is being reaped
+// (lost, not yet gone) when the command asks for it.
+func TestPoolReplacesASandboxLostBeforeTheCommand(t *testing.T) {
+	f := newPoolFixture(t)
+	p := f.profile(Write)
+	type result struct {
+		out string
+		err error
+	}
+	done := make(chan result, 1)
+	// The hook is set before any sandbox runs, and told which to act on
+	// through an atomic, so that the pool's goroutines read it safely.
+	var target atomic.Int64
+	f.pool.Ended = func(pgid int) {
+		if int64(pgid) != target.Load() {
+			return
+		}
+		out, err := os.CreateTemp(filepath.Dir(f.out), "out")
+		if err != nil {
+			done <- result{err: err}
+			return
+		}
+		defer out.Close()
+		cmd := exec.Command("/bin/bash", "-c", "echo again")
+		cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = f.ws, []string{"PATH=/usr/bin:/bin"}, out, out
+		proc, err := f.pool.Start(f.bwrap, p, cmd)
+		if err == nil {
+			err = proc.Wait()
+		}
+		b, _ := os.ReadFile(out.Name())
+		done <- result{string(b), err}
+	}
+	if out, err := f.run(t, p, "true"); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	first := f.boxes()[0]
+	target.Store(int64(first.pgid))
+	if err := syscall.Kill(-first.pgid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	if r.err != nil || r.out != "again\n" {
+		t.Fatalf("the command did not get a new sandbox: %v %q", r.err, r.out)
+	}
+	for _, b := range f.boxes() {
+		if b == first {
+			t.Fatal("the lost sandbox is still in the pool")
+		}
 	}
 }
 
