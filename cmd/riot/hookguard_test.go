@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/riot-tools/riot/internal/proctest"
 )
 
 // hookEscapes are the ways a hook detaches a process from itself; each
@@ -35,7 +37,7 @@ command = "HOOKS/detach.sh"
 			if err := syscall.Kill(riotPID, syscall.SIGKILL); err != nil {
 				t.Fatal(err)
 			}
-			if !waitExit(t, sleepPID, 3*time.Second) {
+			if !proctest.WaitExit(sleepPID, 3*time.Second) {
 				_ = syscall.Kill(sleepPID, syscall.SIGKILL)
 				t.Fatalf("%s: sleep %d outlived riot by 3 s", name, sleepPID)
 			}

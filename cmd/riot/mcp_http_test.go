@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/riot-tools/riot/internal/proctest"
 )
 
 // httpMCP is `riot mcp --listen` on a free loopback port.
@@ -278,7 +280,7 @@ func TestMCPHTTPDroppedPostCancelsCall(t *testing.T) {
 	}()
 	sleepPID := recvPID(t, pids)
 	drop()
-	if !waitExit(t, sleepPID, 5*time.Second) {
+	if !proctest.WaitExit(sleepPID, 5*time.Second) {
 		t.Fatalf("sleep %d outlived the POST that started it", sleepPID)
 	}
 	// The session goes on.

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/riot-tools/riot/internal/proctest"
 )
 
 // A line that is not a JSON-RPC message is answered with -32700 or -32600
@@ -115,7 +117,7 @@ func TestMCPCancelledRequestNotAnswered(t *testing.T) {
 	r.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"Bash","arguments":` + string(args) + `}}`)
 	sleepPID := recvPID(t, pids)
 	r.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"test"}}`)
-	if !waitExit(t, sleepPID, 5*time.Second) {
+	if !proctest.WaitExit(sleepPID, 5*time.Second) {
 		t.Fatalf("the cancelled call's sleep %d still runs", sleepPID)
 	}
 	// A cancellation of a request that is not in flight changes nothing.
@@ -167,7 +169,7 @@ func TestMCPCancellationKillsProcess(t *testing.T) {
 	if err := <-done; err == nil {
 		t.Fatal("a cancelled call returned a result")
 	}
-	if !waitExit(t, sleepPID, 5*time.Second) {
+	if !proctest.WaitExit(sleepPID, 5*time.Second) {
 		t.Fatalf("sleep %d outlived its cancelled call", sleepPID)
 	}
 	// The session goes on.
@@ -283,7 +285,7 @@ func TestMCPSignalStopsEverything(t *testing.T) {
 				t.Fatalf("riot still runs 2 s after %v", sig)
 			}
 			for _, pid := range append(left, sleepPID) {
-				if !waitExit(t, pid, 2*time.Second-time.Since(start)) {
+				if !proctest.WaitExit(pid, 2*time.Second-time.Since(start)) {
 					t.Errorf("process %d outlived riot's exit on %v", pid, sig)
 				}
 			}
@@ -318,7 +320,7 @@ func TestMCPClientGoneLeavesNothing(t *testing.T) {
 				t.Fatalf("riot still runs 5 s after its client went (%s)", c.name)
 			}
 			for _, pid := range append(left, sleepPID) {
-				if !waitExit(t, pid, 3*time.Second) {
+				if !proctest.WaitExit(pid, 3*time.Second) {
 					cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 					t.Errorf("process %d outlived riot: %q", pid, cmdline)
 				}

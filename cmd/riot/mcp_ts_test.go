@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/riot-tools/riot/internal/proctest"
 )
 
 // tsClient runs testdata/mcp/client.mjs, the official TypeScript MCP SDK
@@ -61,7 +63,7 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	if pid == 0 {
 		t.Fatalf("facts = %v", f)
 	}
-	if !waitExit(t, int(pid), 5*time.Second) {
+	if !proctest.WaitExit(int(pid), 5*time.Second) {
 		t.Fatalf("the cancelled call's sleep %d still runs", int(pid))
 	}
 	if _, err := os.Stat(filepath.Join(e.ws, "made-by-ts")); err != nil {
@@ -103,7 +105,7 @@ func TestMCPTypeScriptHTTP(t *testing.T) {
 		t.Fatal("a denied call ran over HTTP")
 	}
 	pid, _ := f["cancelledPid"].(float64)
-	if pid == 0 || !waitExit(t, int(pid), 5*time.Second) {
+	if pid == 0 || !proctest.WaitExit(int(pid), 5*time.Second) {
 		t.Fatalf("the call cancelled over HTTP left sleep %v running", pid)
 	}
 }

@@ -11,27 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/riot-tools/riot/internal/proctest"
 )
-
-// waitExit waits, without polling, until pid has exited or within is up.
-func waitExit(t *testing.T, pid int, within time.Duration) bool {
-	t.Helper()
-	fd, err := unix.PidfdOpen(pid, 0)
-	if err != nil {
-		// ESRCH: it is already gone.
-		return err == unix.ESRCH
-	}
-	defer unix.Close(fd)
-	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-	for {
-		n, err := unix.Poll(fds, int(within.Milliseconds()))
-		if err == unix.EINTR {
-			continue
-		}
-		return err == nil && n == 1
-	}
-}
 
 // readPID starts riot with args and reads the pid its call writes to the
 // FIFO at fifo. It fails the test if riot exits first.
@@ -91,7 +72,7 @@ func TestNoOrphanPlugins(t *testing.T) {
 	if err := syscall.Kill(riotPID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	if !waitExit(t, pluginPID, 3*time.Second) {
+	if !proctest.WaitExit(pluginPID, 3*time.Second) {
 		t.Fatalf("plugin %d outlived riot by 3 s", pluginPID)
 	}
 }
@@ -109,7 +90,7 @@ func TestNoOrphanCommands(t *testing.T) {
 	if err := syscall.Kill(riotPID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	if !waitExit(t, sleepPID, 3*time.Second) {
+	if !proctest.WaitExit(sleepPID, 3*time.Second) {
 		t.Fatalf("sleep %d outlived riot by 3 s", sleepPID)
 	}
 }

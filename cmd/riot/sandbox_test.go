@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -19,6 +18,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/sys/unix"
+
+	"github.com/riot-tools/riot/internal/proctest"
 )
 
 // requireSandbox skips a test where bubblewrap cannot run a sandbox, and
@@ -301,27 +302,6 @@ func TestSandboxConfigErrors(t *testing.T) {
 	e.riot("", "call", "Bash", `{"command":"true"}`).want(t, 2, cfg+":2", "auto, required, off")
 }
 
-// hostPIDs are the processes whose command line is exactly argv.
-func hostPIDs(t *testing.T, argv ...string) []int {
-	t.Helper()
-	want := strings.Join(argv, "\x00") + "\x00"
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && string(b) == want {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}
-
 // escapes are the ways a command detaches a process from its call.
 var escapes = map[string]string{
 	"setsid":       "setsid sleep %s &",
@@ -385,7 +365,7 @@ func startEscape(t *testing.T, e *env, name string, start func(command string) *
 		b, _ := os.ReadFile(out.Name())
 		t.Fatalf("riot exited before the command started: %v\n%s", waitErr, b)
 	}
-	pids := hostPIDs(t, "sleep", secs)
+	pids := proctest.HostPIDs(t, "sleep", secs)
 	if len(pids) != 1 {
 		b, _ := os.ReadFile(out.Name())
 		ps, _ := exec.Command("ps", "-eo", "pid,ppid,args").Output()
@@ -436,7 +416,7 @@ func TestSandboxLeavesNoOrphans(t *testing.T) {
 				if err := riot.Process.Signal(syscall.SIGKILL); err != nil {
 					t.Fatal(err)
 				}
-				if !waitExit(t, sleepPID, 3*time.Second) {
+				if !proctest.WaitExit(sleepPID, 3*time.Second) {
 					_ = syscall.Kill(sleepPID, syscall.SIGKILL)
 					t.Fatalf("%s: sleep %d outlived riot by 3 s", name, sleepPID)
 				}
@@ -475,7 +455,7 @@ func TestOneShotBackgroundJobSaysItEnds(t *testing.T) {
 // no_new_privs, which Landlock's restriction sets.
 func noNewPrivs(t *testing.T, exe, name string) (bool, bool) {
 	t.Helper()
-	for _, pid := range hostPIDs(t, exe, "__plugin", name) {
+	for _, pid := range proctest.HostPIDs(t, exe, "__plugin", name) {
 		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 		if err != nil {
 			continue

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/riot-tools/riot/internal/proctest"
 )
 
 // hostMeta is the description a session host writes beside its socket.
@@ -46,7 +48,7 @@ func startHostMeta(t *testing.T, e *env) hostMeta {
 	}
 	t.Cleanup(func() {
 		_ = syscall.Kill(m.Pid, syscall.SIGKILL)
-		waitExit(t, m.Pid, 10*time.Second)
+		proctest.WaitExit(m.Pid, 10*time.Second)
 	})
 	return m
 }
@@ -106,7 +108,7 @@ func TestSessionHostKeepsBackgroundJobsAcrossInvocations(t *testing.T) {
 	// An unknown tool is riot call's usage error, with or without a host.
 	e.riot("", "call", "--session", "S", "Nope").want(t, 2, `there is no enabled tool named "Nope"`)
 	e.riot("", "serve", "--stop", "--session", "S").want(t, 0, "Stopped the session host of S")
-	if !waitExit(t, m.Pid, 10*time.Second) || !waitExit(t, jobPID, 10*time.Second) {
+	if !proctest.WaitExit(m.Pid, 10*time.Second) || !proctest.WaitExit(jobPID, 10*time.Second) {
 		t.Fatal("the host and its job should be gone once --stop returns")
 	}
 	if _, err := os.Stat(m.Socket); !os.IsNotExist(err) {
@@ -125,7 +127,7 @@ func TestOneShotJobSaysItEndsWithTheInvocation(t *testing.T) {
 	if !strings.Contains(msg, "when that invocation exits") {
 		t.Fatalf("the start message should say the job ends with this invocation: %q", msg)
 	}
-	if !waitExit(t, pid, 10*time.Second) {
+	if !proctest.WaitExit(pid, 10*time.Second) {
 		t.Fatal("a one-shot invocation's job should end with it")
 	}
 }
@@ -137,10 +139,10 @@ func TestSessionHostIdleExit(t *testing.T) {
 	allowBash(e, "\n[serve]\nidle_timeout = \"1s\"\n")
 	m := startHost(t, e, "S")
 	jobPID, _ := bgJob(t, e, "S", "exec sleep 600")
-	if !waitExit(t, m.Pid, 20*time.Second) {
+	if !proctest.WaitExit(m.Pid, 20*time.Second) {
 		t.Fatal("the host should exit after its idle timeout")
 	}
-	if !waitExit(t, jobPID, 10*time.Second) {
+	if !proctest.WaitExit(jobPID, 10*time.Second) {
 		t.Fatal("the host's idle exit should kill its background jobs")
 	}
 	if _, err := os.Stat(m.Socket); !os.IsNotExist(err) {
@@ -229,7 +231,7 @@ func TestSessionHostCancelsTheTurnOfAKilledClient(t *testing.T) {
 	if err := syscall.Kill(clientPID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	if !waitExit(t, sleepPID, 10*time.Second) {
+	if !proctest.WaitExit(sleepPID, 10*time.Second) {
 		t.Fatalf("the killed client's command %d should be killed with its turn", sleepPID)
 	}
 	r := e.riot("", "call", "--session", "S", "Bash", `{"command":"echo still-serving"}`)
@@ -277,7 +279,7 @@ func TestSessionHostKilledMidTurn(t *testing.T) {
 	if !strings.Contains(out.String(), "The session host exited before this call finished, so it may have run in part") {
 		t.Fatalf("the client should say the host died with its call: %q", out.String())
 	}
-	if sleepPID <= 0 || !waitExit(t, sleepPID, 10*time.Second) {
+	if sleepPID <= 0 || !proctest.WaitExit(sleepPID, 10*time.Second) {
 		t.Fatalf("the call's command %d should die with the host", sleepPID)
 	}
 	r := e.riot("", "call", "--session", "S", "Bash", `{"command":"echo fell-back"}`)
@@ -393,7 +395,7 @@ func TestSessionHostCancelsTheTurnOfAnInterruptedClient(t *testing.T) {
 	if !strings.Contains(out.String(), `"status": "cancelled"`) {
 		t.Fatalf("the interrupted call should end cancelled: %s", out.String())
 	}
-	if sleepPID <= 0 || !waitExit(t, sleepPID, 10*time.Second) {
+	if sleepPID <= 0 || !proctest.WaitExit(sleepPID, 10*time.Second) {
 		t.Fatalf("the cancelled call's command %d should be killed", sleepPID)
 	}
 	e.riot("", "call", "--session", "S", "Bash", `{"command":"echo still-serving"}`).want(t, 0, "still-serving")
@@ -443,7 +445,7 @@ func TestSessionHostInAConfiguredStateDir(t *testing.T) {
 	}
 	t.Cleanup(func() {
 		_ = syscall.Kill(m.Pid, syscall.SIGKILL)
-		waitExit(t, m.Pid, 10*time.Second)
+		proctest.WaitExit(m.Pid, 10*time.Second)
 	})
 	bgJob(t, e, "S", "exec sleep 600")
 	e.riot(`[{"type":"tool_use","id":"o","name":"BashOutput","input":{"bash_id":"bash_1"}}]`, "run", "--session", "S").want(t, 0, "Job bash_1 is running")
@@ -621,7 +623,7 @@ func TestSessionHostKeepsEveryConcurrentClientsGrant(t *testing.T) {
 	for _, attached := range []bool{true, false} {
 		if !attached {
 			e.riot("", "serve", "--stop", "--session", "S").want(t, 0, "Stopped")
-			waitExit(t, m.Pid, 10*time.Second)
+			proctest.WaitExit(m.Pid, 10*time.Second)
 		}
 		r := e.riot(turn, "run", "--session", "S")
 		if r.code != 0 || strings.Contains(r.stdout, `"is_error": true`) {

@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/riot-tools/riot/internal/proctest"
 )
 
 // escapes are the ways a command detaches a process from itself; each
@@ -30,24 +30,6 @@ var escapes = map[string]string{
 	"double fork":  `(sh -c 'echo $$ > "$1"; exec sleep 300' sh "$1" &) &`,
 	"nohup":        `nohup sh -c 'echo $$ > "$1"; exec sleep 300' sh "$1" >/dev/null 2>&1 &`,
 	"ignored TERM": `(trap '' TERM; sh -c 'echo $$ > "$1"; exec sleep 300' sh "$1") &`,
-}
-
-// waitExit waits, without polling, until pid has exited or within is up.
-func waitExit(t *testing.T, pid int, within time.Duration) bool {
-	t.Helper()
-	fd, err := unix.PidfdOpen(pid, 0)
-	if err != nil {
-		return err == unix.ESRCH
-	}
-	defer unix.Close(fd)
-	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-	for {
-		n, err := unix.Poll(fds, int(within.Milliseconds()))
-		if err == unix.EINTR {
-			continue
-		}
-		return err == nil && n == 1
-	}
 }
 
 // readFIFO makes a FIFO and returns it with a channel of the first line
@@ -120,7 +102,7 @@ func TestTreeEndsWithItsOwner(t *testing.T) {
 				t.Fatal(err)
 			}
 			<-exited
-			if !waitExit(t, pid, 3*time.Second) {
+			if !proctest.WaitExit(pid, 3*time.Second) {
 				_ = syscall.Kill(pid, syscall.SIGKILL)
 				t.Fatalf("%s: sleep %d outlived its owner by 3 s", name, pid)
 			}
@@ -297,7 +279,7 @@ func TestGuardEndsWithItsOwner(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-exited
-	if !waitExit(t, registered, 3*time.Second) {
+	if !proctest.WaitExit(registered, 3*time.Second) {
 		_ = syscall.Kill(registered, syscall.SIGKILL)
 		t.Fatalf("the registered group %d outlived its owner by 3 s", registered)
 	}

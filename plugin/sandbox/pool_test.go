@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/riot-tools/riot/internal/proctest"
 )
 
 func needBwrap(t *testing.T) string {
@@ -199,24 +201,6 @@ func TestPoolRebuildsWhenAMountedPathChanges(t *testing.T) {
 	}
 }
 
-// hostPIDs are the host pids of processes whose command line is exactly
-// argv.
-func hostPIDs(argv ...string) []int {
-	want := strings.Join(argv, "\x00") + "\x00"
-	entries, _ := os.ReadDir("/proc")
-	var found []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && string(b) == want {
-			found = append(found, pid)
-		}
-	}
-	return found
-}
-
 // gone waits up to 3 s, on pidfds, for pids to end; it returns those left.
 func gone(t *testing.T, pids []int) []int {
 	t.Helper()
@@ -294,7 +278,7 @@ func TestPoolEndsWhatACommandDetached(t *testing.T) {
 	script := fmt.Sprintf("setsid sleep %s & (trap '' TERM; sleep %s1 &) & until pgrep -x -f 'sleep %s1' >/dev/null && pgrep -x -f 'sleep %s' >/dev/null; do :; done; echo > ready; cat step", secs, secs, secs, secs)
 	proc, _ := f.start(t, f.profile(Write), script)
 	readLine(t, ready)
-	pids := append(hostPIDs("sleep", secs), hostPIDs("sleep", secs+"1")...)
+	pids := append(proctest.HostPIDs(t, "sleep", secs), proctest.HostPIDs(t, "sleep", secs+"1")...)
 	if len(pids) != 2 {
 		t.Fatalf("found %d of the two sleeps", len(pids))
 	}
@@ -320,8 +304,8 @@ func TestPoolSignalsTheGroup(t *testing.T) {
 	secs := uniqueSleep()
 	proc, _ := f.start(t, f.profile(ReadOnly), fmt.Sprintf("sleep %s1 & trap '' TERM; setsid sleep %s & until pgrep -x -f 'sleep %s1' >/dev/null && pgrep -x -f 'sleep %s' >/dev/null; do :; done; echo > ready; wait", secs, secs, secs, secs))
 	readLine(t, ready)
-	fg := hostPIDs("sleep", secs+"1")
-	pids := append(hostPIDs("sleep", secs), fg...)
+	fg := proctest.HostPIDs(t, "sleep", secs+"1")
+	pids := append(proctest.HostPIDs(t, "sleep", secs), fg...)
 	if len(pids) != 2 {
 		t.Fatalf("found %d of the two sleeps", len(pids))
 	}
