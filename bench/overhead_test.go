@@ -20,9 +20,9 @@ import (
 )
 
 // The warm per-call overhead of a no-op tool, four ways: through the whole
-// host pipeline, as raw go-plugin gRPC (protocol 1's RPCs, and protocol
-// 2's exchanges on the Session stream), as an in-process call, and as the
-// same tool over MCP stdio.
+// host pipeline, as raw go-plugin gRPC (protocol 1's RPCs, protocol 2's
+// exchanges on the Session stream and protocol 3's on the link), as an
+// in-process call, and as the same tool over MCP stdio.
 
 func BenchmarkNoopHost(b *testing.B) {
 	h := hostWith(b, "", testkit())
@@ -98,6 +98,9 @@ func BenchmarkNoopRawCall(b *testing.B) { benchRawPair(b, 1) }
 // BenchmarkNoopRawSession is the same two exchanges on protocol 2's
 // Session stream, as this host makes them.
 func BenchmarkNoopRawSession(b *testing.B) { benchRawPair(b, 2) }
+
+// BenchmarkNoopRawLink is the same two exchanges on protocol 3's link.
+func BenchmarkNoopRawLink(b *testing.B) { benchRawPair(b, 3) }
 
 func benchRawPair(b *testing.B, version int) {
 	cfg, env := riotTLS(b)
@@ -179,13 +182,15 @@ func BenchmarkStartAutoMTLS(b *testing.B) {
 
 // BenchmarkNoopPaired makes, in each iteration, one warm no-op call each
 // way back to back, in an order that rotates: through the host over
-// protocol 2 and over protocol 1 (a plugin built for it alone), as one raw
-// unary RPC, over MCP stdio, and through a host over protocol 2 with the
-// kernel sandbox off, which computes no sandbox profile per call. On a machine whose load changes from one
-// second to the next, the ratios of their totals are the figures that
-// hold; separate benchmarks minutes apart are not.
+// protocol 3, over protocol 2 and over protocol 1 (plugins built for them
+// alone), as one raw unary RPC, over MCP stdio, and through a host over
+// protocol 3 with the kernel sandbox off, which computes no sandbox
+// profile per call. On a machine whose load changes from one second to
+// the next, the ratios of their totals are the figures that hold;
+// separate benchmarks minutes apart are not.
 func BenchmarkNoopPaired(b *testing.B) {
-	h2 := hostWith(b, "", testkit())
+	h3 := hostWith(b, "", testkit())
+	h2 := hostWith(b, "", core.PluginSpec{Name: "testkit", Path: bins.testkitV2})
 	h1 := hostWith(b, "", core.PluginSpec{Name: "testkit", Path: bins.testkitV1})
 	off := hostIn(b, b.TempDir(), func(cfg *config.Config) { cfg.Sandbox.Mode = "off" }, testkit())
 	cfg, env := riotTLS(b)
@@ -206,22 +211,33 @@ func BenchmarkNoopPaired(b *testing.B) {
 			}
 		}
 	}
-	ways := []func(){host(h2), host(h1), func() {
+	const (
+		wHost = iota
+		wHostV2
+		wHostV1
+		wUnary
+		wMCP
+		wOff
+		nWays
+	)
+	ways := [nWays]func(){wHost: host(h3), wHostV2: host(h2), wHostV1: host(h1), wUnary: func() {
 		if _, err := unary.Prepare(context.Background(), noopPrepare); err != nil {
 			b.Fatal(err)
 		}
-	}, func() {
+	}, wMCP: func() {
 		if _, err := session.CallTool(context.Background(), params); err != nil {
 			b.Fatal(err)
 		}
-	}, host(off)}
+	}, wOff: host(off)}
 	for _, w := range ways {
 		w() // warm: every plugin is started
 	}
-	if p := h1.Plugins(); len(p) != 1 || p[0].Protocol != 1 {
-		b.Fatalf("the protocol 1 plugin negotiated %+v", p)
+	for h, want := range map[*core.Host]int{h3: 3, h2: 2, h1: 1} {
+		if p := h.Plugins(); len(p) != 1 || p[0].Protocol != want {
+			b.Fatalf("the protocol %d plugin negotiated %+v", want, p)
+		}
 	}
-	var total [5]time.Duration
+	var total [nWays]time.Duration
 	i := 0
 	b.ResetTimer()
 	for b.Loop() {
@@ -234,16 +250,20 @@ func BenchmarkNoopPaired(b *testing.B) {
 		i++
 	}
 	us := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(b.N) }
-	b.ReportMetric(us(total[0]), "host-us")
-	b.ReportMetric(us(total[1]), "hostv1-us")
-	b.ReportMetric(us(total[2]), "unary-us")
-	b.ReportMetric(us(total[3]), "mcp-us")
-	b.ReportMetric(float64(total[0])/float64(total[3]), "host/mcp")
-	b.ReportMetric(float64(total[0])/float64(total[2]), "host/unary")
-	b.ReportMetric(float64(total[1])/float64(total[3]), "hostv1/mcp")
-	b.ReportMetric(float64(total[1])/float64(total[2]), "hostv1/unary")
-	b.ReportMetric(float64(total[0])/float64(total[1]), "host/hostv1")
-	b.ReportMetric(us(total[4]), "host-nosandbox-us")
-	b.ReportMetric(float64(total[4])/float64(total[3]), "host-nosandbox/mcp")
-	b.ReportMetric(float64(total[4])/float64(total[2]), "host-nosandbox/unary")
+	ratio := func(a, c int) float64 { return float64(total[a]) / float64(total[c]) }
+	b.ReportMetric(us(total[wHost]), "host-us")
+	b.ReportMetric(us(total[wHostV2]), "hostv2-us")
+	b.ReportMetric(us(total[wHostV1]), "hostv1-us")
+	b.ReportMetric(us(total[wUnary]), "unary-us")
+	b.ReportMetric(us(total[wMCP]), "mcp-us")
+	b.ReportMetric(ratio(wHost, wMCP), "host/mcp")
+	b.ReportMetric(ratio(wHost, wUnary), "host/unary")
+	b.ReportMetric(ratio(wHost, wHostV2), "host/hostv2")
+	b.ReportMetric(ratio(wHostV2, wMCP), "hostv2/mcp")
+	b.ReportMetric(ratio(wHostV2, wUnary), "hostv2/unary")
+	b.ReportMetric(ratio(wHostV1, wMCP), "hostv1/mcp")
+	b.ReportMetric(ratio(wHostV1, wUnary), "hostv1/unary")
+	b.ReportMetric(us(total[wOff]), "host-nosandbox-us")
+	b.ReportMetric(ratio(wOff, wMCP), "host-nosandbox/mcp")
+	b.ReportMetric(ratio(wOff, wUnary), "host-nosandbox/unary")
 }

@@ -28,11 +28,11 @@ var bins struct {
 }
 
 // wantProtocol is the protocol version testkit and wirefault speak in this
-// run: the newest, or 1 when TestSuitesOverProtocol1 runs the suites again
-// with the builds of the riot_protocol1 tag.
+// run: the newest, or 1 or 2 when TestSuitesOverProtocol1 or 2 runs the
+// suites again with the builds of the riot_protocol1 or 2 tag.
 var wantProtocol = shared.ProtocolVersion
 
-// The environment of TestSuitesOverProtocol1's run: the protocol, and the
+// The environment of TestSuitesOverProtocolN's run: the protocol, and the
 // directory of the binaries the parent built.
 const (
 	protocolEnv = "RIOT_CORE_TEST_PROTOCOL"
@@ -41,7 +41,7 @@ const (
 
 func TestMain(m *testing.M) {
 	if dir := os.Getenv(binsEnv); dir != "" {
-		setBins(dir, os.Getenv(protocolEnv) == "1")
+		setBins(dir, os.Getenv(protocolEnv))
 		os.Exit(m.Run())
 	}
 	dir, err := os.MkdirTemp("", "riot-core-test-")
@@ -52,7 +52,9 @@ func TestMain(m *testing.M) {
 	code := func() int {
 		defer os.RemoveAll(dir)
 		builds := [][]string{{"-o", dir + "/", "./testkit", "./garbage", "./badcookie", "./wirefault", "./mcpserve"}}
-		builds = append(builds, []string{"-tags", "riot_protocol1", "-o", filepath.Join(dir, "v1") + "/", "./testkit", "./wirefault"})
+		for _, v := range []string{"1", "2"} {
+			builds = append(builds, []string{"-tags", "riot_protocol" + v, "-o", filepath.Join(dir, "v"+v) + "/", "./testkit", "./wirefault"})
+		}
 		for _, args := range builds {
 			cmd := exec.Command("go", append([]string{"build"}, args...)...)
 			cmd.Dir = "../internal/testplugins"
@@ -62,7 +64,7 @@ func TestMain(m *testing.M) {
 			}
 		}
 		for _, name := range []string{"testkit", "garbage", "badcookie", "wirefault", "mcpserve"} {
-			for _, sub := range []string{"", "v1"} {
+			for _, sub := range []string{"", "v1", "v2"} {
 				if _, err := os.Stat(filepath.Join(dir, sub, name)); err == nil {
 					if err := os.Rename(filepath.Join(dir, sub, name), filepath.Join(dir, sub, "riot-tool-"+name)); err != nil {
 						fmt.Fprintln(os.Stderr, err)
@@ -71,22 +73,23 @@ func TestMain(m *testing.M) {
 				}
 			}
 		}
-		setBins(dir, false)
+		setBins(dir, "")
 		return m.Run()
 	}()
 	os.Exit(code)
 }
 
 // setBins points bins at dir's binaries, testkit's and wirefault's of
-// protocol 1 alone if v1.
-func setBins(dir string, v1 bool) {
+// the protocols up to version if it is "1" or "2".
+func setBins(dir string, version string) {
 	for name, dst := range map[string]*string{"testkit": &bins.testkit, "garbage": &bins.garbage, "badcookie": &bins.badcookie, "wirefault": &bins.wirefault, "mcpserve": &bins.mcpserve} {
 		*dst = filepath.Join(dir, "riot-tool-"+name)
 	}
-	if v1 {
-		wantProtocol = 1
-		bins.testkit = filepath.Join(dir, "v1", "riot-tool-testkit")
-		bins.wirefault = filepath.Join(dir, "v1", "riot-tool-wirefault")
+	switch version {
+	case "1", "2":
+		wantProtocol = int(version[0] - '0')
+		bins.testkit = filepath.Join(dir, "v"+version, "riot-tool-testkit")
+		bins.wirefault = filepath.Join(dir, "v"+version, "riot-tool-wirefault")
 	}
 }
 

@@ -360,7 +360,7 @@ func (p *pluginProc) launch() (*launched, error) {
 	logw := p.fileLog.StandardWriter(&hclog.StandardLoggerOptions{ForceLevel: hclog.Debug})
 	client := goplugin.NewClient(&goplugin.ClientConfig{
 		HandshakeConfig:  shared.Handshake,
-		VersionedPlugins: shared.VersionedPlugins(nil),
+		VersionedPlugins: shared.HostVersionedPlugins(shared.HostOptions{Log: p.fileLog, LinkDir: p.h.socketDir()}),
 		Cmd:              cmd,
 		SkipHostEnv:      true,
 		SecureConfig:     secure,
@@ -406,6 +406,10 @@ func (p *pluginProc) launch() (*launched, error) {
 	stub, ok := raw.(shared.ToolPlugin)
 	if !ok {
 		return fail(&startError{Msg: fmt.Sprintf("The %s plugin serves an unknown interface. Rebuild it with riot's plugin SDK.", p.spec.Name)})
+	}
+	if sc, ok := stub.(*shared.SessionClient); ok {
+		// A protocol 3 link is accepted from this process alone.
+		sc.ExpectPeer(cmd.Process.Pid)
 	}
 	p.log.Debug("plugin started", "path", cmd.Path, "pid", cmd.Process.Pid, "protocol", client.NegotiatedVersion())
 	return &launched{stub: stub, client: client, cmd: cmd, tail: tail, kill: kill, id: id}, nil

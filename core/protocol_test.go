@@ -3,6 +3,7 @@ package core_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -11,14 +12,19 @@ import (
 	"github.com/riot-tools/riot/core"
 )
 
-// The suites a plugin of protocol 1 alone must pass as one of protocol 2
+// The suites a plugin of an older protocol must pass as one of the newest
 // does: crashes, hangs, cancellation, budgets, wire faults, state.
 const protocolSuites = "^(TestProtocolNegotiated|TestCrashMatrix|TestRecoveredPanicKeepsThePlugin|TestSIGKILLMidCall|TestHangPastDeadline|TestCrashLoopDisablesThePlugin|TestWireFaults|TestCrashedPluginsSocketIsRemoved|TestPanicStackOnlyInTheLogFile|TestParallelGroup|TestMaxParallel|TestResultsKeepInputOrder|TestCascade|TestNonCascadingFailureCancelsNothing|TestCallerCancellation|TestSessionState|TestBudgetEdges|TestSpillUTF8|TestImagesAreNeverSpilled|TestTurnBudget|TestTurnBudgetKeepsTheReasonOfACancelledCall|TestManyCallsOneSession)$"
 
 // testkit and wirefault negotiate the protocol this run builds them for:
-// the newest, or 1 alone in TestSuitesOverProtocol1's run.
+// the newest, or 1 or 2 in TestSuitesOverProtocol1's or 2's run.
+// Over protocol 3 the calls run on the link, not the stream it falls
+// back to.
 func TestProtocolNegotiated(t *testing.T) {
-	h := newHost(t, withConfig(testConfig(t, bypass)), withPlugins(testkit(), wirefault()))
+	cfg := testConfig(t, bypass)
+	cfg.Log.Level = "debug"
+	// The log file, not the test's log, which it would be otherwise.
+	h := newHost(t, withConfig(cfg), withPlugins(testkit(), wirefault()), func(o *core.Options) { o.Logger = nil; o.Stderr = io.Discard })
 	wantResult(t, runOne(t, h, "Noop", `{}`), core.StatusOK, "ok")
 	wantResult(t, runOne(t, h, "SplitUTF8", `{}`), core.StatusOK, "café au lait")
 	for _, p := range h.Plugins() {
@@ -26,30 +32,74 @@ func TestProtocolNegotiated(t *testing.T) {
 			t.Errorf("%s negotiated protocol %d, want %d", p.Name, p.Protocol, wantProtocol)
 		}
 	}
+	h.Close()
+	log, err := os.ReadFile(h.LogFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	opened, failed := strings.Count(string(log), "opened the plugin's session link"), strings.Count(string(log), "cannot open the plugin's session link")
+	if want := map[bool]int{true: 2}[wantProtocol == 3]; opened != want || failed != 0 {
+		t.Fatalf("%d links opened and %d failed, want %d and none; the log:\n%s", opened, failed, want, log)
+	}
 }
 
 // TestSuitesOverProtocol1 runs the suites again, in a run of this test
 // binary whose testkit and wirefault are built with the riot_protocol1
 // tag: plugins built against an SDK before protocol 2 keep working.
-func TestSuitesOverProtocol1(t *testing.T) {
+func TestSuitesOverProtocol1(t *testing.T) { suitesOver(t, "1") }
+
+// TestSuitesOverProtocol2 does so with the riot_protocol2 tag: plugins
+// built against an SDK before protocol 3 keep their Session stream.
+func TestSuitesOverProtocol2(t *testing.T) { suitesOver(t, "2") }
+
+func suitesOver(t *testing.T, version string) {
 	if os.Getenv(binsEnv) != "" {
 		t.Skip("this is the run it starts")
 	}
 	cmd := exec.Command(os.Args[0], "-test.run", protocolSuites, "-test.count", "1", "-test.v")
-	cmd.Env = append(os.Environ(), protocolEnv+"=1", binsEnv+"="+dirOf(bins.garbage))
+	cmd.Env = append(os.Environ(), protocolEnv+"="+version, binsEnv+"="+dirOf(bins.garbage))
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("the suites over protocol 1: %v\n%s", err, out)
+		t.Fatalf("the suites over protocol %s: %v\n%s", version, err, out)
 	}
 	// Every suite ran and passed: a pattern that matched nothing passes too.
 	names := strings.Split(strings.TrimSuffix(strings.TrimPrefix(protocolSuites, "^("), ")$"), "|")
 	for _, name := range names {
 		if !strings.Contains(string(out), "--- PASS: "+name+" ") {
-			t.Errorf("%s did not pass over protocol 1", name)
+			t.Errorf("%s did not pass over protocol %s", name, version)
 		}
 	}
 	if t.Failed() {
 		t.Logf("its output:\n%s", out)
+	}
+}
+
+// A plugin confined by Landlock, as a read-only one is, opens its link:
+// it connects to the host's socket and needs no right to make one.
+func TestLinkOfAConfinedPlugin(t *testing.T) {
+	if wantProtocol != 3 {
+		t.Skip("no link below protocol 3")
+	}
+	cfg := testConfig(t, bypass)
+	cfg.Log.Level = "debug"
+	spec := testkit()
+	spec.Env = map[string]string{"RIOT_TESTKIT_READ_ONLY": "1"}
+	h := newHost(t, withConfig(cfg), withPlugins(spec), func(o *core.Options) { o.Logger = nil; o.Stderr = io.Discard })
+	wantResult(t, runOne(t, h, "Noop", `{}`), core.StatusOK, "ok")
+	wantResult(t, runOne(t, h, "Echo", `{"text":"confined"}`), core.StatusOK, "confined")
+	h.Close()
+	log, err := os.ReadFile(h.LogFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(log), "restricted with Landlock") {
+		if strings.Contains(string(log), "cannot restrict this read-only plugin with Landlock") {
+			t.Skip("this kernel has no Landlock")
+		}
+		t.Fatalf("the plugin did not say it is confined; the log:\n%s", log)
+	}
+	if !strings.Contains(string(log), "opened the plugin's session link") || strings.Contains(string(log), "cannot open the plugin's session link") {
+		t.Fatalf("the confined plugin's link did not open; the log:\n%s", log)
 	}
 }
 

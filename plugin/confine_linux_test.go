@@ -54,11 +54,25 @@ func confineChild(dir string) int {
 		_ = c.Close()
 	}
 	report("connect", err)
+	// Protocol 3's link: the host listens and the plugin connects, which
+	// needs no right to create the socket's file.
+	u, err := net.Dial("unix", filepath.Join(dir, "host.sock"))
+	if err == nil {
+		_ = u.Close()
+	}
+	report("connect to a Unix socket", err)
+	l, err := net.Listen("unix", filepath.Join(dir, "own.sock"))
+	if err == nil {
+		_ = l.Close()
+	}
+	report("listen on a Unix socket", err)
 	return 0
 }
 
 // A read-only plugin's process can read but not write anything, anywhere,
-// nor connect over TCP where the kernel's Landlock has network rights.
+// nor connect over TCP where the kernel's Landlock has network rights. It
+// can connect to a Unix socket, as protocol 3's link does, but not make
+// one.
 func TestConfineReadOnly(t *testing.T) {
 	abi, err := ll.LandlockGetABIVersion()
 	if err != nil || abi < 1 {
@@ -73,15 +87,22 @@ func TestConfineReadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = ln.Close() }()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
+	host, err := net.Listen("unix", filepath.Join(dir, "host.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = host.Close() }()
+	for _, l := range []net.Listener{ln, host} {
+		go func() {
+			for {
+				c, err := l.Accept()
+				if err != nil {
+					return
+				}
+				_ = c.Close()
 			}
-			_ = c.Close()
-		}
-	}()
+		}()
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -93,7 +114,8 @@ func TestConfineReadOnly(t *testing.T) {
 		t.Fatalf("child: %v\n%s", err, out)
 	}
 	got := string(out)
-	want := []string{"read: allowed", "create: refused EACCES", "open for writing: refused EACCES", "remove: refused EACCES", "mkdir: refused EACCES"}
+	want := []string{"read: allowed", "create: refused EACCES", "open for writing: refused EACCES", "remove: refused EACCES", "mkdir: refused EACCES",
+		"connect to a Unix socket: allowed", "listen on a Unix socket: refused EACCES"}
 	if abi >= 4 {
 		want = append(want, "connect: refused EACCES")
 	}

@@ -1,4 +1,4 @@
-//go:build !riot_protocol1
+//go:build !riot_protocol1 && !riot_protocol2
 
 package plugin
 

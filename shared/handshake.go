@@ -8,7 +8,7 @@ import (
 )
 
 // ProtocolVersion is the newest wire protocol this build speaks.
-const ProtocolVersion = 2
+const ProtocolVersion = 3
 
 // PluginName is the single go-plugin plugin a riot tool binary dispenses.
 const PluginName = "tool"
@@ -26,12 +26,23 @@ var Handshake = goplugin.HandshakeConfig{
 // VersionedPlugins maps each protocol version to the plugins served under
 // it. Version 1 is the first; a later version is added beside it, never in
 // its place, so old plugins keep working. go-plugin picks the newest
-// version both sides serve: 2, the Session stream, between this build's
-// host and SDK; 1 with a plugin built before it.
+// version both sides serve: 3, the link, between this build's host and
+// SDK; 2, the Session stream, or 1 with a plugin built before them.
 func VersionedPlugins(impl ToolPlugin) map[int]goplugin.PluginSet {
+	return versioned(impl, HostOptions{})
+}
+
+// HostVersionedPlugins is VersionedPlugins as the host dispenses them,
+// with its settings.
+func HostVersionedPlugins(o HostOptions) map[int]goplugin.PluginSet {
+	return versioned(nil, o)
+}
+
+func versioned(impl ToolPlugin, o HostOptions) map[int]goplugin.PluginSet {
 	return map[int]goplugin.PluginSet{
-		1: {PluginName: &GRPCPlugin{Impl: impl}},
-		2: {PluginName: &GRPCPlugin{Impl: impl, Protocol: 2}},
+		1: {PluginName: &GRPCPlugin{Impl: impl, Host: o}},
+		2: {PluginName: &GRPCPlugin{Impl: impl, Protocol: 2, Host: o}},
+		3: {PluginName: &GRPCPlugin{Impl: impl, Protocol: 3, Host: o}},
 	}
 }
 

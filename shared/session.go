@@ -20,7 +20,24 @@ import (
 // stream setup (headers, a server goroutine, a context watcher on each
 // side) was most of a call's cost. Each exchange keeps its RPC's meaning:
 // the same messages, its own context and deadline, cancellation, and an
-// End frame for what would have been the RPC's status.
+// End frame for what would have been the RPC's status. Protocol version 3
+// carries the same frames over a Unix socket of their own (link.go): the
+// exchanges below run over either, through sessionConn.
+
+// sessionConn is the host's side of what carries a session's frames: a
+// gRPC Session stream (protocol 2) or a link (protocol 3). Send is called
+// by one goroutine at a time, Recv by the session's reader alone. A Send
+// that returns io.EOF found the connection gone; Recv's error is why.
+type sessionConn interface {
+	Send(*toolv1.SessionRequest) error
+	Recv() (*toolv1.SessionResponse, error)
+}
+
+// sessionServerConn is the plugin's mirror of sessionConn.
+type sessionServerConn interface {
+	Send(*toolv1.SessionResponse) error
+	Recv() (*toolv1.SessionRequest, error)
+}
 
 // exchangeBuffer is how many frames of one exchange the host holds before
 // the stream's reader waits for the call to take them: with the stream's
@@ -36,15 +53,20 @@ const sendGrace = 2 * time.Second
 // errStopped is the stream's end when the plugin stopped reading it.
 var errStopped = status.Error(codes.Unavailable, "the plugin stopped reading its session stream")
 
-// SessionClient is the host-side stub of protocol version 2.
+// SessionClient is the host-side stub of protocol versions 2 and 3.
 type SessionClient struct {
 	rpc     toolv1.ToolPluginClient
 	session toolv1.ToolSessionClient
+	// link opens protocol 3's connections; nil over protocol 2, and once
+	// an opening failed.
+	link *linker
 	// grace is sendGrace, shorter in tests.
 	grace time.Duration
 
 	mu  sync.Mutex
 	cur *session
+	// closed is set when the plugin's client is gone: no session opens.
+	closed bool
 }
 
 var _ ToolPlugin = (*SessionClient)(nil)
@@ -55,10 +77,12 @@ func NewSessionClient(conn grpc.ClientConnInterface) *SessionClient {
 	return &SessionClient{rpc: toolv1.NewToolPluginClient(conn), session: toolv1.NewToolSessionClient(conn), grace: sendGrace}
 }
 
-// session is one Session stream and its open exchanges.
+// session is one Session stream or link and its open exchanges.
 type session struct {
-	stream toolv1.ToolSession_SessionClient
-	cancel context.CancelFunc
+	stream sessionConn
+	// cancel ends the stream or closes the link; it is safe to call
+	// more than once.
+	cancel func()
 	grace  time.Duration
 	// sendSlot holds the right to send: gRPC allows one sender at a time,
 	// and a caller whose context ends stops waiting for it.
@@ -150,7 +174,7 @@ func (c *SessionClient) begin(ctx context.Context, first *toolv1.SessionRequest)
 	if err := ctx.Err(); err != nil {
 		return nil, nil, status.FromContextError(err).Err()
 	}
-	s, err := c.stream()
+	s, err := c.stream(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -172,7 +196,7 @@ func (c *SessionClient) begin(ctx context.Context, first *toolv1.SessionRequest)
 
 // stream returns the open session, opening one if there is none or the
 // last one ended.
-func (c *SessionClient) stream() (*session, error) {
+func (c *SessionClient) stream(ctx context.Context) (*session, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if s := c.cur; s != nil {
@@ -182,18 +206,63 @@ func (c *SessionClient) stream() (*session, error) {
 			return s, nil
 		}
 	}
-	// The stream outlives every caller's context; it ends with the
-	// connection, or when it breaks.
-	sctx, cancel := context.WithCancel(context.Background())
-	st, err := c.session.Session(sctx)
+	if c.closed {
+		return nil, errClientClosed
+	}
+	st, cancel, err := c.open(ctx)
 	if err != nil {
-		cancel()
 		return nil, err
 	}
 	s := &session{stream: st, cancel: cancel, grace: c.grace, sendSlot: make(chan struct{}, 1), open: map[uint64]*exchange{}, done: make(chan struct{})}
 	c.cur = s
 	go s.read()
 	return s, nil
+}
+
+// errClientClosed is an exchange begun after the plugin's client closed.
+var errClientClosed = status.Error(codes.Unavailable, "the plugin's connection is closed")
+
+// open opens a link over protocol 3, or a Session stream over protocol 2
+// and when the link cannot be opened: protocol 2 is always there beside
+// it, and a plugin whose environment has no Unix sockets keeps working.
+func (c *SessionClient) open(ctx context.Context) (sessionConn, func(), error) {
+	if c.link != nil {
+		l, err := c.link.open(ctx)
+		if err == nil {
+			c.link.log.Debug("opened the plugin's session link")
+			return l, l.close, nil
+		}
+		if ctx.Err() != nil {
+			// The caller left: the link may work for the next one.
+			return nil, nil, status.FromContextError(ctx.Err()).Err()
+		}
+		c.link.log.Debug("cannot open the plugin's session link; using its gRPC session stream", "error", err)
+		c.link = nil
+	}
+	// The stream outlives every caller's context; it ends with the
+	// connection, or when it breaks.
+	sctx, cancel := context.WithCancel(context.Background())
+	st, err := c.session.Session(sctx)
+	if err != nil {
+		cancel()
+		return nil, nil, err
+	}
+	return st, cancel, nil
+}
+
+// closeOnDone ends the client's session when ctx, the plugin client's
+// life, ends: a link is no part of the gRPC connection that go-plugin
+// closes.
+func (c *SessionClient) closeOnDone(ctx context.Context) {
+	context.AfterFunc(ctx, func() {
+		c.mu.Lock()
+		c.closed = true
+		s := c.cur
+		c.mu.Unlock()
+		if s != nil {
+			s.abort(errClientClosed)
+		}
+	})
 }
 
 func (s *session) register() (*exchange, error) {
@@ -344,7 +413,13 @@ type SessionServer struct {
 // Session serves one stream until the host ends it, then cancels what is
 // still running and waits for it.
 func (s *SessionServer) Session(stream toolv1.ToolSession_SessionServer) error {
-	ctx, cancel := context.WithCancel(stream.Context())
+	s.serveConn(stream.Context(), stream)
+	return nil
+}
+
+// serveConn serves the exchanges of one stream or link until it ends.
+func (s *SessionServer) serveConn(ctx context.Context, stream sessionServerConn) {
+	ctx, cancel := context.WithCancel(ctx)
 	out := &frameSender{stream: stream}
 	var (
 		mu   sync.Mutex
@@ -360,7 +435,7 @@ func (s *SessionServer) Session(stream toolv1.ToolSession_SessionServer) error {
 		if err != nil {
 			// The host closed the stream or the connection broke: cancel
 			// every exchange (the deferred cancel) and wait for them.
-			return nil
+			return
 		}
 		id := f.GetId()
 		if _, ok := f.GetFrame().(*toolv1.SessionRequest_Cancel); ok {
@@ -433,7 +508,7 @@ func (s *SessionServer) serve(ctx context.Context, id uint64, f *toolv1.SessionR
 // frameSender serialises the exchanges' frames onto the stream.
 type frameSender struct {
 	mu     sync.Mutex
-	stream toolv1.ToolSession_SessionServer
+	stream sessionServerConn
 }
 
 // send sends one frame. A frame over the host's message limit is refused

@@ -3,6 +3,7 @@ package shared
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	goplugin "github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -26,6 +28,8 @@ type fakeTools struct {
 	deadlines chan time.Time
 	// release ends every Block call that waits for it.
 	release chan struct{}
+	// blocked receives the call id of a Block call once it waits.
+	blocked chan string
 }
 
 func (f *fakeTools) Manifest(context.Context) (*toolv1.ManifestResponse, error) {
@@ -56,6 +60,7 @@ func (f *fakeTools) Call(ctx context.Context, req *toolv1.CallRequest, send func
 	case "Echo":
 		events = ok(req.GetCallId())
 	case "Block":
+		f.blocked <- req.GetCallId()
 		select {
 		case <-ctx.Done():
 			f.cancelled <- req.GetCallId()
@@ -78,16 +83,34 @@ func (f *fakeTools) Call(ctx context.Context, req *toolv1.CallRequest, send func
 	return nil
 }
 
-// serveSession serves impl's version 2 on a Unix socket in a temporary
-// directory and returns a stub connected to it and the server.
-func serveSession(t *testing.T, impl ToolPlugin) (*SessionClient, *grpc.Server) {
+// sessionProtocols are the versions whose exchanges the session tests run
+// over: the Session stream and the link.
+var sessionProtocols = []int{2, 3}
+
+// serveSession serves impl's version on a Unix socket in a temporary
+// directory and returns a stub connected to it, which it closes when the
+// test ends, and the server.
+func serveSession(t *testing.T, impl ToolPlugin, version int) (*SessionClient, *grpc.Server) {
+	t.Helper()
+	return serveVersions(t, &GRPCPlugin{Impl: impl, Protocol: version}, version, HostOptions{LinkDir: t.TempDir()})
+}
+
+// serveVersions serves server and returns a stub of version with opts.
+func serveVersions(t *testing.T, server goplugin.GRPCPlugin, version int, opts HostOptions) (*SessionClient, *grpc.Server) {
+	t.Helper()
+	return serveLife(t, t.Context(), server, version, opts)
+}
+
+// serveLife is serveVersions with life as the client's life, as
+// go-plugin's: its end closes a link.
+func serveLife(t *testing.T, life context.Context, server goplugin.GRPCPlugin, version int, opts HostOptions) (*SessionClient, *grpc.Server) {
 	t.Helper()
 	lis, err := net.Listen("unix", filepath.Join(t.TempDir(), "s"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := grpc.NewServer()
-	if err := (&GRPCPlugin{Impl: impl, Protocol: 2}).GRPCServer(nil, srv); err != nil {
+	if err := server.GRPCServer(nil, srv); err != nil {
 		t.Fatal(err)
 	}
 	go func() { _ = srv.Serve(lis) }()
@@ -98,15 +121,38 @@ func serveSession(t *testing.T, impl ToolPlugin) (*SessionClient, *grpc.Server) 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	stub, err := (&GRPCPlugin{Protocol: 2}).GRPCClient(context.Background(), nil, conn)
+	stub, err := (&GRPCPlugin{Protocol: version, Host: opts}).GRPCClient(life, nil, conn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return stub.(*SessionClient), srv
 }
 
+// eachProtocol runs test over each of sessionProtocols.
+func eachProtocol(t *testing.T, test func(t *testing.T, version int)) {
+	for _, v := range sessionProtocols {
+		t.Run(fmt.Sprintf("protocol%d", v), func(t *testing.T) { test(t, v) })
+	}
+}
+
+// breakSession breaks c's open stream or link as a plugin's crash does:
+// for a stream, the plugin's server stops; a link's reads end, as when
+// its peer went.
+func breakSession(t *testing.T, c *SessionClient, srv *grpc.Server) {
+	t.Helper()
+	c.mu.Lock()
+	s := c.cur
+	c.mu.Unlock()
+	if l, ok := s.stream.(*hostLink); ok {
+		if err := l.conn.(*net.UnixConn).CloseRead(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv.Stop()
+}
+
 func newFake() *fakeTools {
-	return &fakeTools{cancelled: make(chan string, 8), deadlines: make(chan time.Time, 1), release: make(chan struct{})}
+	return &fakeTools{cancelled: make(chan string, 8), deadlines: make(chan time.Time, 1), release: make(chan struct{}), blocked: make(chan string, 8)}
 }
 
 // call runs one Call exchange and returns its text.
@@ -121,9 +167,11 @@ func call(ctx context.Context, c ToolPlugin, tool, id string) (string, error) {
 
 // Exchanges of many calls share the stream at once; each gets its own
 // answers, and cancelling one stops it alone.
-func TestSessionMultiplexesAndCancelsPerCall(t *testing.T) {
+func TestSessionMultiplexesAndCancelsPerCall(t *testing.T) { eachProtocol(t, multiplexesAndCancels) }
+
+func multiplexesAndCancels(t *testing.T, version int) {
 	fake := newFake()
-	c, _ := serveSession(t, fake)
+	c, _ := serveSession(t, fake, version)
 	bctx, cancelBlock := context.WithCancel(context.Background())
 	blocked := make(chan error, 1)
 	go func() {
@@ -158,8 +206,10 @@ func TestSessionMultiplexesAndCancelsPerCall(t *testing.T) {
 }
 
 // Each way an exchange ends reads as its RPC would have ended.
-func TestSessionEndsAsTheRPCs(t *testing.T) {
-	c, _ := serveSession(t, newFake())
+func TestSessionEndsAsTheRPCs(t *testing.T) { eachProtocol(t, endsAsTheRPCs) }
+
+func endsAsTheRPCs(t *testing.T, version int) {
+	c, _ := serveSession(t, newFake(), version)
 	ctx := context.Background()
 	if _, err := c.Prepare(ctx, &toolv1.PrepareRequest{Tool: "PrepareError"}); status.Code(err) != codes.Internal {
 		t.Fatalf("a Prepare error: %v", err)
@@ -185,9 +235,11 @@ func TestSessionEndsAsTheRPCs(t *testing.T) {
 }
 
 // The host's deadline reaches the plugin's context.
-func TestSessionCarriesTheDeadline(t *testing.T) {
+func TestSessionCarriesTheDeadline(t *testing.T) { eachProtocol(t, carriesTheDeadline) }
+
+func carriesTheDeadline(t *testing.T, version int) {
 	fake := newFake()
-	c, _ := serveSession(t, fake)
+	c, _ := serveSession(t, fake, version)
 	want := time.Now().Add(time.Hour)
 	ctx, cancel := context.WithDeadline(context.Background(), want)
 	defer cancel()
@@ -201,9 +253,11 @@ func TestSessionCarriesTheDeadline(t *testing.T) {
 
 // A stream that breaks fails every open exchange as a crash (Unavailable),
 // frames that came before it included.
-func TestSessionBreakFailsOpenExchanges(t *testing.T) {
+func TestSessionBreakFailsOpenExchanges(t *testing.T) { eachProtocol(t, breakFailsOpenExchanges) }
+
+func breakFailsOpenExchanges(t *testing.T, version int) {
 	fake := newFake()
-	c, srv := serveSession(t, fake)
+	c, srv := serveSession(t, fake, version)
 	errs := make(chan error, 2)
 	for _, id := range []string{"x", "y"} {
 		go func() {
@@ -215,7 +269,7 @@ func TestSessionBreakFailsOpenExchanges(t *testing.T) {
 	if _, err := c.Prepare(context.Background(), &toolv1.PrepareRequest{Tool: "Echo"}); err != nil {
 		t.Fatal(err)
 	}
-	srv.Stop()
+	breakSession(t, c, srv)
 	for range 2 {
 		if err := <-errs; status.Code(err) != codes.Unavailable {
 			t.Fatalf("an open call on a broken stream: %v, want Unavailable", err)

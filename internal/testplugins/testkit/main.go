@@ -29,7 +29,13 @@ func main() {
 		}
 	}
 	b := &barriers{m: map[string]*barrier{}}
-	plugin.Serve(
+	// With RIOT_TESTKIT_READ_ONLY=1 it serves as a read-only plugin,
+	// confined by Landlock once it listens.
+	serve := plugin.Serve
+	if os.Getenv("RIOT_TESTKIT_READ_ONLY") == "1" {
+		serve = plugin.ServeReadOnly
+	}
+	serve(
 		plugin.New[noopIn](noop{}),
 		plugin.New[echoIn](echo{}),
 		plugin.New[crashIn](crash{}),

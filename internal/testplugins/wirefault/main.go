@@ -4,8 +4,9 @@
 // that end without a Final, gRPC error statuses, messages over the limit,
 // chunks of unknown kinds and text that is not UTF-8. Each tool is one
 // fault; RIOT_WIREFAULT selects a fault of the manifest or the handshake.
-// It serves protocols 1 and 2, and 1 alone when built with the
-// riot_protocol1 tag, so that each fault is seen over both.
+// It serves protocols 1 to 3, and those up to 1 or 2 when built with the
+// riot_protocol1 or riot_protocol2 tag, so that each fault is seen over
+// every one.
 package main
 
 import (

@@ -1,0 +1,5 @@
+//go:build riot_protocol2 && !riot_protocol1
+
+package main
+
+var protocols = []int{1, 2}

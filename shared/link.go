@@ -1,0 +1,174 @@
+package shared
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
+)
+
+// Protocol version 3 carries a session's frames over a Unix socket of
+// their own instead of a gRPC stream: no HTTP/2 framing, no flow-control
+// goroutines and no TLS records per exchange. The gRPC connection, mutual
+// TLS as ever, opens it. The host listens, so that a plugin confined from
+// creating files needs only to connect: on a fresh socket in a directory
+// only its user can enter, whose path and a random token it sends over
+// that connection. It accepts one connection, from its own user and the
+// plugin's process, whose first frame is the token, then removes the
+// socket.
+
+// linkTokenSize is the token's length: 256 random bits.
+const linkTokenSize = 32
+
+// linkTimeout bounds an opening; past it the host falls back to protocol
+// 2's stream. A plugin answers within a few milliseconds.
+const linkTimeout = 5 * time.Second
+
+// linker opens the links of one plugin.
+type linker struct {
+	rpc toolv1.ToolLinkClient
+	// dir holds each opening's private directory; "" is os.TempDir.
+	dir string
+	// pid is the plugin's process, which must be the peer; 0 leaves the
+	// process unchecked (a plugin served inside the host's own process).
+	pid atomic.Int64
+	log hclog.Logger
+}
+
+// ExpectPeer makes pid the only process whose connection a link accepts.
+// The host calls it with the plugin's pid before the first exchange.
+func (c *SessionClient) ExpectPeer(pid int) {
+	if c.link != nil {
+		c.link.pid.Store(int64(pid))
+	}
+}
+
+// open opens one link, or says why it cannot.
+func (l *linker) open(ctx context.Context) (*hostLink, error) {
+	ctx, cancel := context.WithTimeout(ctx, linkTimeout)
+	defer cancel()
+	dir, err := os.MkdirTemp(l.dir, "riot-link-") // mode 0700
+	if err != nil {
+		return nil, fmt.Errorf("make the socket's directory: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "s")
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	if err != nil {
+		return nil, fmt.Errorf("listen: %w", err)
+	}
+	// Closing the listener unlinks the socket.
+	defer ln.Close()
+	token := make([]byte, linkTokenSize)
+	_, _ = rand.Read(token) // never fails, per its documentation
+	answered := make(chan error, 1)
+	go func() {
+		_, err := l.rpc.Link(ctx, &toolv1.LinkRequest{Path: path, Token: token})
+		if err != nil {
+			// The plugin will not connect: stop waiting for it.
+			_ = ln.SetDeadline(time.Unix(1, 0))
+		}
+		answered <- err
+	}()
+	fail := func(err error) (*hostLink, error) {
+		cancel()
+		return nil, errors.Join(err, <-answered)
+	}
+	deadline, _ := ctx.Deadline()
+	_ = ln.SetDeadline(deadline)
+	// A caller that leaves stops the accept too.
+	stop := context.AfterFunc(ctx, func() { _ = ln.SetDeadline(time.Unix(1, 0)) })
+	conn, err := ln.AcceptUnix()
+	stop()
+	_ = ln.Close()
+	if err != nil {
+		return fail(fmt.Errorf("accept: %w", err))
+	}
+	r, err := l.admit(conn, deadline, token)
+	if err != nil {
+		_ = conn.Close()
+		return fail(err)
+	}
+	if err := <-answered; err != nil {
+		_ = conn.Close()
+		return nil, fmt.Errorf("the plugin's answer: %w", err)
+	}
+	if err := conn.SetDeadline(time.Time{}); err != nil {
+		_ = conn.Close()
+		return nil, err
+	}
+	return newHostLink(conn, r), nil
+}
+
+// errLinkPeer is a connection that is not the plugin's.
+var errLinkPeer = errors.New("the connection is not the plugin's")
+
+// admit checks that conn is the plugin's: its peer is this user and the
+// plugin's process, and its first frame is the token. It reads nothing
+// before the peer is checked.
+func (l *linker) admit(conn *net.UnixConn, deadline time.Time, token []byte) (*frameReader, error) {
+	uid, pid, err := peerOf(conn)
+	if err != nil {
+		return nil, fmt.Errorf("the peer's credentials: %w", err)
+	}
+	if uid != os.Getuid() {
+		return nil, fmt.Errorf("%w: its user is %d", errLinkPeer, uid)
+	}
+	if want := l.pid.Load(); want != 0 && int64(pid) != want {
+		return nil, fmt.Errorf("%w: its process is %d, not %d", errLinkPeer, pid, want)
+	}
+	if err := conn.SetReadDeadline(deadline); err != nil {
+		return nil, err
+	}
+	r := newFrameReader(conn)
+	got, err := r.next()
+	if err != nil {
+		return nil, fmt.Errorf("read the token: %w", err)
+	}
+	if subtle.ConstantTimeCompare(got, token) != 1 {
+		return nil, fmt.Errorf("%w: it sent the wrong token", errLinkPeer)
+	}
+	return r, nil
+}
+
+// LinkServer is the plugin side of ToolLink: it dials the host's socket
+// and serves the link's exchanges with Sessions, as a Session stream's.
+type LinkServer struct {
+	toolv1.UnimplementedToolLinkServer
+	Sessions *SessionServer
+}
+
+// Link dials, writes the token and serves the link in the background
+// until the host closes it or the process ends.
+func (s *LinkServer) Link(ctx context.Context, req *toolv1.LinkRequest) (*toolv1.LinkResponse, error) {
+	if !filepath.IsAbs(req.GetPath()) || len(req.GetToken()) != linkTokenSize {
+		return nil, status.Error(codes.InvalidArgument, "a link needs an absolute socket path and a token")
+	}
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "unix", req.GetPath())
+	if err != nil {
+		return nil, status.Errorf(codes.Unavailable, "cannot connect to the host's socket: %v", err)
+	}
+	link := newPluginLink(conn)
+	if err := link.w.writeRaw(req.GetToken()); err != nil {
+		_ = conn.Close()
+		return nil, status.Errorf(codes.Unavailable, "cannot write the token: %v", err)
+	}
+	go func() {
+		defer conn.Close()
+		s.Sessions.serveConn(context.Background(), link)
+	}()
+	return &toolv1.LinkResponse{}, nil
+}
