@@ -6,6 +6,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -133,8 +134,16 @@ func (l *linker) admit(conn *net.UnixConn, deadline time.Time, token []byte) (*f
 		return nil, err
 	}
 	r := newFrameReader(conn)
-	got, err := r.next()
+	// The token's frame is its length exactly: nothing larger is read.
+	n, err := r.length()
 	if err != nil {
+		return nil, fmt.Errorf("read the token: %w", err)
+	}
+	if n != linkTokenSize {
+		return nil, fmt.Errorf("%w: its first frame is %d bytes, not a token", errLinkPeer, n)
+	}
+	got := make([]byte, linkTokenSize)
+	if _, err := io.ReadFull(r.r, got); err != nil {
 		return nil, fmt.Errorf("read the token: %w", err)
 	}
 	if subtle.ConstantTimeCompare(got, token) != 1 {

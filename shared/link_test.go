@@ -65,11 +65,12 @@ func TestLinkCarriesTheExchanges(t *testing.T) {
 	}
 }
 
-// wrongToken is a plugin's ToolLink that connects and sends what is not
-// the host's token.
+// wrongToken is a plugin's ToolLink that connects and sends mangle of
+// the host's token instead of it.
 type wrongToken struct {
 	toolv1.UnimplementedToolLinkServer
-	conns chan net.Conn
+	conns  chan net.Conn
+	mangle func([]byte) []byte
 }
 
 func (w wrongToken) Link(ctx context.Context, req *toolv1.LinkRequest) (*toolv1.LinkResponse, error) {
@@ -79,8 +80,7 @@ func (w wrongToken) Link(ctx context.Context, req *toolv1.LinkRequest) (*toolv1.
 		return nil, err
 	}
 	w.conns <- conn
-	token := append([]byte(nil), req.GetToken()...)
-	token[len(token)-1] ^= 1
+	token := w.mangle(append([]byte(nil), req.GetToken()...))
 	if err := newFrameWriter(conn).writeRaw(token); err != nil {
 		return nil, err
 	}
@@ -120,7 +120,15 @@ func TestLinkFallsBackToTheStream(t *testing.T) {
 	}{
 		{name: "the host cannot listen", dir: long, pid: os.Getpid(), link: func(s *SessionServer) toolv1.ToolLinkServer { return &LinkServer{Sessions: s} }, want: "listen"},
 		{name: "the plugin serves no link", pid: os.Getpid(), want: "Unimplemented"},
-		{name: "the wrong token", pid: os.Getpid(), link: func(*SessionServer) toolv1.ToolLinkServer { return wrongToken{conns: make(chan net.Conn, 2)} }, want: "wrong token"},
+		{name: "the wrong token", pid: os.Getpid(), link: func(*SessionServer) toolv1.ToolLinkServer {
+			return wrongToken{conns: make(chan net.Conn, 2), mangle: func(b []byte) []byte { b[len(b)-1] ^= 1; return b }}
+		}, want: "wrong token"},
+		{name: "the token and more", pid: os.Getpid(), link: func(*SessionServer) toolv1.ToolLinkServer {
+			return wrongToken{conns: make(chan net.Conn, 2), mangle: func(b []byte) []byte { return append(b, 0) }}
+		}, want: "is 33 bytes, not a token"},
+		{name: "a token cut short", pid: os.Getpid(), link: func(*SessionServer) toolv1.ToolLinkServer {
+			return wrongToken{conns: make(chan net.Conn, 2), mangle: func(b []byte) []byte { return b[:linkTokenSize-1] }}
+		}, want: "is 31 bytes, not a token"},
 		{name: "another process", pid: os.Getpid() + 1, link: func(s *SessionServer) toolv1.ToolLinkServer { return &LinkServer{Sessions: s} }, want: "its process is"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -165,17 +173,26 @@ func TestLinkFallsBackToTheStream(t *testing.T) {
 }
 
 // A caller that leaves while its link opens gets its own error, and the
-// next caller tries the link again.
+// next caller tries the link again; a caller that waits for another's
+// opening waits only as long as its own context lets it.
 func TestLinkOpeningFollowsTheCaller(t *testing.T) {
 	hang := &hangingLink{started: make(chan struct{}, 2)}
 	server := &withLink{GRPCPlugin: GRPCPlugin{Impl: newFake(), Protocol: 2}, link: hang}
 	c, _ := serveVersions(t, server, 3, HostOptions{LinkDir: t.TempDir()})
 	ctx, cancel := context.WithCancel(context.Background())
+	first := make(chan error, 1)
 	go func() {
-		<-hang.started
-		cancel()
+		_, err := call(ctx, c, "Echo", "a")
+		first <- err
 	}()
-	if _, err := call(ctx, c, "Echo", "a"); status.Code(err) != codes.Canceled {
+	<-hang.started
+	short, stop := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer stop()
+	if _, err := call(short, c, "Echo", "b"); status.Code(err) != codes.DeadlineExceeded {
+		t.Fatalf("a caller waiting for another's opening: %v, want DeadlineExceeded", err)
+	}
+	cancel()
+	if err := <-first; status.Code(err) != codes.Canceled {
 		t.Fatalf("a caller that left while the link opened: %v, want Canceled", err)
 	}
 	if c.link == nil {

@@ -58,13 +58,16 @@ type SessionClient struct {
 	rpc     toolv1.ToolPluginClient
 	session toolv1.ToolSessionClient
 	// link opens protocol 3's connections; nil over protocol 2, and once
-	// an opening failed.
+	// an opening failed. Only the one caller opening a session uses it.
 	link *linker
 	// grace is sendGrace, shorter in tests.
 	grace time.Duration
 
 	mu  sync.Mutex
 	cur *session
+	// opening is closed when the session being opened is open or failed;
+	// nil when none is.
+	opening chan struct{}
 	// closed is set when the plugin's client is gone: no session opens.
 	closed bool
 }
@@ -195,23 +198,53 @@ func (c *SessionClient) begin(ctx context.Context, first *toolv1.SessionRequest)
 }
 
 // stream returns the open session, opening one if there is none or the
-// last one ended.
+// last one ended. One caller opens while the others wait for it as long
+// as their contexts let them: opening a link can take a while.
 func (c *SessionClient) stream(ctx context.Context) (*session, error) {
+	for {
+		c.mu.Lock()
+		if s := c.cur; s != nil {
+			select {
+			case <-s.done:
+			default:
+				c.mu.Unlock()
+				return s, nil
+			}
+		}
+		if c.closed {
+			c.mu.Unlock()
+			return nil, errClientClosed
+		}
+		if w := c.opening; w != nil {
+			c.mu.Unlock()
+			select {
+			case <-w:
+				continue
+			case <-ctx.Done():
+				return nil, status.FromContextError(ctx.Err()).Err()
+			}
+		}
+		w := make(chan struct{})
+		c.opening = w
+		c.mu.Unlock()
+		return c.openSession(ctx, w)
+	}
+}
+
+// openSession opens the client's session, then wakes those waiting on w.
+func (c *SessionClient) openSession(ctx context.Context, w chan struct{}) (*session, error) {
+	st, cancel, err := c.open(ctx)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if s := c.cur; s != nil {
-		select {
-		case <-s.done:
-		default:
-			return s, nil
-		}
-	}
-	if c.closed {
-		return nil, errClientClosed
-	}
-	st, cancel, err := c.open(ctx)
+	c.opening = nil
+	close(w)
 	if err != nil {
 		return nil, err
+	}
+	if c.closed {
+		// The client closed while it opened.
+		cancel()
+		return nil, errClientClosed
 	}
 	s := &session{stream: st, cancel: cancel, grace: c.grace, sendSlot: make(chan struct{}, 1), open: map[uint64]*exchange{}, done: make(chan struct{})}
 	c.cur = s
