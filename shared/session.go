@@ -435,9 +435,9 @@ func endError(e *toolv1.End) error {
 	return status.Error(codes.Code(e.GetCode()), e.GetMessage())
 }
 
-// SessionServer is the plugin-side shim of protocol version 2: it serves
-// each exchange of a Session stream with Impl, concurrently, as gRPC
-// serves concurrent RPCs.
+// SessionServer is the plugin-side shim of protocol versions 2 and 3: it
+// serves each exchange of a Session stream or a link with Impl,
+// concurrently, as gRPC serves concurrent RPCs.
 type SessionServer struct {
 	toolv1.UnimplementedToolSessionServer
 	Impl ToolPlugin

@@ -85,11 +85,11 @@ func TestPluginLifecycleFromModuleProxy(t *testing.T) {
 	run := func(args ...string) result { return e.riotEnv(goenv, args...) }
 	bin := filepath.Join(e.ws, ".riot", "plugins", "riot-tool-greet")
 
-	run("plugins", "install", pkg+"@v1.0.0").want(t, 0, "greet v1.0.0 installed", "(protocol 2); tools: Hello", "building "+pkg+"@v1.0.0")
+	run("plugins", "install", pkg+"@v1.0.0").want(t, 0, "greet v1.0.0 installed", "(protocol 3); tools: Hello", "building "+pkg+"@v1.0.0")
 	lk := e.readLock()
 	g := lk.Plugins["greet"]
-	if g == nil || g.Source != pkg || g.Version != "v1.0.0" || g.Sum != sum1 || g.Protocol != 2 || strings.Join(g.Tools, ",") != "Hello" {
-		t.Fatalf("lock entry %+v, want source %s, v1.0.0, sum %s, protocol 2, tools [Hello]", g, pkg, sum1)
+	if g == nil || g.Source != pkg || g.Version != "v1.0.0" || g.Sum != sum1 || g.Protocol != 3 || strings.Join(g.Tools, ",") != "Hello" {
+		t.Fatalf("lock entry %+v, want source %s, v1.0.0, sum %s, protocol 3, tools [Hello]", g, pkg, sum1)
 	}
 	if got, want := g.SHA256[runtime.GOOS+"_"+runtime.GOARCH], fileSum(t, bin); got != want {
 		t.Fatalf("lock pins sha256 %s, the installed binary has %s", got, want)
@@ -98,7 +98,7 @@ func TestPluginLifecycleFromModuleProxy(t *testing.T) {
 		t.Fatalf("the workspace config does not declare the plugin:\n%s", cfg)
 	}
 	run("tools").want(t, 0, "Hello")
-	run("plugins").want(t, 0, "source:   "+pkg+" (locked at v1.0.0)", "protocol: 2")
+	run("plugins").want(t, 0, "source:   "+pkg+" (locked at v1.0.0)", "protocol: 3")
 	run("plugins", "verify").want(t, 0, "1 plugin(s) match")
 
 	t.Run("a tampered binary is refused and reinstalled", func(t *testing.T) {
@@ -299,7 +299,7 @@ func TestPluginInstallLocal(t *testing.T) {
 	if fileSum(t, userBin) != fileSum(t, bin.testkit) || e.readLock().Plugins["kit"].BinarySHA256() != fileSum(t, bin.testkit) {
 		t.Fatal("the local binary was not installed as it is")
 	}
-	run("plugins").want(t, 0, "kit (plugin, enabled)", "found in: $XDG_DATA_HOME/riot/plugins", "protocol: 2")
+	run("plugins").want(t, 0, "kit (plugin, enabled)", "found in: $XDG_DATA_HOME/riot/plugins", "protocol: 3")
 
 	hello := filepath.Join(filepath.Dir(goEnv(t, "GOMOD")), "examples", "hello-tool", "cmd", "riot-tool-hello")
 	run("plugins", "install", hello).want(t, 0, "hello local installed", "tools: Hello", "building "+hello+" with go build")
