@@ -103,6 +103,34 @@ func TestLinkOfAConfinedPlugin(t *testing.T) {
 	}
 }
 
+// A plugin of protocol 3 whose link cannot open (here it refuses it, as
+// where Unix sockets are denied) keeps working over the Session stream,
+// and its faults read as they do over protocol 2.
+func TestLinkFallsBackToTheStream(t *testing.T) {
+	if wantProtocol != 3 {
+		t.Skip("no link below protocol 3")
+	}
+	cfg := testConfig(t, bypass)
+	cfg.Log.Level = "debug"
+	h := newHost(t, withConfig(cfg), withPlugins(wirefault("RIOT_WIREFAULT", "refuse-link"), testkit()), func(o *core.Options) { o.Logger = nil; o.Stderr = io.Discard })
+	wantResult(t, runOne(t, h, "SplitUTF8", `{}`), core.StatusOK, "café au lait")
+	wantResult(t, runOne(t, h, "EarlyClose", `{}`), core.StatusFailed, "without a final result")
+	wantResult(t, runOne(t, h, "SplitUTF8", `{}`), core.StatusOK, "café au lait")
+	for _, p := range h.Plugins() {
+		if p.Name == "wirefault" && p.Protocol != 3 {
+			t.Errorf("wirefault negotiated protocol %d, want 3", p.Protocol)
+		}
+	}
+	h.Close()
+	log, err := os.ReadFile(h.LogFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(log), "cannot open the plugin's session link") || !strings.Contains(string(log), "no Unix sockets here") {
+		t.Fatalf("the log does not say why the link did not open:\n%s", log)
+	}
+}
+
 func dirOf(path string) string { return path[:strings.LastIndexByte(path, '/')] }
 
 // Many calls of one turn share a plugin, concurrently, and a call that a

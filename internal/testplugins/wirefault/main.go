@@ -34,9 +34,16 @@ func main() {
 	for _, v := range protocols {
 		versions[v] = goplugin.PluginSet{shared.PluginName: &shared.GRPCPlugin{Impl: faults{}, Protocol: v}}
 	}
-	if os.Getenv("RIOT_WIREFAULT") == "other-version" {
+	switch os.Getenv("RIOT_WIREFAULT") {
+	case "other-version":
 		handshake.ProtocolVersion = 99
 		versions = map[int]goplugin.PluginSet{99: {shared.PluginName: &shared.GRPCPlugin{Impl: faults{}}}}
+	case "refuse-link":
+		// Protocol 3 whose link never opens, as where Unix sockets are
+		// denied: the host must keep the Session stream.
+		if _, ok := versions[3]; ok {
+			versions[3] = goplugin.PluginSet{shared.PluginName: &refusingLink{GRPCPlugin: shared.GRPCPlugin{Impl: faults{}, Protocol: 2}}}
+		}
 	}
 	goplugin.Serve(&goplugin.ServeConfig{
 		HandshakeConfig:  handshake,
@@ -51,6 +58,24 @@ func main() {
 }
 
 type faults struct{}
+
+// refusingLink serves protocol 2 and a ToolLink that refuses every link.
+type refusingLink struct {
+	shared.GRPCPlugin
+}
+
+func (r *refusingLink) GRPCServer(b *goplugin.GRPCBroker, s *grpc.Server) error {
+	toolv1.RegisterToolLinkServer(s, refusedLink{})
+	return r.GRPCPlugin.GRPCServer(b, s)
+}
+
+type refusedLink struct {
+	toolv1.UnimplementedToolLinkServer
+}
+
+func (refusedLink) Link(context.Context, *toolv1.LinkRequest) (*toolv1.LinkResponse, error) {
+	return nil, status.Error(codes.PermissionDenied, "wirefault: no Unix sockets here")
+}
 
 var tools = []string{"EarlyClose", "StatusError", "HugeMessage", "BadKind", "BadUTF8", "SplitUTF8", "CutUTF8", "PrepareError", "NoEvent",
 	"IgnoreSpillFile", "FileBeforeSpill", "FileWrongOffset", "FileShort", "FileBadUTF8", "FileCutUTF8", "FileImage", "FileTail"}
