@@ -181,6 +181,9 @@ type hostLink struct {
 	conn net.Conn
 	r    *frameReader
 	w    *frameWriter
+	// sent is the state the plugin's side holds: the last frame's. Send
+	// is called by one goroutine at a time, which keeps it in wire order.
+	sent stateView
 }
 
 func newHostLink(conn net.Conn, r *frameReader) *hostLink {
@@ -190,7 +193,11 @@ func newHostLink(conn net.Conn, r *frameReader) *hostLink {
 // Send writes one frame. A write that fails breaks the connection: it is
 // closed, so that the reader ends, and the caller learns why from it.
 func (l *hostLink) Send(f *toolv1.SessionRequest) error {
+	f, next := l.sent.withDelta(f)
 	err := l.w.write(f)
+	if err == nil {
+		l.sent = next
+	}
 	if _, ok := status.FromError(err); ok {
 		return err // nil, or a frame refused before it was written
 	}
@@ -214,6 +221,8 @@ func (l *hostLink) close() { _ = l.conn.Close() }
 type pluginLink struct {
 	r *frameReader
 	w *frameWriter
+	// got is the state the last frame carried; Recv alone uses it.
+	got stateView
 }
 
 func newPluginLink(conn net.Conn) *pluginLink {
@@ -226,6 +235,9 @@ func (l *pluginLink) Recv() (*toolv1.SessionRequest, error) {
 	f := &toolv1.SessionRequest{}
 	if err := l.r.read(f); err != nil {
 		return nil, err
+	}
+	if err := l.got.apply(f); err != nil {
+		return nil, err // the link ends
 	}
 	return f, nil
 }

@@ -1650,7 +1650,11 @@ type SessionRequest struct {
 	//	*SessionRequest_Cancel
 	Frame isSessionRequest_Frame `protobuf_oneof:"frame"`
 	// The exchange's deadline from now, in microseconds; zero means none.
-	TimeoutUs     int64 `protobuf:"varint,5,opt,name=timeout_us,json=timeoutUs,proto3" json:"timeout_us,omitempty"`
+	TimeoutUs int64 `protobuf:"varint,5,opt,name=timeout_us,json=timeoutUs,proto3" json:"timeout_us,omitempty"`
+	// Over a protocol 3 link only: the request's CallContext leaves state and
+	// shared_state out, and this is how they differ from the last request's
+	// on the same link. Absent, the CallContext carries them whole.
+	State         *StateDelta `protobuf:"bytes,6,opt,name=state,proto3" json:"state,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1733,6 +1737,13 @@ func (x *SessionRequest) GetTimeoutUs() int64 {
 	return 0
 }
 
+func (x *SessionRequest) GetState() *StateDelta {
+	if x != nil {
+		return x.State
+	}
+	return nil
+}
+
 type isSessionRequest_Frame interface {
 	isSessionRequest_Frame()
 }
@@ -1758,6 +1769,98 @@ func (*SessionRequest_Call) isSessionRequest_Frame() {}
 
 func (*SessionRequest_Cancel) isSessionRequest_Frame() {}
 
+// StateDelta is one request's session state as changes to the state the
+// link's previous request carried; a link's first starts from nothing.
+type StateDelta struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The version the changes apply to, which the plugin's side must hold:
+	// a link whose sides disagree ends, and the next starts from nothing.
+	Base uint64 `protobuf:"varint,1,opt,name=base,proto3" json:"base,omitempty"`
+	// The version after the changes; equal to base when nothing changed.
+	Version uint64 `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
+	// The plugin's own state: keys set or changed, and keys removed.
+	Set     map[string]string `protobuf:"bytes,3,rep,name=set,proto3" json:"set,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Removed []string          `protobuf:"bytes,4,rep,name=removed,proto3" json:"removed,omitempty"`
+	// The other plugins' state, each plugin's changes the same way (its
+	// base and version unset), and the plugins whose state is gone.
+	Shared         map[string]*StateDelta `protobuf:"bytes,5,rep,name=shared,proto3" json:"shared,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	RemovedPlugins []string               `protobuf:"bytes,6,rep,name=removed_plugins,json=removedPlugins,proto3" json:"removed_plugins,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *StateDelta) Reset() {
+	*x = StateDelta{}
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StateDelta) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StateDelta) ProtoMessage() {}
+
+func (x *StateDelta) ProtoReflect() protoreflect.Message {
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StateDelta.ProtoReflect.Descriptor instead.
+func (*StateDelta) Descriptor() ([]byte, []int) {
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *StateDelta) GetBase() uint64 {
+	if x != nil {
+		return x.Base
+	}
+	return 0
+}
+
+func (x *StateDelta) GetVersion() uint64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+func (x *StateDelta) GetSet() map[string]string {
+	if x != nil {
+		return x.Set
+	}
+	return nil
+}
+
+func (x *StateDelta) GetRemoved() []string {
+	if x != nil {
+		return x.Removed
+	}
+	return nil
+}
+
+func (x *StateDelta) GetShared() map[string]*StateDelta {
+	if x != nil {
+		return x.Shared
+	}
+	return nil
+}
+
+func (x *StateDelta) GetRemovedPlugins() []string {
+	if x != nil {
+		return x.RemovedPlugins
+	}
+	return nil
+}
+
 type Cancel struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -1766,7 +1869,7 @@ type Cancel struct {
 
 func (x *Cancel) Reset() {
 	*x = Cancel{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[18]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1778,7 +1881,7 @@ func (x *Cancel) String() string {
 func (*Cancel) ProtoMessage() {}
 
 func (x *Cancel) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[18]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1791,7 +1894,7 @@ func (x *Cancel) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Cancel.ProtoReflect.Descriptor instead.
 func (*Cancel) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{18}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{19}
 }
 
 type LinkRequest struct {
@@ -1806,7 +1909,7 @@ type LinkRequest struct {
 
 func (x *LinkRequest) Reset() {
 	*x = LinkRequest{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[19]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1818,7 +1921,7 @@ func (x *LinkRequest) String() string {
 func (*LinkRequest) ProtoMessage() {}
 
 func (x *LinkRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[19]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1831,7 +1934,7 @@ func (x *LinkRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LinkRequest.ProtoReflect.Descriptor instead.
 func (*LinkRequest) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{19}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *LinkRequest) GetPath() string {
@@ -1856,7 +1959,7 @@ type LinkResponse struct {
 
 func (x *LinkResponse) Reset() {
 	*x = LinkResponse{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[20]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1868,7 +1971,7 @@ func (x *LinkResponse) String() string {
 func (*LinkResponse) ProtoMessage() {}
 
 func (x *LinkResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[20]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1881,7 +1984,7 @@ func (x *LinkResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LinkResponse.ProtoReflect.Descriptor instead.
 func (*LinkResponse) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{20}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{21}
 }
 
 // SessionResponse is what a plugin sends on a Session stream.
@@ -1900,7 +2003,7 @@ type SessionResponse struct {
 
 func (x *SessionResponse) Reset() {
 	*x = SessionResponse{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[21]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1912,7 +2015,7 @@ func (x *SessionResponse) String() string {
 func (*SessionResponse) ProtoMessage() {}
 
 func (x *SessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[21]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1925,7 +2028,7 @@ func (x *SessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionResponse.ProtoReflect.Descriptor instead.
 func (*SessionResponse) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{21}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *SessionResponse) GetId() uint64 {
@@ -2005,7 +2108,7 @@ type End struct {
 
 func (x *End) Reset() {
 	*x = End{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[22]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2017,7 +2120,7 @@ func (x *End) String() string {
 func (*End) ProtoMessage() {}
 
 func (x *End) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[22]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2030,7 +2133,7 @@ func (x *End) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use End.ProtoReflect.Descriptor instead.
 func (*End) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{22}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *End) GetCode() int32 {
@@ -2170,15 +2273,30 @@ const file_riot_tool_v1_tool_proto_rawDesc = "" +
 	"\rstate_updates\x18\x04 \x03(\v2%.riot.tool.v1.Final.StateUpdatesEntryR\fstateUpdates\x1a?\n" +
 	"\x11StateUpdatesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xe3\x01\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x93\x02\n" +
 	"\x0eSessionRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x128\n" +
 	"\aprepare\x18\x02 \x01(\v2\x1c.riot.tool.v1.PrepareRequestH\x00R\aprepare\x12/\n" +
 	"\x04call\x18\x03 \x01(\v2\x19.riot.tool.v1.CallRequestH\x00R\x04call\x12.\n" +
 	"\x06cancel\x18\x04 \x01(\v2\x14.riot.tool.v1.CancelH\x00R\x06cancel\x12\x1d\n" +
 	"\n" +
-	"timeout_us\x18\x05 \x01(\x03R\ttimeoutUsB\a\n" +
-	"\x05frame\"\b\n" +
+	"timeout_us\x18\x05 \x01(\x03R\ttimeoutUs\x12.\n" +
+	"\x05state\x18\x06 \x01(\v2\x18.riot.tool.v1.StateDeltaR\x05stateB\a\n" +
+	"\x05frame\"\xfd\x02\n" +
+	"\n" +
+	"StateDelta\x12\x12\n" +
+	"\x04base\x18\x01 \x01(\x04R\x04base\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\x04R\aversion\x123\n" +
+	"\x03set\x18\x03 \x03(\v2!.riot.tool.v1.StateDelta.SetEntryR\x03set\x12\x18\n" +
+	"\aremoved\x18\x04 \x03(\tR\aremoved\x12<\n" +
+	"\x06shared\x18\x05 \x03(\v2$.riot.tool.v1.StateDelta.SharedEntryR\x06shared\x12'\n" +
+	"\x0fremoved_plugins\x18\x06 \x03(\tR\x0eremovedPlugins\x1a6\n" +
+	"\bSetEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1aS\n" +
+	"\vSharedEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12.\n" +
+	"\x05value\x18\x02 \x01(\v2\x18.riot.tool.v1.StateDeltaR\x05value:\x028\x01\"\b\n" +
 	"\x06Cancel\"7\n" +
 	"\vLinkRequest\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12\x14\n" +
@@ -2241,7 +2359,7 @@ func file_riot_tool_v1_tool_proto_rawDescGZIP() []byte {
 }
 
 var file_riot_tool_v1_tool_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
-var file_riot_tool_v1_tool_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
+var file_riot_tool_v1_tool_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
 var file_riot_tool_v1_tool_proto_goTypes = []any{
 	(SandboxMode)(0),         // 0: riot.tool.v1.SandboxMode
 	(PermissionBehavior)(0),  // 1: riot.tool.v1.PermissionBehavior
@@ -2267,25 +2385,28 @@ var file_riot_tool_v1_tool_proto_goTypes = []any{
 	(*Chunk)(nil),            // 21: riot.tool.v1.Chunk
 	(*Final)(nil),            // 22: riot.tool.v1.Final
 	(*SessionRequest)(nil),   // 23: riot.tool.v1.SessionRequest
-	(*Cancel)(nil),           // 24: riot.tool.v1.Cancel
-	(*LinkRequest)(nil),      // 25: riot.tool.v1.LinkRequest
-	(*LinkResponse)(nil),     // 26: riot.tool.v1.LinkResponse
-	(*SessionResponse)(nil),  // 27: riot.tool.v1.SessionResponse
-	(*End)(nil),              // 28: riot.tool.v1.End
-	nil,                      // 29: riot.tool.v1.CallContext.StateEntry
-	nil,                      // 30: riot.tool.v1.CallContext.SharedStateEntry
-	nil,                      // 31: riot.tool.v1.PluginState.ValuesEntry
-	nil,                      // 32: riot.tool.v1.Final.StateUpdatesEntry
+	(*StateDelta)(nil),       // 24: riot.tool.v1.StateDelta
+	(*Cancel)(nil),           // 25: riot.tool.v1.Cancel
+	(*LinkRequest)(nil),      // 26: riot.tool.v1.LinkRequest
+	(*LinkResponse)(nil),     // 27: riot.tool.v1.LinkResponse
+	(*SessionResponse)(nil),  // 28: riot.tool.v1.SessionResponse
+	(*End)(nil),              // 29: riot.tool.v1.End
+	nil,                      // 30: riot.tool.v1.CallContext.StateEntry
+	nil,                      // 31: riot.tool.v1.CallContext.SharedStateEntry
+	nil,                      // 32: riot.tool.v1.PluginState.ValuesEntry
+	nil,                      // 33: riot.tool.v1.Final.StateUpdatesEntry
+	nil,                      // 34: riot.tool.v1.StateDelta.SetEntry
+	nil,                      // 35: riot.tool.v1.StateDelta.SharedEntry
 }
 var file_riot_tool_v1_tool_proto_depIdxs = []int32{
 	8,  // 0: riot.tool.v1.ManifestResponse.tools:type_name -> riot.tool.v1.ToolSpec
 	10, // 1: riot.tool.v1.ToolSpec.result_budget:type_name -> riot.tool.v1.Budget
 	9,  // 2: riot.tool.v1.ToolSpec.annotations:type_name -> riot.tool.v1.Annotations
-	29, // 3: riot.tool.v1.CallContext.state:type_name -> riot.tool.v1.CallContext.StateEntry
+	30, // 3: riot.tool.v1.CallContext.state:type_name -> riot.tool.v1.CallContext.StateEntry
 	14, // 4: riot.tool.v1.CallContext.sandbox:type_name -> riot.tool.v1.Sandbox
-	30, // 5: riot.tool.v1.CallContext.shared_state:type_name -> riot.tool.v1.CallContext.SharedStateEntry
+	31, // 5: riot.tool.v1.CallContext.shared_state:type_name -> riot.tool.v1.CallContext.SharedStateEntry
 	12, // 6: riot.tool.v1.CallContext.spill_file:type_name -> riot.tool.v1.SpillFile
-	31, // 7: riot.tool.v1.PluginState.values:type_name -> riot.tool.v1.PluginState.ValuesEntry
+	32, // 7: riot.tool.v1.PluginState.values:type_name -> riot.tool.v1.PluginState.ValuesEntry
 	0,  // 8: riot.tool.v1.Sandbox.mode:type_name -> riot.tool.v1.SandboxMode
 	11, // 9: riot.tool.v1.PrepareRequest.context:type_name -> riot.tool.v1.CallContext
 	2,  // 10: riot.tool.v1.Subject.kind:type_name -> riot.tool.v1.SubjectKind
@@ -2298,29 +2419,33 @@ var file_riot_tool_v1_tool_proto_depIdxs = []int32{
 	22, // 17: riot.tool.v1.CallEvent.final:type_name -> riot.tool.v1.Final
 	4,  // 18: riot.tool.v1.Chunk.kind:type_name -> riot.tool.v1.BlockKind
 	5,  // 19: riot.tool.v1.Final.status:type_name -> riot.tool.v1.Status
-	32, // 20: riot.tool.v1.Final.state_updates:type_name -> riot.tool.v1.Final.StateUpdatesEntry
+	33, // 20: riot.tool.v1.Final.state_updates:type_name -> riot.tool.v1.Final.StateUpdatesEntry
 	15, // 21: riot.tool.v1.SessionRequest.prepare:type_name -> riot.tool.v1.PrepareRequest
 	18, // 22: riot.tool.v1.SessionRequest.call:type_name -> riot.tool.v1.CallRequest
-	24, // 23: riot.tool.v1.SessionRequest.cancel:type_name -> riot.tool.v1.Cancel
-	17, // 24: riot.tool.v1.SessionResponse.prepared:type_name -> riot.tool.v1.PrepareResponse
-	19, // 25: riot.tool.v1.SessionResponse.event:type_name -> riot.tool.v1.CallEvent
-	28, // 26: riot.tool.v1.SessionResponse.end:type_name -> riot.tool.v1.End
-	13, // 27: riot.tool.v1.CallContext.SharedStateEntry.value:type_name -> riot.tool.v1.PluginState
-	6,  // 28: riot.tool.v1.ToolPlugin.Manifest:input_type -> riot.tool.v1.ManifestRequest
-	15, // 29: riot.tool.v1.ToolPlugin.Prepare:input_type -> riot.tool.v1.PrepareRequest
-	18, // 30: riot.tool.v1.ToolPlugin.Call:input_type -> riot.tool.v1.CallRequest
-	23, // 31: riot.tool.v1.ToolSession.Session:input_type -> riot.tool.v1.SessionRequest
-	25, // 32: riot.tool.v1.ToolLink.Link:input_type -> riot.tool.v1.LinkRequest
-	7,  // 33: riot.tool.v1.ToolPlugin.Manifest:output_type -> riot.tool.v1.ManifestResponse
-	17, // 34: riot.tool.v1.ToolPlugin.Prepare:output_type -> riot.tool.v1.PrepareResponse
-	19, // 35: riot.tool.v1.ToolPlugin.Call:output_type -> riot.tool.v1.CallEvent
-	27, // 36: riot.tool.v1.ToolSession.Session:output_type -> riot.tool.v1.SessionResponse
-	26, // 37: riot.tool.v1.ToolLink.Link:output_type -> riot.tool.v1.LinkResponse
-	33, // [33:38] is the sub-list for method output_type
-	28, // [28:33] is the sub-list for method input_type
-	28, // [28:28] is the sub-list for extension type_name
-	28, // [28:28] is the sub-list for extension extendee
-	0,  // [0:28] is the sub-list for field type_name
+	25, // 23: riot.tool.v1.SessionRequest.cancel:type_name -> riot.tool.v1.Cancel
+	24, // 24: riot.tool.v1.SessionRequest.state:type_name -> riot.tool.v1.StateDelta
+	34, // 25: riot.tool.v1.StateDelta.set:type_name -> riot.tool.v1.StateDelta.SetEntry
+	35, // 26: riot.tool.v1.StateDelta.shared:type_name -> riot.tool.v1.StateDelta.SharedEntry
+	17, // 27: riot.tool.v1.SessionResponse.prepared:type_name -> riot.tool.v1.PrepareResponse
+	19, // 28: riot.tool.v1.SessionResponse.event:type_name -> riot.tool.v1.CallEvent
+	29, // 29: riot.tool.v1.SessionResponse.end:type_name -> riot.tool.v1.End
+	13, // 30: riot.tool.v1.CallContext.SharedStateEntry.value:type_name -> riot.tool.v1.PluginState
+	24, // 31: riot.tool.v1.StateDelta.SharedEntry.value:type_name -> riot.tool.v1.StateDelta
+	6,  // 32: riot.tool.v1.ToolPlugin.Manifest:input_type -> riot.tool.v1.ManifestRequest
+	15, // 33: riot.tool.v1.ToolPlugin.Prepare:input_type -> riot.tool.v1.PrepareRequest
+	18, // 34: riot.tool.v1.ToolPlugin.Call:input_type -> riot.tool.v1.CallRequest
+	23, // 35: riot.tool.v1.ToolSession.Session:input_type -> riot.tool.v1.SessionRequest
+	26, // 36: riot.tool.v1.ToolLink.Link:input_type -> riot.tool.v1.LinkRequest
+	7,  // 37: riot.tool.v1.ToolPlugin.Manifest:output_type -> riot.tool.v1.ManifestResponse
+	17, // 38: riot.tool.v1.ToolPlugin.Prepare:output_type -> riot.tool.v1.PrepareResponse
+	19, // 39: riot.tool.v1.ToolPlugin.Call:output_type -> riot.tool.v1.CallEvent
+	28, // 40: riot.tool.v1.ToolSession.Session:output_type -> riot.tool.v1.SessionResponse
+	27, // 41: riot.tool.v1.ToolLink.Link:output_type -> riot.tool.v1.LinkResponse
+	37, // [37:42] is the sub-list for method output_type
+	32, // [32:37] is the sub-list for method input_type
+	32, // [32:32] is the sub-list for extension type_name
+	32, // [32:32] is the sub-list for extension extendee
+	0,  // [0:32] is the sub-list for field type_name
 }
 
 func init() { file_riot_tool_v1_tool_proto_init() }
@@ -2338,7 +2463,7 @@ func file_riot_tool_v1_tool_proto_init() {
 		(*SessionRequest_Call)(nil),
 		(*SessionRequest_Cancel)(nil),
 	}
-	file_riot_tool_v1_tool_proto_msgTypes[21].OneofWrappers = []any{
+	file_riot_tool_v1_tool_proto_msgTypes[22].OneofWrappers = []any{
 		(*SessionResponse_Prepared)(nil),
 		(*SessionResponse_Event)(nil),
 		(*SessionResponse_End)(nil),
@@ -2349,7 +2474,7 @@ func file_riot_tool_v1_tool_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_riot_tool_v1_tool_proto_rawDesc), len(file_riot_tool_v1_tool_proto_rawDesc)),
 			NumEnums:      6,
-			NumMessages:   27,
+			NumMessages:   30,
 			NumExtensions: 0,
 			NumServices:   3,
 		},
