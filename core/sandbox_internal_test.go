@@ -15,7 +15,7 @@ import (
 )
 
 // sandboxHostFor is a host with just what profiles are computed from.
-func sandboxHostFor(t *testing.T, deny []string, sb config.Sandbox) (*Host, string) {
+func sandboxHostFor(t testing.TB, deny []string, sb config.Sandbox) (*Host, string) {
 	t.Helper()
 	ws := t.TempDir()
 	for _, d := range []string{".git/hooks", ".riot", "secrets"} {
