@@ -22,19 +22,20 @@ import (
 
 // sandboxHost is the host's side of the kernel sandbox: whether bubblewrap
 // works here (found out once), the one warning when it does not, and the
-// paths deny rules hide, expanded against the filesystem.
+// part of every profile that does not depend on the call.
 type sandboxHost struct {
 	probeOnce sync.Once
 	probeErr  error
 
-	mu      sync.Mutex
-	masks   []string
-	masksAt time.Time
+	// mu guards base, the call-independent part of every profile.
+	mu   sync.Mutex
+	base *profileBase
 }
 
 const (
-	// maskRefresh is how long expanded deny globs are reused: a long-lived
-	// host sees files created since within this time.
+	// maskRefresh is how long a profile's base (expanded deny globs
+	// included) is reused: a long-lived host sees files created since
+	// within this time.
 	maskRefresh = 10 * time.Second
 	// maskWalkLimit bounds the entries walked to expand deny globs.
 	maskWalkLimit = 50_000
@@ -141,38 +142,24 @@ func (h *Host) sandboxFor(ctx context.Context, c *call) (*toolv1.Sandbox, string
 }
 
 // profile is the sandbox of a call with this request and decision: as
-// wide as the decision, never wider.
+// wide as the decision, never wider. What does not depend on the call
+// comes from the host's profileBase.
 func (h *Host) profile(readOnly bool, req permission.Request, d permission.Decision) *toolv1.Sandbox {
-	sb := h.cfg.Sandbox
+	b := h.profileBase()
 	p := &toolv1.Sandbox{
 		Mode:     toolv1.SandboxMode_SANDBOX_MODE_WRITE,
-		Network:  sb.Network != "none",
+		Network:  h.cfg.Sandbox.Network != "none",
 		Required: h.sandboxMode() == "required",
 		Reason:   profileReason(readOnly, d),
 	}
+	// The lists are the call's own: the base is shared.
 	if readOnly {
 		p.Mode = toolv1.SandboxMode_SANDBOX_MODE_READ_ONLY
+		p.WritePaths = slices.Clone(b.rootWrite)
+	} else {
+		p.WritePaths = slices.Clone(b.write)
 	}
-	roots := h.roots()
-	for _, r := range roots {
-		p.WritePaths = appendForms(p.WritePaths, r)
-	}
-	// allow_write is for calls allowed to write; a read-only call sees only
-	// what every profile sees. Each mount costs every call time.
-	if !readOnly {
-		for _, w := range sb.AllowWrite {
-			p.WritePaths = appendForms(p.WritePaths, config.ExpandHome(w.Path))
-		}
-	}
-	allowRead := make([]string, 0, len(sb.AllowRead))
-	for _, r := range sb.AllowRead {
-		abs := filepath.Clean(config.ExpandHome(r.Path))
-		allowRead = append(allowRead, abs)
-		p.ReadPaths = appendForms(p.ReadPaths, abs)
-	}
-	// riot's own state (spilled results are read back with Bash too):
-	// visible, never writable. Its config is not shown at all.
-	p.ReadPaths = appendForms(p.ReadPaths, h.stateDir)
+	p.ReadPaths = slices.Clone(b.read)
 	// A path outside the roots that the decision allowed is added for this
 	// call: reads read-only, writes writable.
 	for _, s := range req.Subjects {
@@ -187,40 +174,19 @@ func (h *Host) profile(readOnly bool, req permission.Request, d permission.Decis
 			continue
 		}
 		if s.Access == permission.Read {
-			p.ReadPaths = appendForms(p.ReadPaths, abs)
+			p.ReadPaths = appendForms(p.ReadPaths, abs, nil)
 		} else {
-			p.WritePaths = appendForms(p.WritePaths, existingAncestor(abs))
+			p.WritePaths = appendForms(p.WritePaths, existingAncestor(abs), nil)
 		}
 	}
-	for _, r := range roots {
-		for _, rel := range protectedInRoot {
-			// Listed whether or not they exist (bwrap skips a missing
-			// one), so the profile does not depend on them.
-			prot := filepath.Join(r, rel)
-			if !decisionCovers(d, prot) {
-				p.ProtectedPaths = append(p.ProtectedPaths, prot)
-			}
+	p.ProtectedPaths = make([]string, 0, len(b.inRoot)+len(b.own))
+	for _, prot := range b.inRoot {
+		if !decisionCovers(d, prot) {
+			p.ProtectedPaths = append(p.ProtectedPaths, prot)
 		}
 	}
-	// riot's own config and state stay read-only even where a writable
-	// path holds them (a root or allow_write above them).
-	for _, own := range []string{config.UserConfigDir(os.Getenv), h.stateDir} {
-		if _, err := os.Lstat(own); err == nil {
-			p.ProtectedPaths = append(p.ProtectedPaths, filepath.Clean(own))
-		}
-	}
-	p.MaskedPaths = append(p.MaskedPaths, h.denyMasks()...)
-	for _, d := range sb.DenyRead {
-		p.MaskedPaths = appendForms(p.MaskedPaths, config.ExpandHome(d.Path))
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		for _, rel := range secretPaths {
-			secret := filepath.Join(home, rel)
-			if _, err := os.Lstat(secret); err == nil && !slices.ContainsFunc(allowRead, func(a string) bool { return within(a, secret) }) {
-				p.MaskedPaths = append(p.MaskedPaths, secret)
-			}
-		}
-	}
+	p.ProtectedPaths = append(p.ProtectedPaths, b.own...)
+	p.MaskedPaths = slices.Concat(b.masks, b.secrets)
 	return p
 }
 
@@ -268,21 +234,39 @@ func decisionCovers(d permission.Decision, prot string) bool {
 
 // appendForms adds a path that exists, as given and with its symlinks
 // resolved when that differs, so the command finds it by either name.
-func appendForms(list []string, p string) []string {
+// What it looked at is noted in watched, unless that is nil.
+func appendForms(list []string, p string, watched *[]pathState) []string {
 	if !filepath.IsAbs(p) {
 		return list
 	}
 	p = filepath.Clean(p)
-	if _, err := os.Lstat(p); err != nil {
+	if !watch(watched, p) {
 		return list
 	}
 	if !slices.Contains(list, p) {
 		list = append(list, p)
 	}
-	if phys, err := filepath.EvalSymlinks(p); err == nil && phys != p && !slices.Contains(list, phys) {
-		list = append(list, phys)
+	if phys, err := filepath.EvalSymlinks(p); err == nil && phys != p {
+		watch(watched, phys)
+		if !slices.Contains(list, phys) {
+			list = append(list, phys)
+		}
 	}
 	return list
+}
+
+// watch reports whether p exists, and notes what it is in watched.
+func watch(watched *[]pathState, p string) bool {
+	if watched == nil {
+		_, ok := lstat(p)
+		return ok
+	}
+	if i := slices.IndexFunc(*watched, func(s pathState) bool { return s.path == p }); i >= 0 {
+		return (*watched)[i].exists
+	}
+	s := statePath(p)
+	*watched = append(*watched, s)
+	return s.exists
 }
 
 // existingAncestor is p, or its nearest directory that exists: a write
@@ -301,30 +285,6 @@ func coveredBy(dirs []string, p string) bool {
 
 func within(p, dir string) bool {
 	return p == dir || dir == "/" || strings.HasPrefix(p, dir+"/")
-}
-
-// denyMasks are the paths the Read deny rules match now, reused for
-// maskRefresh.
-func (h *Host) denyMasks() []string {
-	globs := h.policy.DenyReadGlobs()
-	if len(globs) == 0 {
-		return nil
-	}
-	h.sbox.mu.Lock()
-	defer h.sbox.mu.Unlock()
-	if now := h.now(); h.sbox.masksAt.IsZero() || now.Sub(h.sbox.masksAt) > maskRefresh {
-		bases := h.roots()
-		for _, r := range h.cfg.Sandbox.AllowRead {
-			bases = append(bases, config.ExpandHome(r.Path))
-		}
-		var truncated bool
-		h.sbox.masks, truncated = expandGlobs(globs, bases, maskWalkLimit)
-		if truncated {
-			h.log.Warn("deny rules' globs match under too many files to expand them all for the sandbox; files past the limit are not hidden by the sandbox (the permission chain still denies them)", "limit", maskWalkLimit)
-		}
-		h.sbox.masksAt = now
-	}
-	return h.sbox.masks
 }
 
 // expandGlobs finds what the absolute globs match, walking at most limit
