@@ -234,39 +234,30 @@ func decisionCovers(d permission.Decision, prot string) bool {
 
 // appendForms adds a path that exists, as given and with its symlinks
 // resolved when that differs, so the command finds it by either name.
-// What it looked at is noted in watched, unless that is nil.
-func appendForms(list []string, p string, watched *[]pathState) []string {
+// What the result relies on is noted in watched, unless that is nil.
+func appendForms(list []string, p string, watched *[]pathWatch) []string {
 	if !filepath.IsAbs(p) {
 		return list
 	}
 	p = filepath.Clean(p)
-	if !watch(watched, p) {
+	if _, err := os.Lstat(p); err != nil {
+		if watched != nil {
+			*watched = append(*watched, pathWatch{path: p})
+		}
 		return list
 	}
 	if !slices.Contains(list, p) {
 		list = append(list, p)
 	}
 	if phys, err := filepath.EvalSymlinks(p); err == nil && phys != p {
-		watch(watched, phys)
+		if watched != nil {
+			*watched = append(*watched, pathWatch{path: p, alias: phys})
+		}
 		if !slices.Contains(list, phys) {
 			list = append(list, phys)
 		}
 	}
 	return list
-}
-
-// watch reports whether p exists, and notes what it is in watched.
-func watch(watched *[]pathState, p string) bool {
-	if watched == nil {
-		_, ok := lstat(p)
-		return ok
-	}
-	if i := slices.IndexFunc(*watched, func(s pathState) bool { return s.path == p }); i >= 0 {
-		return (*watched)[i].exists
-	}
-	s := statePath(p)
-	*watched = append(*watched, s)
-	return s.exists
 }
 
 // existingAncestor is p, or its nearest directory that exists: a write

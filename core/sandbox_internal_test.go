@@ -360,7 +360,7 @@ func TestProfileSecretMadeLaterIsMaskedAfterTheRefresh(t *testing.T) {
 }
 
 func TestProfileWritableAndProtectedPathsFollowTheFilesystem(t *testing.T) {
-	h, _, home, _ := cachedHost(t)
+	h, _, home, clock := cachedHost(t)
 	allowed := permission.Decision{Behavior: permission.Allow}
 	first := h.profile(false, permission.Request{}, allowed)
 	real := filepath.Join(home, "real")
@@ -380,24 +380,29 @@ func TestProfileWritableAndProtectedPathsFollowTheFilesystem(t *testing.T) {
 	if slices.Contains(p.GetWritePaths(), real) || !slices.Contains(p.GetWritePaths(), filepath.Join(home, "other")) {
 		t.Errorf("after the additional dir's link moved, the old target must not stay writable: %v", p.GetWritePaths())
 	}
-	// An allow_write path removed is no longer bound; one made is.
-	if err := os.RemoveAll(filepath.Join(home, "out")); err != nil {
+	// A path removed stays listed until the refresh: bwrap skips a bind
+	// of a missing path, so that grants nothing the computation would not.
+	out := filepath.Join(home, "out")
+	if err := os.RemoveAll(out); err != nil {
 		t.Fatal(err)
 	}
-	p = h.profile(false, permission.Request{}, allowed)
-	if slices.Contains(p.GetWritePaths(), filepath.Join(home, "out")) {
-		t.Errorf("a removed allow_write path stays writable: %v", p.GetWritePaths())
+	assertNoWider(t, h.profile(false, permission.Request{}, allowed), uncachedProfile(h, false, permission.Request{}, allowed))
+	// A path missing when the base was computed and made since is bound
+	// on the next call.
+	clock.advance(maskRefresh + time.Nanosecond)
+	if p = h.profile(false, permission.Request{}, allowed); slices.Contains(p.GetWritePaths(), out) {
+		t.Fatalf("a missing allow_write path is listed: %v", p.GetWritePaths())
 	}
-	mkdir(t, filepath.Join(home, "out"))
-	p = h.profile(false, permission.Request{}, allowed)
-	if !slices.Contains(p.GetWritePaths(), filepath.Join(home, "out")) {
-		t.Errorf("an allow_write path made again is not writable: %v", p.GetWritePaths())
+	mkdir(t, out)
+	if p = h.profile(false, permission.Request{}, allowed); !slices.Contains(p.GetWritePaths(), out) {
+		t.Errorf("an allow_write path made during the session is not writable on the next call: %v", p.GetWritePaths())
 	}
 	// riot's config dir, made during the session, is protected at once.
 	conf := filepath.Join(home, ".config", "riot")
 	if err := os.RemoveAll(conf); err != nil {
 		t.Fatal(err)
 	}
+	clock.advance(maskRefresh + time.Nanosecond)
 	if p = h.profile(false, permission.Request{}, allowed); slices.Contains(p.GetProtectedPaths(), conf) {
 		t.Fatalf("a missing config dir is listed: %v", p.GetProtectedPaths())
 	}
@@ -407,6 +412,30 @@ func TestProfileWritableAndProtectedPathsFollowTheFilesystem(t *testing.T) {
 	}
 	if want := uncachedProfile(h, false, permission.Request{}, allowed); !proto.Equal(p, want) {
 		t.Errorf("after the changes:\n got %v\nwant %v", p, want)
+	}
+}
+
+// assertNoWider fails when got makes writable or shows a path that exists
+// and want does not, or protects less than want.
+func assertNoWider(t *testing.T, got, want *toolv1.Sandbox) {
+	t.Helper()
+	if got.GetMode() != want.GetMode() || got.GetNetwork() != want.GetNetwork() {
+		t.Errorf("mode %v network %v, the computation's %v %v", got.GetMode(), got.GetNetwork(), want.GetMode(), want.GetNetwork())
+	}
+	for _, l := range []struct {
+		what      string
+		got, want []string
+	}{{"writable", got.GetWritePaths(), want.GetWritePaths()}, {"shown", got.GetReadPaths(), want.GetReadPaths()}} {
+		for _, p := range l.got {
+			if _, err := os.Lstat(p); err == nil && !slices.Contains(l.want, p) {
+				t.Errorf("%s is %s, which the computation does not give: %v", p, l.what, l.want)
+			}
+		}
+	}
+	for _, p := range want.GetProtectedPaths() {
+		if !slices.Contains(got.GetProtectedPaths(), p) {
+			t.Errorf("%s is not protected, which the computation protects: %v", p, got.GetProtectedPaths())
+		}
 	}
 }
 

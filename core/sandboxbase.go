@@ -17,13 +17,13 @@ import (
 // computes it once and reuses it while what it was computed from holds:
 //   - the config, the policy, $HOME and $XDG_CONFIG_HOME are the same (a
 //     reload builds a new host, and so a new base);
-//   - every path that decides what is writable or protected (the roots,
-//     allow_write, riot's own dirs) is still the file it was, or still
-//     missing: checked on every call, one lstat each, so a call can write
-//     nowhere the computation would not let it now;
-//   - it is not older than maskRefresh. What is shown and hidden (allow_read,
-//     the deny globs' matches, the secrets under $HOME) is found again then,
-//     as deny globs were before there was a base: a secret made since is
+//   - what it found of the paths it shows, makes writable or protects
+//     still holds, checked on every call (see pathWatch): nothing is
+//     writable, shown or left unprotected that the computation would not
+//     give now;
+//   - it is not older than maskRefresh. What is hidden (the deny globs'
+//     matches, deny_read, the secrets under $HOME) is found again then, as
+//     deny globs were before there was a base: a secret made since is
 //     masked within that time.
 type profileBase struct {
 	key baseKey
@@ -43,8 +43,8 @@ type profileBase struct {
 	own []string
 	// masks are what deny rules and deny_read hide.
 	masks []string
-	// watched is every path the base was computed from, as it was then.
-	watched []pathState
+	// watched are the facts about the filesystem it relies on.
+	watched []pathWatch
 
 	// secrets are the secret paths that exist and allow_read does not
 	// uncover.
@@ -58,53 +58,32 @@ type baseKey struct {
 	home, xdgConf string
 }
 
-// pathState is what a path was when the base looked at it: which file,
-// or that there was none. A symlink is also known by what it leads to.
-type pathState struct {
-	path    string
-	exists  bool
-	fi      os.FileInfo
-	target  os.FileInfo
-	targetE bool
+// pathWatch is a fact about a path that a base relies on. A path that was
+// missing must still be: made, it would be shown, writable or protected. A
+// path whose symlinks resolved to alias must still lead to the same file as
+// alias does: the base grants alias by name. A path that existed and had
+// no symlinks needs no watch: the mount follows whatever it is then, as
+// the computation's would, and a protected path that has gone is skipped.
+type pathWatch struct {
+	path, alias string
 }
 
-func statePath(path string) pathState {
-	s := pathState{path: path}
-	s.fi, s.exists = lstat(path)
-	if s.exists && s.fi.Mode()&os.ModeSymlink != 0 {
-		t, err := os.Stat(path)
-		s.target, s.targetE = t, err == nil
+func (w pathWatch) holds() bool {
+	if w.alias == "" {
+		_, err := os.Lstat(w.path)
+		return err != nil
 	}
-	return s
-}
-
-func lstat(path string) (os.FileInfo, bool) {
-	fi, err := os.Lstat(path)
-	return fi, err == nil
-}
-
-// holds reports whether the path is still what it was.
-func (s pathState) holds() bool {
-	now := statePath(s.path)
-	if now.exists != s.exists || now.targetE != s.targetE {
+	a, err := os.Stat(w.path)
+	if err != nil {
 		return false
 	}
-	if !s.exists {
-		return true
-	}
-	if !sameFile(s.fi, now.fi) {
-		return false
-	}
-	return !s.targetE || sameFile(s.target, now.target)
+	b, err := os.Stat(w.alias)
+	return err == nil && os.SameFile(a, b)
 }
 
-func sameFile(a, b os.FileInfo) bool {
-	return a.Mode() == b.Mode() && os.SameFile(a, b)
-}
-
-func allHold(states []pathState) bool {
-	for _, s := range states {
-		if !s.holds() {
+func allHold(watched []pathWatch) bool {
+	for _, w := range watched {
+		if !w.holds() {
 			return false
 		}
 	}
@@ -145,11 +124,11 @@ func (h *Host) computeBase(key baseKey) *profileBase {
 	for _, r := range sb.AllowRead {
 		abs := filepath.Clean(config.ExpandHome(r.Path))
 		allowRead = append(allowRead, abs)
-		b.read = appendForms(b.read, abs, nil)
+			b.read = appendForms(b.read, abs, w)
 	}
 	// riot's own state (spilled results are read back with Bash too):
 	// visible, never writable. Its config is not shown at all.
-	b.read = appendForms(b.read, h.stateDir, nil)
+	b.read = appendForms(b.read, h.stateDir, w)
 	for _, r := range roots {
 		for _, rel := range protectedInRoot {
 			// Listed whether or not they exist (bwrap skips a missing
@@ -160,8 +139,11 @@ func (h *Host) computeBase(key baseKey) *profileBase {
 	// riot's own config and state stay read-only even where a writable
 	// path holds them (a root or allow_write above them).
 	for _, own := range []string{config.UserConfigDir(os.Getenv), h.stateDir} {
-		if watch(w, own) {
+		switch _, err := os.Lstat(own); {
+		case err == nil:
 			b.own = append(b.own, filepath.Clean(own))
+		case own != "":
+			*w = append(*w, pathWatch{path: own})
 		}
 	}
 	b.masks = append(b.masks, h.denyMasks()...)
@@ -171,7 +153,7 @@ func (h *Host) computeBase(key baseKey) *profileBase {
 	if home, err := os.UserHomeDir(); err == nil {
 		for _, rel := range secretPaths {
 			secret := filepath.Join(home, rel)
-			if _, ok := lstat(secret); ok && !slices.ContainsFunc(allowRead, func(a string) bool { return within(a, secret) }) {
+			if _, err := os.Lstat(secret); err == nil && !slices.ContainsFunc(allowRead, func(a string) bool { return within(a, secret) }) {
 				b.secrets = append(b.secrets, secret)
 			}
 		}
