@@ -1,10 +1,14 @@
 package core
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/core/permission"
@@ -124,7 +128,7 @@ func (h *Host) computeBase(key baseKey) *profileBase {
 	for _, r := range sb.AllowRead {
 		abs := filepath.Clean(config.ExpandHome(r.Path))
 		allowRead = append(allowRead, abs)
-			b.read = appendForms(b.read, abs, w)
+		b.read = appendForms(b.read, abs, w)
 	}
 	// riot's own state (spilled results are read back with Bash too):
 	// visible, never writable. Its config is not shown at all.
@@ -176,4 +180,75 @@ func (h *Host) denyMasks() []string {
 		h.log.Warn("deny rules' globs match under too many files to expand them all for the sandbox; files past the limit are not hidden by the sandbox (the permission chain still denies them)", "limit", maskWalkLimit)
 	}
 	return masks
+}
+
+// expandGlobs finds what the absolute globs match, walking at most limit
+// entries. A pattern that matches anywhere (/**/x) is looked for under
+// bases; any other below its literal leading directory. A directory that
+// matches is one mask, not walked further.
+func expandGlobs(globs, bases []string, limit int) (matches []string, truncated bool) {
+	seen := map[string]bool{}
+	budget := limit
+	add := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			matches = append(matches, p)
+		}
+	}
+	for _, g := range globs {
+		if g == "/**" {
+			// A bare Read deny rule: the chain denies every read, and
+			// hiding the whole filesystem would leave nothing to run.
+			continue
+		}
+		starts := []string{literalPrefix(g)}
+		if strings.HasPrefix(g, "/**/") {
+			starts = bases
+		}
+		for _, start := range starts {
+			if !doublestar.ValidatePattern(g) {
+				continue
+			}
+			if start == g {
+				if _, err := os.Lstat(g); err == nil {
+					add(g)
+				}
+				continue
+			}
+			_ = filepath.WalkDir(start, func(path string, e fs.DirEntry, err error) error {
+				if budget--; budget < 0 {
+					truncated = true
+					return filepath.SkipAll
+				}
+				if err != nil {
+					// An unreadable directory hides nothing to mask.
+					return nil //nolint:nilerr // see above
+				}
+				if ok, _ := doublestar.Match(g, path); ok {
+					add(path)
+					if e.IsDir() {
+						return filepath.SkipDir
+					}
+				}
+				return nil
+			})
+		}
+	}
+	return matches, truncated
+}
+
+// literalPrefix is the longest leading run of a glob's components with no
+// pattern characters: the directory to walk from, or the glob itself
+// when it is a literal path.
+func literalPrefix(g string) string {
+	parts := strings.Split(g, "/")
+	for i, part := range parts {
+		if strings.ContainsAny(part, `*?[]{}\`) {
+			if i <= 1 {
+				return "/"
+			}
+			return strings.Join(parts[:i], "/")
+		}
+	}
+	return g
 }
