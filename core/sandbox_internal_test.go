@@ -393,9 +393,39 @@ func TestProfileWritableAndProtectedPathsFollowTheFilesystem(t *testing.T) {
 	if p = h.profile(false, permission.Request{}, allowed); slices.Contains(p.GetWritePaths(), out) {
 		t.Fatalf("a missing allow_write path is listed: %v", p.GetWritePaths())
 	}
+	// Something else made in the directory above it keeps the base: a
+	// deny glob's new match waits for the refresh.
+	writeFile(t, filepath.Join(home, "unrelated"))
+	mkdir(t, filepath.Join(h.opts.Workspace, "later"))
+	writeFile(t, filepath.Join(h.opts.Workspace, "later", ".env"))
+	if p = h.profile(false, permission.Request{}, allowed); slices.Contains(p.GetMaskedPaths(), filepath.Join(h.opts.Workspace, "later", ".env")) {
+		t.Errorf("a change that made none of the missing paths computed the base again: %v", p.GetMaskedPaths())
+	}
 	mkdir(t, out)
 	if p = h.profile(false, permission.Request{}, allowed); !slices.Contains(p.GetWritePaths(), out) {
 		t.Errorf("an allow_write path made during the session is not writable on the next call: %v", p.GetWritePaths())
+	}
+	// One made within the tick of its directory's modification time (the
+	// time set back here) is bound from the refresh on.
+	if err := os.RemoveAll(out); err != nil {
+		t.Fatal(err)
+	}
+	clock.advance(maskRefresh + time.Nanosecond)
+	_ = h.profile(false, permission.Request{}, allowed)
+	st, err := os.Stat(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mkdir(t, out)
+	if err := os.Chtimes(home, st.ModTime(), st.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if p = h.profile(false, permission.Request{}, allowed); slices.Contains(p.GetWritePaths(), out) {
+		t.Errorf("a path made within the same tick is seen before the refresh: is the directory watched? %v", p.GetWritePaths())
+	}
+	clock.advance(maskRefresh + time.Nanosecond)
+	if p = h.profile(false, permission.Request{}, allowed); !slices.Contains(p.GetWritePaths(), out) {
+		t.Errorf("a path made within the same tick is not bound after the refresh: %v", p.GetWritePaths())
 	}
 	// riot's config dir, made during the session, is protected at once.
 	conf := filepath.Join(home, ".config", "riot")

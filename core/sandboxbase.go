@@ -47,8 +47,9 @@ type profileBase struct {
 	own []string
 	// masks are what deny rules and deny_read hide.
 	masks []string
-	// watched are the facts about the filesystem it relies on.
-	watched []pathWatch
+	// watched are the facts about the filesystem it relies on; guarded
+	// by the host's sandbox lock.
+	watched watches
 
 	// secrets are the secret paths that exist and allow_read does not
 	// uncover.
@@ -62,36 +63,102 @@ type baseKey struct {
 	home, xdgConf string
 }
 
-// pathWatch is a fact about a path that a base relies on. A path that was
-// missing must still be: made, it would be shown, writable or protected. A
-// path whose symlinks resolved to alias must still lead to the same file as
-// alias does: the base grants alias by name. A path that existed and had
-// no symlinks needs no watch: the mount follows whatever it is then, as
-// the computation's would, and a protected path that has gone is skipped.
-type pathWatch struct {
-	path, alias string
+// watches are the facts about the filesystem that a base relies on,
+// checked on every call. A path that existed and had no symlinks needs
+// none: its mount follows whatever it is then, as the computation's would,
+// and a protected path that has gone is skipped.
+type watches struct {
+	// gone are riot's own dirs that were missing: made, they must be
+	// protected, so each is looked at.
+	gone []string
+	// aliases are paths whose symlinks resolved to another name, which
+	// the base grants too: both must still lead to the same file.
+	aliases [][2]string
+	// absent are the paths to show or make writable that were missing, by
+	// the nearest directory above them that existed. While missing they
+	// only narrow the profile, so one stat of that directory a call
+	// finds those made since; one made within the same tick of its
+	// modification time waits for the refresh.
+	absent []*absentDir
 }
 
-func (w pathWatch) holds() bool {
-	if w.alias == "" {
-		_, err := os.Lstat(w.path)
-		return err != nil
-	}
-	a, err := os.Stat(w.path)
-	if err != nil {
-		return false
-	}
-	b, err := os.Stat(w.alias)
-	return err == nil && os.SameFile(a, b)
+type absentDir struct {
+	dir   string
+	fi    os.FileInfo
+	paths []string
 }
 
-func allHold(watched []pathWatch) bool {
-	for _, w := range watched {
-		if !w.holds() {
+// alias notes that p resolved to phys.
+func (w *watches) alias(p, phys string) {
+	if w != nil {
+		w.aliases = append(w.aliases, [2]string{p, phys})
+	}
+}
+
+// missing notes that p, to show or make writable, did not exist.
+func (w *watches) missing(p string) {
+	if w == nil {
+		return
+	}
+	dir := filepath.Dir(p)
+	for dir != "/" {
+		if _, err := os.Stat(dir); err == nil {
+			break
+		}
+		dir = filepath.Dir(dir)
+	}
+	for _, a := range w.absent {
+		if a.dir == dir {
+			a.paths = append(a.paths, p)
+			return
+		}
+	}
+	fi, _ := os.Stat(dir)
+	w.absent = append(w.absent, &absentDir{dir: dir, fi: fi, paths: []string{p}})
+}
+
+// hold reports whether the facts still hold. It notes a directory's new
+// modification time when nothing it watches was made.
+func (w *watches) hold() bool {
+	for _, own := range w.gone {
+		if _, err := os.Lstat(own); err == nil {
 			return false
 		}
 	}
+	for _, a := range w.aliases {
+		if !sameFile(a[0], a[1]) {
+			return false
+		}
+	}
+	for _, a := range w.absent {
+		fi, _ := os.Stat(a.dir)
+		if unchanged(a.fi, fi) {
+			continue
+		}
+		for _, p := range a.paths {
+			if _, err := os.Lstat(p); err == nil {
+				return false
+			}
+		}
+		a.fi = fi
+	}
 	return true
+}
+
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
+}
+
+func unchanged(was, now os.FileInfo) bool {
+	if was == nil || now == nil {
+		return was == nil && now == nil
+	}
+	return os.SameFile(was, now) && was.Mode() == now.Mode() && was.ModTime().Equal(now.ModTime())
 }
 
 // profileBase is the host's base for a call now, computed again when it
@@ -101,7 +168,7 @@ func (h *Host) profileBase() *profileBase {
 	h.sbox.mu.Lock()
 	defer h.sbox.mu.Unlock()
 	b := h.sbox.base
-	if b == nil || b.key != key || h.now().Sub(b.at) > maskRefresh || !allHold(b.watched) {
+	if b == nil || b.key != key || h.now().Sub(b.at) > maskRefresh || !b.watched.hold() {
 		b = h.computeBase(key)
 		h.sbox.base = b
 	}
@@ -147,7 +214,7 @@ func (h *Host) computeBase(key baseKey) *profileBase {
 		case err == nil:
 			b.own = append(b.own, filepath.Clean(own))
 		case own != "":
-			*w = append(*w, pathWatch{path: own})
+			w.gone = append(w.gone, own)
 		}
 	}
 	b.masks = append(b.masks, h.denyMasks()...)

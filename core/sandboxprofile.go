@@ -93,24 +93,20 @@ func decisionCovers(d permission.Decision, prot string) bool {
 // appendForms adds a path that exists, as given and with its symlinks
 // resolved when that differs, so the command finds it by either name.
 // What the result relies on is noted in watched, unless that is nil.
-func appendForms(list []string, p string, watched *[]pathWatch) []string {
+func appendForms(list []string, p string, watched *watches) []string {
 	if !filepath.IsAbs(p) {
 		return list
 	}
 	p = filepath.Clean(p)
 	if _, err := os.Lstat(p); err != nil {
-		if watched != nil {
-			*watched = append(*watched, pathWatch{path: p})
-		}
+		watched.missing(p)
 		return list
 	}
 	if !slices.Contains(list, p) {
 		list = append(list, p)
 	}
 	if phys, err := filepath.EvalSymlinks(p); err == nil && phys != p {
-		if watched != nil {
-			*watched = append(*watched, pathWatch{path: p, alias: phys})
-		}
+		watched.alias(p, phys)
 		if !slices.Contains(list, phys) {
 			list = append(list, phys)
 		}
