@@ -22,13 +22,13 @@ import (
 //   - the config, the policy, $HOME and $XDG_CONFIG_HOME are the same (a
 //     reload builds a new host, and so a new base);
 //   - what it found of the paths it shows, makes writable or protects
-//     still holds, checked on every call (see pathWatch): nothing is
+//     still holds, checked on every call (see watches): nothing is
 //     writable, shown or left unprotected that the computation would not
 //     give now;
-//   - it is not older than maskRefresh. What is hidden (the deny globs'
-//     matches, deny_read, the secrets under $HOME) is found again then, as
-//     deny globs were before there was a base: a secret made since is
-//     masked within that time.
+//   - it is not older than maskRefresh. Everything is found again then,
+//     as deny globs were before there was a base: a secret or a deny
+//     rule's match made since is masked within that time, and a path to
+//     show or make writable made since is bound within it.
 type profileBase struct {
 	key baseKey
 	at  time.Time
@@ -63,10 +63,13 @@ type baseKey struct {
 	home, xdgConf string
 }
 
-// watches are the facts about the filesystem that a base relies on,
-// checked on every call. A path that existed and had no symlinks needs
-// none: its mount follows whatever it is then, as the computation's would,
-// and a protected path that has gone is skipped.
+// watches are the facts about the filesystem that a base relies on for
+// not being wider than the computation now, checked on every call. A path
+// that existed and had no symlinks needs none: its mount follows whatever
+// it is then, as the computation's would, and a path that has gone is
+// skipped. A path to show or make writable that was missing needs none
+// either: while the base leaves it out it only narrows the profile, and
+// the refresh adds it.
 type watches struct {
 	// gone are riot's own dirs that were missing: made, they must be
 	// protected, so each is looked at.
@@ -74,18 +77,6 @@ type watches struct {
 	// aliases are paths whose symlinks resolved to another name, which
 	// the base grants too: both must still lead to the same file.
 	aliases [][2]string
-	// absent are the paths to show or make writable that were missing, by
-	// the nearest directory above them that existed. While missing they
-	// only narrow the profile, so one stat of that directory a call
-	// finds those made since; one made within the same tick of its
-	// modification time waits for the refresh.
-	absent []*absentDir
-}
-
-type absentDir struct {
-	dir   string
-	fi    os.FileInfo
-	paths []string
 }
 
 // alias notes that p resolved to phys.
@@ -95,30 +86,7 @@ func (w *watches) alias(p, phys string) {
 	}
 }
 
-// missing notes that p, to show or make writable, did not exist.
-func (w *watches) missing(p string) {
-	if w == nil {
-		return
-	}
-	dir := filepath.Dir(p)
-	for dir != "/" {
-		if _, err := os.Stat(dir); err == nil {
-			break
-		}
-		dir = filepath.Dir(dir)
-	}
-	for _, a := range w.absent {
-		if a.dir == dir {
-			a.paths = append(a.paths, p)
-			return
-		}
-	}
-	fi, _ := os.Stat(dir)
-	w.absent = append(w.absent, &absentDir{dir: dir, fi: fi, paths: []string{p}})
-}
-
-// hold reports whether the facts still hold. It notes a directory's new
-// modification time when nothing it watches was made.
+// hold reports whether the facts still hold.
 func (w *watches) hold() bool {
 	for _, own := range w.gone {
 		if _, err := os.Lstat(own); err == nil {
@@ -130,18 +98,6 @@ func (w *watches) hold() bool {
 			return false
 		}
 	}
-	for _, a := range w.absent {
-		fi, _ := os.Stat(a.dir)
-		if unchanged(a.fi, fi) {
-			continue
-		}
-		for _, p := range a.paths {
-			if _, err := os.Lstat(p); err == nil {
-				return false
-			}
-		}
-		a.fi = fi
-	}
 	return true
 }
 
@@ -152,13 +108,6 @@ func sameFile(a, b string) bool {
 	}
 	fb, err := os.Stat(b)
 	return err == nil && os.SameFile(fa, fb)
-}
-
-func unchanged(was, now os.FileInfo) bool {
-	if was == nil || now == nil {
-		return was == nil && now == nil
-	}
-	return os.SameFile(was, now) && was.Mode() == now.Mode() && was.ModTime().Equal(now.ModTime())
 }
 
 // profileBase is the host's base for a call now, computed again when it

@@ -99,7 +99,6 @@ func appendForms(list []string, p string, watched *watches) []string {
 	}
 	p = filepath.Clean(p)
 	if _, err := os.Lstat(p); err != nil {
-		watched.missing(p)
 		return list
 	}
 	if !slices.Contains(list, p) {
