@@ -49,13 +49,8 @@ func (h *Host) profile(readOnly bool, req permission.Request, d permission.Decis
 			p.WritePaths = appendForms(p.WritePaths, existingAncestor(abs), nil)
 		}
 	}
-	p.ProtectedPaths = make([]string, 0, len(b.inRoot)+len(b.own))
-	for _, prot := range b.inRoot {
-		if !decisionCovers(d, prot) {
-			p.ProtectedPaths = append(p.ProtectedPaths, prot)
-		}
-	}
-	p.ProtectedPaths = append(p.ProtectedPaths, b.own...)
+	inRoot := slices.DeleteFunc(slices.Clone(b.inRoot), func(prot string) bool { return decisionCovers(d, prot) })
+	p.ProtectedPaths = append(inRoot, b.own...)
 	p.MaskedPaths = slices.Concat(b.masks, b.secrets)
 	return p
 }
