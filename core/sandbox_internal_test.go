@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -505,5 +506,35 @@ func TestProfileListsAreTheCallsOwn(t *testing.T) {
 	}
 	if got := h.profile(false, permission.Request{}, allowed); !proto.Equal(got, want) {
 		t.Errorf("a call's change to its profile reached the next call's:\n got %v\nwant %v", got, want)
+	}
+}
+
+func TestProfileConcurrentCallsShareTheBaseSafely(t *testing.T) {
+	h, _, _, _ := cachedHost(t)
+	allowed := permission.Decision{Behavior: permission.Allow}
+	want := uncachedProfile(h, false, permission.Request{}, allowed)
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for range 8 {
+		wg.Go(func() {
+			for range 20 {
+				p := h.profile(false, permission.Request{}, allowed)
+				if !proto.Equal(p, want) {
+					errs <- p.String()
+					return
+				}
+				// Each call may change its own lists: -race finds a
+				// list shared with the base or another call.
+				for i := range p.WritePaths {
+					p.WritePaths[i] = "/"
+				}
+				p.MaskedPaths = append(p.MaskedPaths, "/x")
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Errorf("a concurrent call's profile: %s\nwant %v", e, want)
 	}
 }
