@@ -47,8 +47,8 @@ type profileBase struct {
 	own []string
 	// masks are what deny rules and deny_read hide.
 	masks []string
-	// watched are the facts about the filesystem it relies on; guarded
-	// by the host's sandbox lock.
+	// watched are the facts about the filesystem it relies on. A base
+	// does not change once computed: calls share it.
 	watched watches
 
 	// secrets are the secret paths that exist and allow_read does not
@@ -66,8 +66,8 @@ type baseKey struct {
 // watches are the facts about the filesystem that a base relies on for
 // not being wider than the computation now, checked on every call. A path
 // that existed and had no symlinks needs none: its mount follows whatever
-// it is then, as the computation's would, and a path that has gone is
-// skipped. A path to show or make writable that was missing needs none
+// it is then, as the computation's would (which would also name a
+// symlink's target, one name more), and bwrap skips a path that has gone. A path to show or make writable that was missing needs none
 // either: while the base leaves it out it only narrows the profile, and
 // the refresh adds it.
 type watches struct {
