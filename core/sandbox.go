@@ -4,37 +4,31 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"os/exec"
-	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/bmatcuk/doublestar/v4"
-
-	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/core/permission"
 	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
 
 // sandboxHost is the host's side of the kernel sandbox: whether bubblewrap
 // works here (found out once), the one warning when it does not, and the
-// paths deny rules hide, expanded against the filesystem.
+// part of every profile that does not depend on the call.
 type sandboxHost struct {
 	probeOnce sync.Once
 	probeErr  error
 
-	mu      sync.Mutex
-	masks   []string
-	masksAt time.Time
+	// mu guards base, the call-independent part of every profile.
+	mu   sync.Mutex
+	base *profileBase
 }
 
 const (
-	// maskRefresh is how long expanded deny globs are reused: a long-lived
-	// host sees files created since within this time.
+	// maskRefresh is how long a profile's base (expanded deny globs
+	// included) is reused: a long-lived host sees files created since
+	// within this time.
 	maskRefresh = 10 * time.Second
 	// maskWalkLimit bounds the entries walked to expand deny globs.
 	maskWalkLimit = 50_000
@@ -140,90 +134,6 @@ func (h *Host) sandboxFor(ctx context.Context, c *call) (*toolv1.Sandbox, string
 	return h.profile(c.prep.GetReadOnly(), c.req, c.decision), ""
 }
 
-// profile is the sandbox of a call with this request and decision: as
-// wide as the decision, never wider.
-func (h *Host) profile(readOnly bool, req permission.Request, d permission.Decision) *toolv1.Sandbox {
-	sb := h.cfg.Sandbox
-	p := &toolv1.Sandbox{
-		Mode:     toolv1.SandboxMode_SANDBOX_MODE_WRITE,
-		Network:  sb.Network != "none",
-		Required: h.sandboxMode() == "required",
-		Reason:   profileReason(readOnly, d),
-	}
-	if readOnly {
-		p.Mode = toolv1.SandboxMode_SANDBOX_MODE_READ_ONLY
-	}
-	roots := h.roots()
-	for _, r := range roots {
-		p.WritePaths = appendForms(p.WritePaths, r)
-	}
-	// allow_write is for calls allowed to write; a read-only call sees only
-	// what every profile sees. Each mount costs every call time.
-	if !readOnly {
-		for _, w := range sb.AllowWrite {
-			p.WritePaths = appendForms(p.WritePaths, config.ExpandHome(w.Path))
-		}
-	}
-	allowRead := make([]string, 0, len(sb.AllowRead))
-	for _, r := range sb.AllowRead {
-		abs := filepath.Clean(config.ExpandHome(r.Path))
-		allowRead = append(allowRead, abs)
-		p.ReadPaths = appendForms(p.ReadPaths, abs)
-	}
-	// riot's own state (spilled results are read back with Bash too):
-	// visible, never writable. Its config is not shown at all.
-	p.ReadPaths = appendForms(p.ReadPaths, h.stateDir)
-	// A path outside the roots that the decision allowed is added for this
-	// call: reads read-only, writes writable.
-	for _, s := range req.Subjects {
-		if s.Kind != permission.PathSubject || d.Behavior != permission.Allow {
-			continue
-		}
-		abs := filepath.Clean(config.ExpandHome(s.Value))
-		if !filepath.IsAbs(abs) {
-			abs = filepath.Join(h.opts.Workspace, abs)
-		}
-		if coveredBy(p.WritePaths, abs) {
-			continue
-		}
-		if s.Access == permission.Read {
-			p.ReadPaths = appendForms(p.ReadPaths, abs)
-		} else {
-			p.WritePaths = appendForms(p.WritePaths, existingAncestor(abs))
-		}
-	}
-	for _, r := range roots {
-		for _, rel := range protectedInRoot {
-			// Listed whether or not they exist (bwrap skips a missing
-			// one), so the profile does not depend on them.
-			prot := filepath.Join(r, rel)
-			if !decisionCovers(d, prot) {
-				p.ProtectedPaths = append(p.ProtectedPaths, prot)
-			}
-		}
-	}
-	// riot's own config and state stay read-only even where a writable
-	// path holds them (a root or allow_write above them).
-	for _, own := range []string{config.UserConfigDir(os.Getenv), h.stateDir} {
-		if _, err := os.Lstat(own); err == nil {
-			p.ProtectedPaths = append(p.ProtectedPaths, filepath.Clean(own))
-		}
-	}
-	p.MaskedPaths = append(p.MaskedPaths, h.denyMasks()...)
-	for _, d := range sb.DenyRead {
-		p.MaskedPaths = appendForms(p.MaskedPaths, config.ExpandHome(d.Path))
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		for _, rel := range secretPaths {
-			secret := filepath.Join(home, rel)
-			if _, err := os.Lstat(secret); err == nil && !slices.ContainsFunc(allowRead, func(a string) bool { return within(a, secret) }) {
-				p.MaskedPaths = append(p.MaskedPaths, secret)
-			}
-		}
-	}
-	return p
-}
-
 // explainSandbox is the profile a call would get were it allowed, or nil
 // when calls run unsandboxed.
 func (h *Host) explainSandbox(ctx context.Context, readOnly bool, req permission.Request, d permission.Decision) *toolv1.Sandbox {
@@ -234,166 +144,4 @@ func (h *Host) explainSandbox(ctx context.Context, readOnly bool, req permission
 		d.Behavior = permission.Allow
 	}
 	return h.profile(readOnly, req, d)
-}
-
-// profileReason says why a call gets its profile, for the model.
-func profileReason(readOnly bool, d permission.Decision) string {
-	switch {
-	case readOnly:
-		return "a call allowed as read-only"
-	case d.ByUser:
-		return "a call the user allowed"
-	case d.Rule != nil:
-		return "a call allowed by the rule " + d.Rule.Text
-	case d.Step == permission.StepMode:
-		return "a call allowed by the " + d.Mode + " mode"
-	default:
-		return "a call allowed by its tool"
-	}
-}
-
-// decisionCovers reports whether the user allowed this call after a safety
-// check named prot or a path inside or above it.
-func decisionCovers(d permission.Decision, prot string) bool {
-	if !d.ByUser {
-		return false
-	}
-	_, path, ok := strings.Cut(d.Check, ": ")
-	if !ok || !strings.HasPrefix(d.Check, "protected path") {
-		return false
-	}
-	path = filepath.Clean(path)
-	return within(prot, path) || within(path, prot)
-}
-
-// appendForms adds a path that exists, as given and with its symlinks
-// resolved when that differs, so the command finds it by either name.
-func appendForms(list []string, p string) []string {
-	if !filepath.IsAbs(p) {
-		return list
-	}
-	p = filepath.Clean(p)
-	if _, err := os.Lstat(p); err != nil {
-		return list
-	}
-	if !slices.Contains(list, p) {
-		list = append(list, p)
-	}
-	if phys, err := filepath.EvalSymlinks(p); err == nil && phys != p && !slices.Contains(list, phys) {
-		list = append(list, phys)
-	}
-	return list
-}
-
-// existingAncestor is p, or its nearest directory that exists: a write
-// that creates p needs that directory.
-func existingAncestor(p string) string {
-	for cur := p; ; cur = filepath.Dir(cur) {
-		if _, err := os.Lstat(cur); err == nil || cur == "/" {
-			return cur
-		}
-	}
-}
-
-func coveredBy(dirs []string, p string) bool {
-	return slices.ContainsFunc(dirs, func(d string) bool { return within(p, d) })
-}
-
-func within(p, dir string) bool {
-	return p == dir || dir == "/" || strings.HasPrefix(p, dir+"/")
-}
-
-// denyMasks are the paths the Read deny rules match now, reused for
-// maskRefresh.
-func (h *Host) denyMasks() []string {
-	globs := h.policy.DenyReadGlobs()
-	if len(globs) == 0 {
-		return nil
-	}
-	h.sbox.mu.Lock()
-	defer h.sbox.mu.Unlock()
-	if now := h.now(); h.sbox.masksAt.IsZero() || now.Sub(h.sbox.masksAt) > maskRefresh {
-		bases := h.roots()
-		for _, r := range h.cfg.Sandbox.AllowRead {
-			bases = append(bases, config.ExpandHome(r.Path))
-		}
-		var truncated bool
-		h.sbox.masks, truncated = expandGlobs(globs, bases, maskWalkLimit)
-		if truncated {
-			h.log.Warn("deny rules' globs match under too many files to expand them all for the sandbox; files past the limit are not hidden by the sandbox (the permission chain still denies them)", "limit", maskWalkLimit)
-		}
-		h.sbox.masksAt = now
-	}
-	return h.sbox.masks
-}
-
-// expandGlobs finds what the absolute globs match, walking at most limit
-// entries. A pattern that matches anywhere (/**/x) is looked for under
-// bases; any other below its literal leading directory. A directory that
-// matches is one mask, not walked further.
-func expandGlobs(globs, bases []string, limit int) (matches []string, truncated bool) {
-	seen := map[string]bool{}
-	budget := limit
-	add := func(p string) {
-		if !seen[p] {
-			seen[p] = true
-			matches = append(matches, p)
-		}
-	}
-	for _, g := range globs {
-		if g == "/**" {
-			// A bare Read deny rule: the chain denies every read, and
-			// hiding the whole filesystem would leave nothing to run.
-			continue
-		}
-		starts := []string{literalPrefix(g)}
-		if strings.HasPrefix(g, "/**/") {
-			starts = bases
-		}
-		for _, start := range starts {
-			if !doublestar.ValidatePattern(g) {
-				continue
-			}
-			if start == g {
-				if _, err := os.Lstat(g); err == nil {
-					add(g)
-				}
-				continue
-			}
-			_ = filepath.WalkDir(start, func(path string, e fs.DirEntry, err error) error {
-				if budget--; budget < 0 {
-					truncated = true
-					return filepath.SkipAll
-				}
-				if err != nil {
-					// An unreadable directory hides nothing to mask.
-					return nil //nolint:nilerr // see above
-				}
-				if ok, _ := doublestar.Match(g, path); ok {
-					add(path)
-					if e.IsDir() {
-						return filepath.SkipDir
-					}
-				}
-				return nil
-			})
-		}
-	}
-	return matches, truncated
-}
-
-// literalPrefix is the longest leading run of a glob's components with no
-// pattern characters: the directory to walk from, or the glob itself
-// when it is a literal path.
-func literalPrefix(g string) string {
-	parts := strings.Split(g, "/")
-	for i, part := range parts {
-		if strings.ContainsAny(part, `*?[]{}\`) {
-			if i <= 1 {
-				return "/"
-			}
-			return strings.Join(parts[:i], "/")
-		}
-	}
-	return g
 }

@@ -4,10 +4,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/core/permission"
@@ -15,7 +17,7 @@ import (
 )
 
 // sandboxHostFor is a host with just what profiles are computed from.
-func sandboxHostFor(t *testing.T, deny []string, sb config.Sandbox) (*Host, string) {
+func sandboxHostFor(t testing.TB, deny []string, sb config.Sandbox) (*Host, string) {
 	t.Helper()
 	ws := t.TempDir()
 	for _, d := range []string{".git/hooks", ".riot", "secrets"} {
@@ -128,6 +130,18 @@ func TestExpandGlobsIsBounded(t *testing.T) {
 	if !truncated {
 		t.Error("a walk past its limit must say so")
 	}
+	// The limit is the number of entries walked: the directory and its
+	// three files fit in four.
+	small := t.TempDir()
+	for _, f := range []string{"a.txt", "b.txt", "c.txt"} {
+		writeFile(t, filepath.Join(small, f))
+	}
+	if got, truncated := expandGlobs([]string{"/**/*.txt"}, []string{small}, 4); truncated || len(got) != 3 {
+		t.Errorf("a walk within its limit: %v truncated %v", got, truncated)
+	}
+	if _, truncated := expandGlobs([]string{"/**/*.txt"}, []string{small}, 3); !truncated {
+		t.Error("a walk one entry past its limit must say so")
+	}
 	got, truncated := expandGlobs([]string{dir + "/fa.txt", dir + "/nope"}, nil, 10)
 	if truncated || !slices.Equal(got, []string{dir + "/fa.txt"}) {
 		t.Errorf("literal globs: %v %v", got, truncated)
@@ -136,5 +150,391 @@ func TestExpandGlobsIsBounded(t *testing.T) {
 		if got := literalPrefix(g); got != want {
 			t.Errorf("literalPrefix(%q) = %q, want %q", g, got, want)
 		}
+	}
+}
+
+// uncachedProfile is the profile as every call computed it before there was
+// a base: the oracle the base is checked against.
+func uncachedProfile(h *Host, readOnly bool, req permission.Request, d permission.Decision) *toolv1.Sandbox {
+	sb := h.cfg.Sandbox
+	p := &toolv1.Sandbox{
+		Mode:     toolv1.SandboxMode_SANDBOX_MODE_WRITE,
+		Network:  sb.Network != "none",
+		Required: h.sandboxMode() == "required",
+		Reason:   profileReason(readOnly, d),
+	}
+	if readOnly {
+		p.Mode = toolv1.SandboxMode_SANDBOX_MODE_READ_ONLY
+	}
+	roots := h.roots()
+	for _, r := range roots {
+		p.WritePaths = appendForms(p.WritePaths, r, nil)
+	}
+	if !readOnly {
+		for _, w := range sb.AllowWrite {
+			p.WritePaths = appendForms(p.WritePaths, config.ExpandHome(w.Path), nil)
+		}
+	}
+	allowRead := make([]string, 0, len(sb.AllowRead))
+	for _, r := range sb.AllowRead {
+		abs := filepath.Clean(config.ExpandHome(r.Path))
+		allowRead = append(allowRead, abs)
+		p.ReadPaths = appendForms(p.ReadPaths, abs, nil)
+	}
+	p.ReadPaths = appendForms(p.ReadPaths, h.stateDir, nil)
+	for _, s := range req.Subjects {
+		if s.Kind != permission.PathSubject || d.Behavior != permission.Allow {
+			continue
+		}
+		abs := filepath.Clean(config.ExpandHome(s.Value))
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(h.opts.Workspace, abs)
+		}
+		if coveredBy(p.WritePaths, abs) {
+			continue
+		}
+		if s.Access == permission.Read {
+			p.ReadPaths = appendForms(p.ReadPaths, abs, nil)
+		} else {
+			p.WritePaths = appendForms(p.WritePaths, existingAncestor(abs), nil)
+		}
+	}
+	for _, r := range roots {
+		for _, rel := range protectedInRoot {
+			prot := filepath.Join(r, rel)
+			if !decisionCovers(d, prot) {
+				p.ProtectedPaths = append(p.ProtectedPaths, prot)
+			}
+		}
+	}
+	for _, own := range []string{config.UserConfigDir(os.Getenv), h.stateDir} {
+		if _, err := os.Lstat(own); err == nil {
+			p.ProtectedPaths = append(p.ProtectedPaths, filepath.Clean(own))
+		}
+	}
+	p.MaskedPaths = append(p.MaskedPaths, h.denyMasks()...)
+	for _, d := range sb.DenyRead {
+		p.MaskedPaths = appendForms(p.MaskedPaths, config.ExpandHome(d.Path), nil)
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		for _, rel := range secretPaths {
+			secret := filepath.Join(home, rel)
+			if _, err := os.Lstat(secret); err == nil && !slices.ContainsFunc(allowRead, func(a string) bool { return within(a, secret) }) {
+				p.MaskedPaths = append(p.MaskedPaths, secret)
+			}
+		}
+	}
+	return p
+}
+
+// fakeClock is a host's injected clock, moved by the test.
+type fakeClock struct{ t time.Time }
+
+func (c *fakeClock) now() time.Time          { return c.t }
+func (c *fakeClock) advance(d time.Duration) { c.t = c.t.Add(d) }
+
+// cachedHost is a host whose profiles come from a base, with a home of
+// its own holding ~/.ssh and ~/.aws, ~/.ssh uncovered by allow_read, a
+// symlinked additional dir, allow_write, deny_read and deny rules.
+func cachedHost(t *testing.T) (h *Host, ws, home string, clock *fakeClock) {
+	t.Helper()
+	home = t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	for _, d := range []string{".ssh", ".aws", ".config/riot", "out", "real"} {
+		mkdir(t, filepath.Join(home, d))
+	}
+	if err := os.Symlink(filepath.Join(home, "real"), filepath.Join(home, "link")); err != nil {
+		t.Fatal(err)
+	}
+	h, ws = sandboxHostFor(t, []string{"Read(./.env)", "Read(**/.env)", "Read(./secrets/**)"}, config.Sandbox{
+		Network:    "none",
+		AllowWrite: []config.SandboxPath{{Path: "~/out"}},
+		AllowRead:  []config.SandboxPath{{Path: "~/.ssh"}},
+		DenyRead:   []config.SandboxPath{{Path: "~/out/token"}},
+	})
+	h.cfg.Permissions.AdditionalDirs = []string{"~/link"}
+	writeFile(t, filepath.Join(home, "out", "token"))
+	clock = &fakeClock{t: time.Unix(1_800_000_000, 0)}
+	h.now = clock.now
+	return h, ws, home, clock
+}
+
+func mkdir(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeFile(t *testing.T, path string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestProfileFromTheBaseEqualsTheComputation(t *testing.T) {
+	h, ws, home, _ := cachedHost(t)
+	outside := t.TempDir()
+	writeFile(t, filepath.Join(outside, "in.txt"))
+	subjects := permission.Request{Subjects: []permission.Subject{
+		{Kind: permission.PathSubject, Value: filepath.Join(outside, "in.txt"), Access: permission.Read},
+		{Kind: permission.PathSubject, Value: filepath.Join(outside, "new", "deep", "out.txt"), Access: permission.Write},
+		{Kind: permission.PathSubject, Value: "~/out/inside.txt", Access: permission.Write},
+		{Kind: permission.PathSubject, Value: "rel.txt", Access: permission.Read},
+	}}
+	rule := &config.Rule{Text: "Bash(make:*)"}
+	for _, tc := range []struct {
+		name     string
+		readOnly bool
+		req      permission.Request
+		d        permission.Decision
+		reason   string
+	}{
+		{"read-only", true, subjects, permission.Decision{Behavior: permission.Allow, Step: permission.StepAllowRule, Rule: rule}, "a call allowed as read-only"},
+		{"by rule", false, subjects, permission.Decision{Behavior: permission.Allow, Step: permission.StepAllowRule, Rule: rule}, "a call allowed by the rule Bash(make:*)"},
+		{"by mode", false, subjects, permission.Decision{Behavior: permission.Allow, Step: permission.StepMode, Mode: "acceptEdits"}, "a call allowed by the acceptEdits mode"},
+		{"by user past a protected path", false, subjects, permission.Decision{Behavior: permission.Allow, ByUser: true, Check: "protected path in command: " + filepath.Join(ws, ".git")}, "a call the user allowed"},
+		{"by its tool", false, permission.Request{}, permission.Decision{Behavior: permission.Allow}, "a call allowed by its tool"},
+		{"denied", false, subjects, permission.Decision{Behavior: permission.Deny}, "a call allowed by its tool"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := uncachedProfile(h, tc.readOnly, tc.req, tc.d)
+			for i := range 2 { // the first computes the base, the second reuses it
+				got := h.profile(tc.readOnly, tc.req, tc.d)
+				if !proto.Equal(got, want) {
+					t.Fatalf("call %d: the profile from the base differs from the computation:\n got %v\nwant %v", i, got, want)
+				}
+			}
+			if want.GetReason() != tc.reason {
+				t.Errorf("reason %q, want %q", want.GetReason(), tc.reason)
+			}
+		})
+	}
+	// What the table covers: both forms of the symlinked root, allow_write
+	// only for writes, the user's answer uncovering only what it named.
+	ro := h.profile(true, permission.Request{}, permission.Decision{Behavior: permission.Allow})
+	rw := h.profile(false, subjects, permission.Decision{Behavior: permission.Allow})
+	for _, p := range []string{ws, filepath.Join(home, "link"), filepath.Join(home, "real")} {
+		if !slices.Contains(ro.GetWritePaths(), p) {
+			t.Errorf("root form %s is missing: %v", p, ro.GetWritePaths())
+		}
+	}
+	if slices.Contains(ro.GetWritePaths(), filepath.Join(home, "out")) || !slices.Contains(h.profile(false, permission.Request{}, permission.Decision{Behavior: permission.Allow}).GetWritePaths(), filepath.Join(home, "out")) {
+		t.Errorf("allow_write must be writable for writes only: read-only %v, write %v", ro.GetWritePaths(), rw.GetWritePaths())
+	}
+	if !slices.Contains(rw.GetWritePaths(), outside) || !slices.Contains(rw.GetReadPaths(), filepath.Join(outside, "in.txt")) {
+		t.Errorf("the granted paths outside the roots: write %v read %v", rw.GetWritePaths(), rw.GetReadPaths())
+	}
+	u := h.profile(false, permission.Request{}, permission.Decision{Behavior: permission.Allow, ByUser: true, Check: "protected path in command: " + filepath.Join(ws, ".git")})
+	for _, p := range []string{".git/hooks", ".git/config"} {
+		if slices.Contains(u.GetProtectedPaths(), filepath.Join(ws, p)) {
+			t.Errorf("%s stays protected after the user allowed .git: %v", p, u.GetProtectedPaths())
+		}
+	}
+	for _, p := range []string{filepath.Join(ws, ".riot"), filepath.Join(home, "link", ".riot"), filepath.Join(home, ".config", "riot"), h.stateDir} {
+		if !slices.Contains(u.GetProtectedPaths(), p) {
+			t.Errorf("%s must stay protected: %v", p, u.GetProtectedPaths())
+		}
+	}
+	for _, p := range []string{filepath.Join(home, ".aws"), filepath.Join(home, "out", "token"), filepath.Join(ws, ".env")} {
+		if !slices.Contains(rw.GetMaskedPaths(), p) {
+			t.Errorf("%s must be masked: %v", p, rw.GetMaskedPaths())
+		}
+	}
+	if slices.Contains(rw.GetMaskedPaths(), filepath.Join(home, ".ssh")) {
+		t.Errorf("~/.ssh is in allow_read and must be shown: %v", rw.GetMaskedPaths())
+	}
+}
+
+func TestProfileSecretMadeLaterIsMaskedAfterTheRefresh(t *testing.T) {
+	h, ws, home, clock := cachedHost(t)
+	allowed := permission.Decision{Behavior: permission.Allow}
+	_ = h.profile(false, permission.Request{}, allowed)
+	mkdir(t, filepath.Join(home, ".kube"))
+	mkdir(t, filepath.Join(ws, "sub", "new"))
+	writeFile(t, filepath.Join(ws, "sub", "new", ".env"))
+	clock.advance(maskRefresh)
+	p := h.profile(false, permission.Request{}, allowed)
+	if slices.Contains(p.GetMaskedPaths(), filepath.Join(home, ".kube")) || slices.Contains(p.GetMaskedPaths(), filepath.Join(ws, "sub", "new", ".env")) {
+		t.Fatalf("the base was found again before maskRefresh passed: %v", p.GetMaskedPaths())
+	}
+	clock.advance(time.Nanosecond)
+	p = h.profile(false, permission.Request{}, allowed)
+	for _, m := range []string{filepath.Join(home, ".kube"), filepath.Join(ws, "sub", "new", ".env")} {
+		if !slices.Contains(p.GetMaskedPaths(), m) {
+			t.Errorf("%s, made after the first call, is not masked once maskRefresh passed: %v", m, p.GetMaskedPaths())
+		}
+	}
+	if want := uncachedProfile(h, false, permission.Request{}, allowed); !proto.Equal(p, want) {
+		t.Errorf("after the refresh:\n got %v\nwant %v", p, want)
+	}
+}
+
+func TestProfileWritableAndProtectedPathsFollowTheFilesystem(t *testing.T) {
+	h, _, home, clock := cachedHost(t)
+	allowed := permission.Decision{Behavior: permission.Allow}
+	first := h.profile(false, permission.Request{}, allowed)
+	real := filepath.Join(home, "real")
+	if !slices.Contains(first.GetWritePaths(), real) {
+		t.Fatalf("the additional dir's target is not writable: %v", first.GetWritePaths())
+	}
+	// The clock does not move: each change shows on the next call.
+	mkdir(t, filepath.Join(home, "other"))
+	link := filepath.Join(home, "link")
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(home, "other"), link); err != nil {
+		t.Fatal(err)
+	}
+	p := h.profile(false, permission.Request{}, allowed)
+	if slices.Contains(p.GetWritePaths(), real) || !slices.Contains(p.GetWritePaths(), filepath.Join(home, "other")) {
+		t.Errorf("after the additional dir's link moved, the old target must not stay writable: %v", p.GetWritePaths())
+	}
+	// A path removed stays listed until the refresh: bwrap skips a bind
+	// of a missing path, so that grants nothing the computation would not.
+	out := filepath.Join(home, "out")
+	if err := os.RemoveAll(out); err != nil {
+		t.Fatal(err)
+	}
+	assertNoWider(t, h.profile(false, permission.Request{}, allowed), uncachedProfile(h, false, permission.Request{}, allowed))
+	// A path missing when the base was computed and made since only
+	// narrows the profile while left out: bound from the refresh on.
+	clock.advance(maskRefresh + time.Nanosecond)
+	if p = h.profile(false, permission.Request{}, allowed); slices.Contains(p.GetWritePaths(), out) {
+		t.Fatalf("a missing allow_write path is listed: %v", p.GetWritePaths())
+	}
+	mkdir(t, out)
+	clock.advance(maskRefresh)
+	if p = h.profile(false, permission.Request{}, allowed); slices.Contains(p.GetWritePaths(), out) {
+		t.Errorf("an allow_write path made during the session is bound before the refresh: %v", p.GetWritePaths())
+	}
+	clock.advance(time.Nanosecond)
+	if p = h.profile(false, permission.Request{}, allowed); !slices.Contains(p.GetWritePaths(), out) {
+		t.Errorf("an allow_write path made during the session is not bound after the refresh: %v", p.GetWritePaths())
+	}
+	// riot's config dir, made during the session, is protected at once.
+	conf := filepath.Join(home, ".config", "riot")
+	if err := os.RemoveAll(conf); err != nil {
+		t.Fatal(err)
+	}
+	clock.advance(maskRefresh + time.Nanosecond)
+	if p = h.profile(false, permission.Request{}, allowed); slices.Contains(p.GetProtectedPaths(), conf) {
+		t.Fatalf("a missing config dir is listed: %v", p.GetProtectedPaths())
+	}
+	mkdir(t, conf)
+	if p = h.profile(false, permission.Request{}, allowed); !slices.Contains(p.GetProtectedPaths(), conf) {
+		t.Errorf("riot's config dir made during the session is not protected on the next call: %v", p.GetProtectedPaths())
+	}
+	if want := uncachedProfile(h, false, permission.Request{}, allowed); !proto.Equal(p, want) {
+		t.Errorf("after the changes:\n got %v\nwant %v", p, want)
+	}
+}
+
+// assertNoWider fails when got makes writable or shows a path that exists
+// and want does not, or protects less than want.
+func assertNoWider(t *testing.T, got, want *toolv1.Sandbox) {
+	t.Helper()
+	if got.GetMode() != want.GetMode() || got.GetNetwork() != want.GetNetwork() {
+		t.Errorf("mode %v network %v, the computation's %v %v", got.GetMode(), got.GetNetwork(), want.GetMode(), want.GetNetwork())
+	}
+	for _, l := range []struct {
+		what      string
+		got, want []string
+	}{{"writable", got.GetWritePaths(), want.GetWritePaths()}, {"shown", got.GetReadPaths(), want.GetReadPaths()}} {
+		for _, p := range l.got {
+			if _, err := os.Lstat(p); err == nil && !slices.Contains(l.want, p) {
+				t.Errorf("%s is %s, which the computation does not give: %v", p, l.what, l.want)
+			}
+		}
+	}
+	for _, p := range want.GetProtectedPaths() {
+		if !slices.Contains(got.GetProtectedPaths(), p) {
+			t.Errorf("%s is not protected, which the computation protects: %v", p, got.GetProtectedPaths())
+		}
+	}
+}
+
+func TestProfileBaseIsComputedAgainForANewConfig(t *testing.T) {
+	h, _, home, _ := cachedHost(t)
+	allowed := permission.Decision{Behavior: permission.Allow}
+	_ = h.profile(false, permission.Request{}, allowed)
+	// A reload's config: allow_write gone, a deny_read added, another
+	// network. The clock does not move.
+	cfg := *h.cfg
+	cfg.Sandbox.AllowWrite = nil
+	cfg.Sandbox.AllowRead = nil
+	cfg.Sandbox.Network = ""
+	h.cfg = &cfg
+	p := h.profile(false, permission.Request{}, allowed)
+	if slices.Contains(p.GetWritePaths(), filepath.Join(home, "out")) || !slices.Contains(p.GetMaskedPaths(), filepath.Join(home, ".ssh")) || !p.GetNetwork() {
+		t.Errorf("the profile still follows the old config: write %v masked %v network %v", p.GetWritePaths(), p.GetMaskedPaths(), p.GetNetwork())
+	}
+	if want := uncachedProfile(h, false, permission.Request{}, allowed); !proto.Equal(p, want) {
+		t.Errorf("after the new config:\n got %v\nwant %v", p, want)
+	}
+	// A new policy (its deny rules) and a new $HOME count too.
+	pol, err := permission.New(permission.Config{Roots: h.roots(), Deny: []config.Rule{{Text: "Read(./keep.txt)"}}, Home: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.policy = pol
+	if p = h.profile(false, permission.Request{}, allowed); !slices.Contains(p.GetMaskedPaths(), filepath.Join(h.opts.Workspace, "keep.txt")) {
+		t.Errorf("a new policy's deny rule is not masked: %v", p.GetMaskedPaths())
+	}
+	other := t.TempDir()
+	mkdir(t, filepath.Join(other, ".gnupg"))
+	t.Setenv("HOME", other)
+	if p = h.profile(false, permission.Request{}, allowed); !slices.Contains(p.GetMaskedPaths(), filepath.Join(other, ".gnupg")) {
+		t.Errorf("the secrets of a new $HOME are not masked: %v", p.GetMaskedPaths())
+	}
+}
+
+func TestProfileListsAreTheCallsOwn(t *testing.T) {
+	h, _, _, _ := cachedHost(t)
+	allowed := permission.Decision{Behavior: permission.Allow}
+	want := uncachedProfile(h, false, permission.Request{}, allowed)
+	for _, readOnly := range []bool{true, false} {
+		p := h.profile(readOnly, permission.Request{}, allowed)
+		for _, l := range [][]string{p.WritePaths, p.ReadPaths, p.ProtectedPaths, p.MaskedPaths} {
+			for i := range l {
+				l[i] = "/"
+			}
+		}
+	}
+	if got := h.profile(false, permission.Request{}, allowed); !proto.Equal(got, want) {
+		t.Errorf("a call's change to its profile reached the next call's:\n got %v\nwant %v", got, want)
+	}
+}
+
+func TestProfileConcurrentCallsShareTheBaseSafely(t *testing.T) {
+	h, _, _, _ := cachedHost(t)
+	allowed := permission.Decision{Behavior: permission.Allow}
+	want := uncachedProfile(h, false, permission.Request{}, allowed)
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for range 8 {
+		wg.Go(func() {
+			for range 20 {
+				p := h.profile(false, permission.Request{}, allowed)
+				if !proto.Equal(p, want) {
+					errs <- p.String()
+					return
+				}
+				// Each call may change its own lists: -race finds a
+				// list shared with the base or another call.
+				for i := range p.WritePaths {
+					p.WritePaths[i] = "/"
+				}
+				p.MaskedPaths = append(p.MaskedPaths, "/x")
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Errorf("a concurrent call's profile: %s\nwant %v", e, want)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/riot-tools/riot/internal/paths"
@@ -24,6 +25,8 @@ import (
 func (p *Policy) Decide(ctx context.Context, req Request) Decision {
 	c := &chain{p: p, req: req, subjects: p.prepare(req.Subjects)}
 	c.d.Mode = p.mode
+	// One entry a step at most: one allocation instead of four as it grows.
+	c.d.Trace = make([]TraceStep, 0, int(StepMode))
 	_ = c.denyStep() || c.askStep() || c.toolStep() || c.safetyStep() || c.allowStep() || c.modeStep(ctx)
 	for _, s := range c.subjects {
 		if s.Kind == PathSubject && s.Access == Read && s.physical != "" {
@@ -341,5 +344,5 @@ func plural(n int, what string) string {
 	if n == 1 {
 		return "1 " + what
 	}
-	return fmt.Sprintf("%d %ss", n, what)
+	return strconv.Itoa(n) + " " + what + "s"
 }

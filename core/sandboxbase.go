@@ -1,0 +1,270 @@
+package core
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/riot-tools/riot/config"
+	"github.com/riot-tools/riot/core/permission"
+)
+
+// profileBase is the part of every call's sandbox profile that does not
+// depend on the call: the forms of the roots, allow_write, allow_read and
+// the state dir, the protected paths and the masks. Computing it costs
+// dozens of system calls and a walk for the deny globs, so a host
+// computes it once and reuses it while what it was computed from holds:
+//   - the config, the policy, $HOME and $XDG_CONFIG_HOME are the same (a
+//     reload builds a new host, and so a new base);
+//   - what it found of the paths it shows, makes writable or protects
+//     still holds, checked on every call (see watches): nothing is
+//     writable, shown or left unprotected that the computation would not
+//     give now;
+//   - it is not older than maskRefresh. Everything is found again then,
+//     as deny globs were before there was a base: a secret or a deny
+//     rule's match made since is masked within that time, and a path to
+//     show or make writable made since is bound within it.
+type profileBase struct {
+	key baseKey
+	at  time.Time
+
+	// rootWrite are the roots' forms, writable in every profile; write
+	// adds allow_write's for calls allowed to write.
+	rootWrite, write []string
+	// read are allow_read's forms and the state dir's.
+	read []string
+	// inRoot are the protected paths of every root, in order; a call
+	// allowed by the user past a protected-path check drops those its
+	// answer covered.
+	inRoot []string
+	// own are riot's own config and state dirs that exist: read-only
+	// even where a writable path holds them.
+	own []string
+	// masks are what deny rules and deny_read hide.
+	masks []string
+	// watched are the facts about the filesystem it relies on. A base
+	// does not change once computed: calls share it.
+	watched watches
+
+	// secrets are the secret paths that exist and allow_read does not
+	// uncover.
+	secrets []string
+}
+
+// baseKey is what a base is computed from besides the filesystem.
+type baseKey struct {
+	cfg           *config.Config
+	policy        *permission.Policy
+	home, xdgConf string
+}
+
+// watches are the facts about the filesystem that a base relies on for
+// not being wider than the computation now, checked on every call. A path
+// that existed and had no symlinks needs none: its mount follows whatever
+// it is then, as the computation's would (which would also name a
+// symlink's target, one name more), and bwrap skips a path that has gone. A path to show or make writable that was missing needs none
+// either: while the base leaves it out it only narrows the profile, and
+// the refresh adds it.
+type watches struct {
+	// gone are riot's own dirs that were missing: made, they must be
+	// protected, so each is looked at.
+	gone []string
+	// aliases are paths whose symlinks resolved to another name, which
+	// the base grants too: both must still lead to the same file.
+	aliases [][2]string
+}
+
+// alias notes that p resolved to phys.
+func (w *watches) alias(p, phys string) {
+	if w != nil {
+		w.aliases = append(w.aliases, [2]string{p, phys})
+	}
+}
+
+// hold reports whether the facts still hold.
+func (w *watches) hold() bool {
+	for _, own := range w.gone {
+		if _, err := os.Lstat(own); err == nil {
+			return false
+		}
+	}
+	for _, a := range w.aliases {
+		if !sameFile(a[0], a[1]) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
+}
+
+// profileBase is the host's base for a call now, computed again when it
+// no longer holds. The caller must not change what it returns.
+func (h *Host) profileBase() *profileBase {
+	key := baseKey{cfg: h.cfg, policy: h.policy, home: os.Getenv("HOME"), xdgConf: os.Getenv("XDG_CONFIG_HOME")}
+	h.sbox.mu.Lock()
+	defer h.sbox.mu.Unlock()
+	b := h.sbox.base
+	if b == nil || b.key != key || h.now().Sub(b.at) > maskRefresh || !b.watched.hold() {
+		b = h.computeBase(key)
+		h.sbox.base = b
+	}
+	return b
+}
+
+// computeBase is the call-independent part of a profile, from the
+// filesystem as it is now.
+func (h *Host) computeBase(key baseKey) *profileBase {
+	sb := h.cfg.Sandbox
+	b := &profileBase{key: key, at: h.now()}
+	w := &b.watched
+	roots := h.roots()
+	for _, r := range roots {
+		b.rootWrite = appendForms(b.rootWrite, r, w)
+	}
+	// allow_write is for calls allowed to write; a read-only call sees only
+	// what every profile sees. Each mount costs every call time.
+	b.write = slices.Clone(b.rootWrite)
+	for _, aw := range sb.AllowWrite {
+		b.write = appendForms(b.write, config.ExpandHome(aw.Path), w)
+	}
+	allowRead := make([]string, 0, len(sb.AllowRead))
+	for _, r := range sb.AllowRead {
+		abs := filepath.Clean(config.ExpandHome(r.Path))
+		allowRead = append(allowRead, abs)
+		b.read = appendForms(b.read, abs, w)
+	}
+	// riot's own state (spilled results are read back with Bash too):
+	// visible, never writable. Its config is not shown at all.
+	b.read = appendForms(b.read, h.stateDir, w)
+	for _, r := range roots {
+		for _, rel := range protectedInRoot {
+			// Listed whether or not they exist (bwrap skips a missing
+			// one), so the profile does not depend on them.
+			b.inRoot = append(b.inRoot, filepath.Join(r, rel))
+		}
+	}
+	// riot's own config and state stay read-only even where a writable
+	// path holds them (a root or allow_write above them).
+	for _, own := range []string{config.UserConfigDir(os.Getenv), h.stateDir} {
+		switch _, err := os.Lstat(own); {
+		case err == nil:
+			b.own = append(b.own, filepath.Clean(own))
+		case own != "":
+			w.gone = append(w.gone, own)
+		}
+	}
+	b.masks = append(b.masks, h.denyMasks()...)
+	for _, d := range sb.DenyRead {
+		b.masks = appendForms(b.masks, config.ExpandHome(d.Path), nil)
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		for _, rel := range secretPaths {
+			secret := filepath.Join(home, rel)
+			if _, err := os.Lstat(secret); err == nil && !slices.ContainsFunc(allowRead, func(a string) bool { return within(a, secret) }) {
+				b.secrets = append(b.secrets, secret)
+			}
+		}
+	}
+	return b
+}
+
+// denyMasks are the paths the Read deny rules match now.
+func (h *Host) denyMasks() []string {
+	globs := h.policy.DenyReadGlobs()
+	if len(globs) == 0 {
+		return nil
+	}
+	bases := h.roots()
+	for _, r := range h.cfg.Sandbox.AllowRead {
+		bases = append(bases, config.ExpandHome(r.Path))
+	}
+	masks, truncated := expandGlobs(globs, bases, maskWalkLimit)
+	if truncated {
+		h.log.Warn("deny rules' globs match under too many files to expand them all for the sandbox; files past the limit are not hidden by the sandbox (the permission chain still denies them)", "limit", maskWalkLimit)
+	}
+	return masks
+}
+
+// expandGlobs finds what the absolute globs match, walking at most limit
+// entries. A pattern that matches anywhere (/**/x) is looked for under
+// bases; any other below its literal leading directory. A directory that
+// matches is one mask, not walked further.
+func expandGlobs(globs, bases []string, limit int) (matches []string, truncated bool) {
+	seen := map[string]bool{}
+	budget := limit
+	add := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			matches = append(matches, p)
+		}
+	}
+	for _, g := range globs {
+		if g == "/**" {
+			// A bare Read deny rule: the chain denies every read, and
+			// hiding the whole filesystem would leave nothing to run.
+			continue
+		}
+		starts := []string{literalPrefix(g)}
+		if strings.HasPrefix(g, "/**/") {
+			starts = bases
+		}
+		for _, start := range starts {
+			if !doublestar.ValidatePattern(g) {
+				continue
+			}
+			if start == g {
+				if _, err := os.Lstat(g); err == nil {
+					add(g)
+				}
+				continue
+			}
+			_ = filepath.WalkDir(start, func(path string, e fs.DirEntry, err error) error {
+				if budget--; budget < 0 {
+					truncated = true
+					return filepath.SkipAll
+				}
+				if err != nil {
+					// An unreadable directory hides nothing to mask.
+					return nil //nolint:nilerr // see above
+				}
+				if ok, _ := doublestar.Match(g, path); ok {
+					add(path)
+					if e.IsDir() {
+						return filepath.SkipDir
+					}
+				}
+				return nil
+			})
+		}
+	}
+	return matches, truncated
+}
+
+// literalPrefix is the longest leading run of a glob's components with no
+// pattern characters: the directory to walk from, or the glob itself
+// when it is a literal path.
+func literalPrefix(g string) string {
+	parts := strings.Split(g, "/")
+	for i, part := range parts {
+		if strings.ContainsAny(part, `*?[]{}\`) {
+			if i <= 1 {
+				return "/"
+			}
+			return strings.Join(parts[:i], "/")
+		}
+	}
+	return g
+}
