@@ -98,20 +98,11 @@ func (a *app) serveForeground(ctx context.Context, ws string, paths sessionhost.
 		},
 		Current: func() (string, error) {
 			return watch.Current(func() (string, []string, error) {
-				cfg, ws, err := a.loadConfig()
-				if err != nil {
-					return "", nil, err
+				cfg, fp, paths, err := a.hostConfig(stateDir)
+				if err == nil {
+					cur = cfg
 				}
-				if d := cfg.ResolvedStateDir(nil); d != stateDir {
-					return "", nil, &sessionhost.RestartError{Reason: fmt.Sprintf("the state directory changed from %s to %s since the session host started, and a host cannot move, so it exits; start one again with `riot serve --session %s`", stateDir, d, a.session)}
-				}
-				cur = cfg
-				specs, _, err := a.resolved(cfg, ws)
-				if err != nil {
-					return "", nil, err
-				}
-				a.setLifetime(specs)
-				return fingerprint(cfg, specs), a.configPaths(cfg, ws, specs), nil
+				return fp, paths, err
 			})
 		},
 		Warning: func() string {
@@ -136,6 +127,24 @@ func (a *app) serveForeground(ctx context.Context, ws string, paths sessionhost.
 		return &exitError{code: exitOutcome, msg: "the session host cannot serve: " + err.Error()}
 	}
 	return nil
+}
+
+// hostConfig reads the config as a host's next turn would run with it:
+// its fingerprint, and the paths it was read from for the ConfigWatch.
+func (a *app) hostConfig(stateDir string) (*config.Config, string, []string, error) {
+	cfg, ws, err := a.loadConfig()
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if d := cfg.ResolvedStateDir(nil); d != stateDir {
+		return nil, "", nil, &sessionhost.RestartError{Reason: fmt.Sprintf("the state directory changed from %s to %s since the session host started, and a host cannot move, so it exits; start one again with `riot serve --session %s`", stateDir, d, a.session)}
+	}
+	specs, _, err := a.resolved(cfg, ws)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	a.setLifetime(specs)
+	return cfg, fingerprint(cfg, specs), a.configPaths(cfg, ws, specs), nil
 }
 
 // startDaemon starts `riot serve --foreground` detached, with this
