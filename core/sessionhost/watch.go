@@ -24,7 +24,6 @@ type fileID struct {
 	mtime, ctime int64
 	target       *fileID // a symlink's target
 	newest       int64   // the latest of the times, for the racy check
-	isSymlink    bool
 }
 
 func statID(path string) fileID {
@@ -40,7 +39,7 @@ func statID(path string) fileID {
 		} else {
 			t = idOf(ti)
 		}
-		id.target, id.isSymlink = &t, true
+		id.target = &t
 		id.newest = max(id.newest, t.newest)
 	}
 	return id
@@ -68,13 +67,11 @@ func idOf(info fs.FileInfo) fileID {
 
 func (a fileID) same(b fileID) bool {
 	if a.err != b.err || a.dev != b.dev || a.ino != b.ino || a.mode != b.mode || a.size != b.size ||
-		a.mtime != b.mtime || a.ctime != b.ctime || a.isSymlink != b.isSymlink {
+		a.mtime != b.mtime || a.ctime != b.ctime {
 		return false
 	}
-	if a.target == nil || b.target == nil {
-		return a.target == nil && b.target == nil
-	}
-	return a.target.same(*b.target)
+	// Equal modes: both are symlinks, with targets, or neither is.
+	return a.target == nil || a.target.same(*b.target)
 }
 
 // snapshot is the identity of a list of paths at one moment.
