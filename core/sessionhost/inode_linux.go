@@ -12,5 +12,5 @@ func inodeOf(info fs.FileInfo) (dev, ino uint64, ctime int64, ok bool) {
 	if !ok {
 		return 0, 0, 0, false
 	}
-	return st.Dev, st.Ino, st.Ctim.Sec*1e9 + st.Ctim.Nsec, true
+	return st.Dev, st.Ino, st.Ctim.Nano(), true
 }

@@ -152,6 +152,17 @@ func TestConfigWatchDoesNotTrustARecentChange(t *testing.T) {
 			t.Fatalf("turn %d: a file changed %s ago should be read again", i, racyWindow/2)
 		}
 	}
+	// The window includes its edge: a change exactly racyWindow ago.
+	newest := statID(f.file).newest
+	if d := statID(f.dir).newest; d > newest {
+		newest = d
+	}
+	f.w.Now = func() time.Time { return time.Unix(0, newest).Add(racyWindow) }
+	for i := range 3 {
+		if !f.current() {
+			t.Fatalf("turn %d: a file changed exactly %s ago should be read again", i, racyWindow)
+		}
+	}
 	f.w.Now = func() time.Time { return changed.Add(racyWindow + time.Second) }
 	f.settle()
 }
