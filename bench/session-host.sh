@@ -40,13 +40,22 @@ for args in "--session H" "--session U --config $B/nosandbox.toml" "--session N"
 	e=$(printf '%s' "$out" | grep -c '"is_error": true' || true)
 	[ "$n" = 3 ] && [ "$e" = 0 ] || { echo "the turn ($args) did not run whole: $out"; exit 1; }
 done
+# A host rereads a config whose files changed in the last 2 s before each
+# turn (their identity cannot yet be trusted), and the binaries were just
+# built: wait them out, as an agent's turns seconds apart would.
+sleep 3
 i=1
 while [ "$i" -le "$repeats" ]; do
 	echo "== run $i of $repeats"
-	hyperfine -N -w 5 -r 30 --style basic \
+	hyperfine -N -w 5 -r 30 --style basic --export-json "$B/run.json" \
 		-n version "$riot version" \
 		-n attached "$riot run --session H $B/turn.json" \
 		-n attached-nosandbox "$riot run --session U --config $B/nosandbox.toml $B/turn.json" \
 		-n no-host "$riot run --session N $B/turn.json"
+	# Medians and minimums resist a busy machine better than means.
+	if command -v jq >/dev/null; then
+		jq -r '.results as $r | ($r[0].median) as $v | ($r[0].min) as $vm
+			| $r[] | "\(.command): median \(.median * 1e4 | round / 10) ms (\(.median / $v * 100 | round / 100)x version), min \(.min * 1e4 | round / 10) ms (\(.min / $vm * 100 | round / 100)x)"' "$B/run.json"
+	fi
 	i=$((i + 1))
 done

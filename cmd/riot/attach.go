@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/riot-tools/riot/config"
+	"github.com/riot-tools/riot/config/lock"
 	"github.com/riot-tools/riot/core"
 	"github.com/riot-tools/riot/core/permission"
 	"github.com/riot-tools/riot/core/sessionhost"
@@ -172,4 +173,46 @@ func hostDied(uses []core.ToolUse) []core.ToolResult {
 			Text: "The session host exited before this call finished, so it may have run in part. Check its effects (read the files, or run a read-only command) before you run it again."}}}
 	}
 	return out
+}
+
+// configPaths are the paths a host's config and plugins were read from,
+// present or not, whose change makes the host read them again: the config
+// layers, .mcp.json, the trust record, the plugin lock, the directories
+// searched for plugins and the riot-tool-* entries in them (a chmod there
+// changes no directory), the sandbox paths that must exist, and each
+// plugin's binary.
+func (a *app) configPaths(cfg *config.Config, ws string, specs []core.PluginSpec) []string {
+	var paths []string
+	if dir := config.UserConfigDir(os.Getenv); dir != "" {
+		paths = append(paths, filepath.Join(dir, "config.toml"))
+	}
+	paths = append(paths,
+		filepath.Join(ws, ".riot", "config.toml"), config.LocalFile(ws), filepath.Join(ws, ".riot", "plugins"),
+		filepath.Join(ws, config.MCPJSONFile), cfg.Trust.Record, lock.Path(ws))
+	if a.configFile != "" {
+		paths = append(paths, config.ExpandHome(a.configFile))
+	}
+	exe, _ := os.Executable()
+	for _, d := range cfg.SearchDirs(ws, filepath.Dir(exe), nil) {
+		paths = append(paths, d.Path)
+		entries, _ := os.ReadDir(d.Path)
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), config.PluginPrefix) {
+				paths = append(paths, filepath.Join(d.Path, e.Name()))
+			}
+		}
+	}
+	for _, list := range [][]config.SandboxPath{cfg.Sandbox.AllowWrite, cfg.Sandbox.AllowRead, cfg.Sandbox.DenyRead} {
+		for _, p := range list {
+			paths = append(paths, config.ExpandHome(p.Path))
+		}
+	}
+	paths = append(paths, exe)
+	for _, s := range specs {
+		paths = append(paths, s.Path)
+		if s.Standalone != "" {
+			paths = append(paths, s.Standalone)
+		}
+	}
+	return paths
 }

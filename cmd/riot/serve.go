@@ -80,6 +80,9 @@ func (a *app) serveForeground(ctx context.Context, ws string, paths sessionhost.
 	// The config each turn runs with, for the client's untrusted warning;
 	// and the state dir the socket lives in, which a reload cannot move.
 	var cur *config.Config
+	// Before each turn the host looks at the files its config was read
+	// from, and reads it again only when one changed.
+	var watch sessionhost.ConfigWatch
 	logger := hclog.New(&hclog.LoggerOptions{Name: "riot-serve", Output: a.stderr, Level: hclog.Info})
 	srv := &sessionhost.Server{
 		Paths: paths,
@@ -94,20 +97,13 @@ func (a *app) serveForeground(ctx context.Context, ws string, paths sessionhost.
 			return h, fingerprint(a.cfg, a.specs), nil
 		},
 		Current: func() (string, error) {
-			cfg, ws, err := a.loadConfig()
-			if err != nil {
-				return "", err
-			}
-			if d := cfg.ResolvedStateDir(nil); d != stateDir {
-				return "", &sessionhost.RestartError{Reason: fmt.Sprintf("the state directory changed from %s to %s since the session host started, and a host cannot move, so it exits; start one again with `riot serve --session %s`", stateDir, d, a.session)}
-			}
-			cur = cfg
-			specs, _, err := a.resolved(cfg, ws)
-			if err != nil {
-				return "", err
-			}
-			a.setLifetime(specs)
-			return fingerprint(cfg, specs), nil
+			return watch.Current(func() (string, []string, error) {
+				cfg, fp, paths, err := a.hostConfig(stateDir)
+				if err == nil {
+					cur = cfg
+				}
+				return fp, paths, err
+			})
 		},
 		Warning: func() string {
 			if cur == nil || len(cur.Trust.Ignored) == 0 {
@@ -131,6 +127,24 @@ func (a *app) serveForeground(ctx context.Context, ws string, paths sessionhost.
 		return &exitError{code: exitOutcome, msg: "the session host cannot serve: " + err.Error()}
 	}
 	return nil
+}
+
+// hostConfig reads the config as a host's next turn would run with it:
+// its fingerprint, and the paths it was read from for the ConfigWatch.
+func (a *app) hostConfig(stateDir string) (*config.Config, string, []string, error) {
+	cfg, ws, err := a.loadConfig()
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if d := cfg.ResolvedStateDir(nil); d != stateDir {
+		return nil, "", nil, &sessionhost.RestartError{Reason: fmt.Sprintf("the state directory changed from %s to %s since the session host started, and a host cannot move, so it exits; start one again with `riot serve --session %s`", stateDir, d, a.session)}
+	}
+	specs, _, err := a.resolved(cfg, ws)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	a.setLifetime(specs)
+	return cfg, fingerprint(cfg, specs), a.configPaths(cfg, ws, specs), nil
 }
 
 // startDaemon starts `riot serve --foreground` detached, with this

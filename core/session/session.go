@@ -12,6 +12,7 @@
 package session
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -175,14 +176,25 @@ func (s *Session) change(f func(*data)) error {
 		return fmt.Errorf("lock session %s: %w", s.id, err)
 	}
 	defer unlock()
-	d, _, err := s.load()
+	d, st, err := s.load()
 	if err != nil {
 		return err
+	}
+	before, err := json.MarshalIndent(d, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode session %s: %w", s.id, err)
 	}
 	f(&d)
 	out, err := json.MarshalIndent(d, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode session %s: %w", s.id, err)
+	}
+	if bytes.Equal(before, out) {
+		// Nothing changed (Bash reports the directory it stayed in after
+		// every command): a write would cost two fsyncs on the call's path
+		// and tell no reader anything new.
+		s.data, s.seen = d, st
+		return nil
 	}
 	// Replaced whole, so that the reads of other processes, which take no
 	// lock, see one version or the other.

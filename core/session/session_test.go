@@ -184,3 +184,49 @@ func TestEphemeralWritesNothing(t *testing.T) {
 		t.Errorf("an ephemeral session wrote %v", entries)
 	}
 }
+
+// An update that changes nothing (Bash's report of the directory it stayed
+// in) leaves the state file as it was, without a write; a real change is
+// still written, and what another process wrote meanwhile is seen.
+func TestUpdateThatChangesNothingDoesNotWrite(t *testing.T) {
+	dir := t.TempDir()
+	a, _ := Open(dir, "s")
+	b, _ := Open(dir, "s")
+	if err := a.Update("bash", map[string]string{"cwd": ""}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(a.Path()); !os.IsNotExist(err) {
+		t.Fatalf("deleting a key nobody set should create no state file: %v", err)
+	}
+	if err := a.Update("bash", map[string]string{"cwd": "/w"}); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.Stat(a.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Update("read", map[string]string{"x": "1"}); err != nil {
+		t.Fatal(err)
+	}
+	written, _ := os.Stat(a.Path())
+	if os.SameFile(before, written) {
+		t.Fatal("a real change should replace the state file")
+	}
+	if err := a.Update("bash", map[string]string{"cwd": "/w", "gone": ""}); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := os.Stat(a.Path())
+	if !os.SameFile(written, after) || !after.ModTime().Equal(written.ModTime()) {
+		t.Error("an update that changes nothing should not rewrite the state file")
+	}
+	if _, others := a.Snapshot("bash"); others["read"]["x"] != "1" {
+		t.Errorf("a sees %v; want what b wrote", others)
+	}
+	if err := a.Update("bash", map[string]string{"cwd": "/v"}); err != nil {
+		t.Fatal(err)
+	}
+	own, others := b.Snapshot("bash")
+	if own["cwd"] != "/v" || others["read"]["x"] != "1" {
+		t.Errorf("b sees own %v, others %v; want cwd=/v and its own x", own, others)
+	}
+}

@@ -67,6 +67,14 @@ func newPipeHost(tb testing.TB, hold bool) *pipeHost {
 // connection. A host that neither answers nor closes fails the test.
 func (p *pipeHost) exchange(tb testing.TB, data []byte, closeWrite bool) []hostFrame {
 	tb.Helper()
+	return p.exchangeStaged(tb, data, nil, closeWrite)
+}
+
+// exchangeStaged is exchange that writes rest only once the host took the
+// turn of the hello in data: a cancel sent with its hello may otherwise be
+// read before the turn is taken, which then never runs.
+func (p *pipeHost) exchangeStaged(tb testing.TB, data, rest []byte, closeWrite bool) []hostFrame {
+	tb.Helper()
 	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		tb.Fatal(err)
@@ -89,6 +97,10 @@ func (p *pipeHost) exchange(tb testing.TB, data []byte, closeWrite bool) []hostF
 	}()
 	go func() {
 		_, _ = client.Write(data)
+		if rest != nil {
+			<-p.started
+			_, _ = client.Write(rest)
+		}
 		if closeWrite {
 			_ = client.CloseWrite()
 		}
@@ -213,7 +225,9 @@ func TestFrameErrors(t *testing.T) {
 // gets no error.
 func TestGoodFrames(t *testing.T) {
 	p := newPipeHost(t, false)
-	frames := p.exchange(t, []byte(helloLine(self("/ws"))), true)
+	// The write side stays open: a client that hangs up cancels its turn,
+	// perhaps before the host took it. The host closes once it answered.
+	frames := p.exchange(t, []byte(helloLine(self("/ws"))), false)
 	if len(frames) != 1 || !frames[0].Done {
 		t.Fatalf("a hello runs its turn: %+v", frames)
 	}
@@ -226,7 +240,7 @@ func TestGoodFrames(t *testing.T) {
 		t.Fatalf("another build is refused: %+v", frames)
 	}
 	held := newPipeHost(t, true)
-	frames = held.exchange(t, []byte(helloLine(self("/ws"))+`{"answer":2}`+"\n"+`{"cancel":true}`+"\n"+`{"stop":true}`+"\n"), true)
+	frames = held.exchangeStaged(t, []byte(helloLine(self("/ws"))), []byte(`{"answer":2}`+"\n"+`{"cancel":true}`+"\n"+`{"stop":true}`+"\n"), true)
 	if len(frames) != 1 || !frames[0].Done {
 		t.Fatalf("answers and a cancel are read, and nothing after the cancel: %+v", frames)
 	}
