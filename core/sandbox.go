@@ -23,6 +23,10 @@ type sandboxHost struct {
 	// mu guards base, the call-independent part of every profile.
 	mu   sync.Mutex
 	base *profileBase
+	// trustRecent, for tests that cannot set a directory's change time
+	// back: a directory changed within racyWindow does not make a base
+	// racy.
+	trustRecent bool
 }
 
 const (

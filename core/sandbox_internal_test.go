@@ -257,6 +257,9 @@ func cachedHost(t *testing.T) (h *Host, ws, home string, clock *fakeClock) {
 	writeFile(t, filepath.Join(home, "out", "token"))
 	clock = &fakeClock{t: time.Unix(1_800_000_000, 0)}
 	h.now = clock.now
+	// Directories the test just made changed within racyWindow; tests of
+	// the racy window unset this.
+	h.sbox.trustRecent = true
 	return h, ws, home, clock
 }
 
@@ -348,27 +351,80 @@ func TestProfileFromTheBaseEqualsTheComputation(t *testing.T) {
 	}
 }
 
-func TestProfileSecretMadeLaterIsMaskedAfterTheRefresh(t *testing.T) {
+// settle sets the times of dirs an hour back, so that a base computed now
+// trusts them: a change shows by their times alone.
+func settle(t *testing.T, dirs ...string) {
+	t.Helper()
+	old := time.Now().Add(-time.Hour)
+	for _, d := range dirs {
+		if err := os.Chtimes(d, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestProfileSecretMadeLaterIsMaskedOnTheNextCall(t *testing.T) {
 	h, ws, home, clock := cachedHost(t)
 	allowed := permission.Decision{Behavior: permission.Allow}
+	mkdir(t, filepath.Join(home, ".config"))
+	settle(t, home, filepath.Join(home, ".config"))
 	_ = h.profile(false, permission.Request{}, allowed)
-	mkdir(t, filepath.Join(home, ".kube"))
+	// The clock does not move: a secret made in $HOME or in a directory
+	// below it is masked on the next call.
+	for _, secret := range []string{filepath.Join(home, ".kube"), filepath.Join(home, ".config", "gh")} {
+		mkdir(t, secret)
+		p := h.profile(false, permission.Request{}, allowed)
+		if !slices.Contains(p.GetMaskedPaths(), secret) {
+			t.Errorf("%s, made after the first call, is not masked on the next: %v", secret, p.GetMaskedPaths())
+		}
+		if want := uncachedProfile(h, false, permission.Request{}, allowed); !proto.Equal(p, want) {
+			t.Errorf("after %s was made:\n got %v\nwant %v", secret, p, want)
+		}
+		settle(t, home, filepath.Join(home, ".config"))
+		_ = h.profile(false, permission.Request{}, allowed)
+	}
+	// A deny rule's match made later waits for the refresh.
 	mkdir(t, filepath.Join(ws, "sub", "new"))
-	writeFile(t, filepath.Join(ws, "sub", "new", ".env"))
+	env := filepath.Join(ws, "sub", "new", ".env")
+	writeFile(t, env)
 	clock.advance(maskRefresh)
-	p := h.profile(false, permission.Request{}, allowed)
-	if slices.Contains(p.GetMaskedPaths(), filepath.Join(home, ".kube")) || slices.Contains(p.GetMaskedPaths(), filepath.Join(ws, "sub", "new", ".env")) {
+	if p := h.profile(false, permission.Request{}, allowed); slices.Contains(p.GetMaskedPaths(), env) {
 		t.Fatalf("the base was found again before maskRefresh passed: %v", p.GetMaskedPaths())
 	}
 	clock.advance(time.Nanosecond)
-	p = h.profile(false, permission.Request{}, allowed)
-	for _, m := range []string{filepath.Join(home, ".kube"), filepath.Join(ws, "sub", "new", ".env")} {
-		if !slices.Contains(p.GetMaskedPaths(), m) {
-			t.Errorf("%s, made after the first call, is not masked once maskRefresh passed: %v", m, p.GetMaskedPaths())
-		}
+	p := h.profile(false, permission.Request{}, allowed)
+	if !slices.Contains(p.GetMaskedPaths(), env) {
+		t.Errorf("%s, made after the first call, is not masked once maskRefresh passed: %v", env, p.GetMaskedPaths())
 	}
 	if want := uncachedProfile(h, false, permission.Request{}, allowed); !proto.Equal(p, want) {
 		t.Errorf("after the refresh:\n got %v\nwant %v", p, want)
+	}
+}
+
+// TestProfileBaseOverARecentChangeIsNotReused: a directory changed within
+// racyWindow of the base may change again without its times moving, so
+// the base is computed again on each call until it settles.
+func TestProfileBaseOverARecentChangeIsNotReused(t *testing.T) {
+	h, _, _, _ := cachedHost(t)
+	h.sbox.trustRecent = false
+	allowed := permission.Decision{Behavior: permission.Allow}
+	_ = h.profile(false, permission.Request{}, allowed)
+	first := h.sbox.base
+	if !first.watched.racy {
+		t.Fatal("a base over a directory changed just now is not racy")
+	}
+	_ = h.profile(false, permission.Request{}, allowed)
+	if h.sbox.base == first {
+		t.Error("a racy base was reused")
+	}
+	// Once the change is older than racyWindow (here: trusted), the base
+	// is reused.
+	h.sbox.trustRecent = true
+	_ = h.profile(false, permission.Request{}, allowed)
+	settled := h.sbox.base
+	_ = h.profile(false, permission.Request{}, allowed)
+	if h.sbox.base != settled {
+		t.Error("a settled base was not reused")
 	}
 }
 
@@ -408,9 +464,7 @@ func TestProfileWritableAndProtectedPathsFollowTheFilesystem(t *testing.T) {
 	}
 	mkdir(t, out)
 	clock.advance(maskRefresh)
-	if p = h.profile(false, permission.Request{}, allowed); slices.Contains(p.GetWritePaths(), out) {
-		t.Errorf("an allow_write path made during the session is bound before the refresh: %v", p.GetWritePaths())
-	}
+	assertNoWider(t, h.profile(false, permission.Request{}, allowed), uncachedProfile(h, false, permission.Request{}, allowed))
 	clock.advance(time.Nanosecond)
 	if p = h.profile(false, permission.Request{}, allowed); !slices.Contains(p.GetWritePaths(), out) {
 		t.Errorf("an allow_write path made during the session is not bound after the refresh: %v", p.GetWritePaths())

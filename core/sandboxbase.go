@@ -24,11 +24,12 @@ import (
 //   - what it found of the paths it shows, makes writable or protects
 //     still holds, checked on every call (see watches): nothing is
 //     writable, shown or left unprotected that the computation would not
-//     give now;
+//     give now, and no secret is left unmasked that exists now (the
+//     directories a missing secret would be made in are watched);
 //   - it is not older than maskRefresh. Everything is found again then,
-//     as deny globs were before there was a base: a secret or a deny
-//     rule's match made since is masked within that time, and a path to
-//     show or make writable made since is bound within it.
+//     as deny globs were before there was a base: a deny rule's match
+//     made since is masked within that time, and a path to show or make
+//     writable made since is bound within it.
 type profileBase struct {
 	key baseKey
 	at  time.Time
@@ -77,6 +78,49 @@ type watches struct {
 	// aliases are paths whose symlinks resolved to another name, which
 	// the base grants too: both must still lead to the same file.
 	aliases [][2]string
+	// dirs are the nearest existing directories above secrets that were
+	// missing: making a secret there changes its directory, and the
+	// secret is masked from the next call on, not from the refresh.
+	dirs []binaryID
+	// racy: one of dirs changed so shortly before the base was computed
+	// that a further change could keep its times (their granularity), so
+	// the base is not reused.
+	racy bool
+}
+
+// racyWindow is how recent a directory's change must be for its times not
+// to prove that nothing changed after it.
+const racyWindow = 2 * time.Second
+
+// dir notes the directory that would change were the missing path p made.
+func (w *watches) dir(p string, trustRecent bool) {
+	for cur := filepath.Dir(p); ; cur = filepath.Dir(cur) {
+		if id, err := dirIdentity(cur); err == nil {
+			if slices.Contains(w.dirs, id) {
+				return
+			}
+			w.dirs = append(w.dirs, id)
+			// Wall time: it is compared with the filesystem's.
+			changed := time.Unix(0, max(id.MtimeNs, id.CtimeNs))
+			w.racy = w.racy || !trustRecent && time.Since(changed) < racyWindow
+			return
+		}
+		if cur == filepath.Dir(cur) {
+			return
+		}
+	}
+}
+
+// dirIdentity is what a directory's entries changing changes: its times
+// (its change time no tool can set back) and its inode.
+func dirIdentity(path string) (binaryID, error) {
+	info, err := os.Lstat(path)
+	if err != nil {
+		return binaryID{}, err
+	}
+	id := binaryID{Path: path, Size: info.Size(), MtimeNs: info.ModTime().UnixNano()}
+	fileIdentity(info, &id)
+	return id, nil
 }
 
 // alias notes that p resolved to phys.
@@ -88,6 +132,14 @@ func (w *watches) alias(p, phys string) {
 
 // hold reports whether the facts still hold.
 func (w *watches) hold() bool {
+	if w.racy {
+		return false
+	}
+	for _, d := range w.dirs {
+		if id, err := dirIdentity(d.Path); err != nil || id != d {
+			return false
+		}
+	}
 	for _, own := range w.gone {
 		if _, err := os.Lstat(own); err == nil {
 			return false
@@ -173,8 +225,13 @@ func (h *Host) computeBase(key baseKey) *profileBase {
 	if home, err := os.UserHomeDir(); err == nil {
 		for _, rel := range secretPaths {
 			secret := filepath.Join(home, rel)
-			if _, err := os.Lstat(secret); err == nil && !slices.ContainsFunc(allowRead, func(a string) bool { return within(a, secret) }) {
+			if slices.ContainsFunc(allowRead, func(a string) bool { return within(a, secret) }) {
+				continue
+			}
+			if _, err := os.Lstat(secret); err == nil {
 				b.secrets = append(b.secrets, secret)
+			} else {
+				w.dir(secret, h.sbox.trustRecent)
 			}
 		}
 	}
