@@ -575,73 +575,56 @@ func (s *SessionServer) Session(stream toolv1.ToolSession_SessionServer) error {
 // serveConn serves the exchanges of one stream or link until it ends.
 func (s *SessionServer) serveConn(ctx context.Context, stream sessionServerConn) {
 	ctx, cancel := context.WithCancel(ctx)
-	c := &serverConn{s: s, ctx: ctx, stream: stream, out: &frameSender{stream: stream}, open: map[uint64]context.CancelFunc{}, ended: make(chan struct{})}
-	c.wg.Add(1)
-	go c.read()
-	// The host closed the stream or the connection broke: cancel every
-	// exchange and wait for them.
-	<-c.ended
-	cancel()
-	c.wg.Wait()
-}
-
-// serverConn is one stream or link as the plugin serves it.
-type serverConn struct {
-	s      *SessionServer
-	ctx    context.Context
-	stream sessionServerConn
-	out    *frameSender
-	// ended is closed when the stream's reads end.
-	ended chan struct{}
-	wg    sync.WaitGroup
-
-	mu   sync.Mutex
-	open map[uint64]context.CancelFunc
-}
-
-// read reads frames until one opens an exchange; then it starts the next
-// reader and serves that exchange itself: the exchange runs on the
-// goroutine that read it, without a hand-off to one of its own.
-func (c *serverConn) read() {
-	defer c.wg.Done()
+	out := &frameSender{stream: stream}
+	var (
+		mu   sync.Mutex
+		open = map[uint64]context.CancelFunc{}
+		wg   sync.WaitGroup
+	)
+	defer func() {
+		cancel()
+		wg.Wait()
+	}()
 	for {
-		f, err := c.stream.Recv()
+		f, err := stream.Recv()
 		if err != nil {
-			close(c.ended)
+			// The host closed the stream or the connection broke: cancel
+			// every exchange (the deferred cancel) and wait for them.
 			return
 		}
 		id := f.GetId()
 		if _, ok := f.GetFrame().(*toolv1.SessionRequest_Cancel); ok {
-			c.mu.Lock()
-			if stop := c.open[id]; stop != nil {
+			mu.Lock()
+			if stop := open[id]; stop != nil {
 				stop()
 			}
-			c.mu.Unlock()
+			mu.Unlock()
 			continue
 		}
-		c.mu.Lock()
-		_, dup := c.open[id]
-		c.mu.Unlock()
+		mu.Lock()
+		_, dup := open[id]
+		mu.Unlock()
 		if dup || f.GetFrame() == nil {
 			continue // the host never reuses an open id nor sends an empty frame
 		}
-		xctx, stop := context.WithCancel(c.ctx)
+		xctx, stop := context.WithCancel(ctx)
 		if us := f.GetTimeoutUs(); us > 0 {
-			xctx, stop = context.WithTimeout(c.ctx, time.Duration(us)*time.Microsecond)
+			xctx, stop = context.WithTimeout(ctx, time.Duration(us)*time.Microsecond)
 		}
-		c.mu.Lock()
-		c.open[id] = stop
-		c.mu.Unlock()
-		c.wg.Add(1)
-		go c.read()
-		defer func() {
-			c.mu.Lock()
-			delete(c.open, id)
-			c.mu.Unlock()
-			stop()
+		mu.Lock()
+		open[id] = stop
+		mu.Unlock()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				mu.Lock()
+				delete(open, id)
+				mu.Unlock()
+				stop()
+			}()
+			s.serve(xctx, id, f, out)
 		}()
-		c.s.serve(xctx, id, f, c.out)
-		return
 	}
 }
 
