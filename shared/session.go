@@ -26,7 +26,8 @@ import (
 
 // sessionConn is the host's side of what carries a session's frames: a
 // gRPC Session stream (protocol 2) or a link (protocol 3). Send is called
-// by one goroutine at a time, Recv by the session's reader alone. A Send
+// by one goroutine at a time, Recv by one reader at a time: a stream's
+// reader goroutine, or the caller holding a link's reading role. A Send
 // that returns io.EOF found the connection gone; Recv's error is why.
 type sessionConn interface {
 	Send(*toolv1.SessionRequest) error
