@@ -267,3 +267,53 @@ func BenchmarkNoopPaired(b *testing.B) {
 	b.ReportMetric(ratio(wOff, wMCP), "host-nosandbox/mcp")
 	b.ReportMetric(ratio(wOff, wUnary), "host-nosandbox/unary")
 }
+
+// BenchmarkNoopRawPaired rotates, in each iteration, protocol 3's raw
+// Prepare and Call pair on the link, the same pair on protocol 2's
+// Session stream and one raw unary RPC: the transport alone, paired, so
+// that two builds compare by their ratios on a machine whose load moves.
+func BenchmarkNoopRawPaired(b *testing.B) {
+	cfg, env := riotTLS(b)
+	c3, link := rawClient(b, bins.testkit, cfg, env, false, 3)
+	defer c3.Kill()
+	c2, stream := rawClient(b, bins.testkit, cfg, env, false, 2)
+	defer c2.Kill()
+	c1, unary := rawClient(b, bins.testkit, cfg, env, false, 1)
+	defer c1.Kill()
+	pair := func(stub shared.ToolPlugin) func() {
+		return func() {
+			if _, err := stub.Prepare(context.Background(), noopPrepare); err != nil {
+				b.Fatal(err)
+			}
+			if err := stub.Call(context.Background(), noopCall, func(*toolv1.CallEvent) error { return nil }); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	ways := []func(){pair(link), pair(stream), func() {
+		if _, err := unary.Prepare(context.Background(), noopPrepare); err != nil {
+			b.Fatal(err)
+		}
+	}}
+	for _, w := range ways {
+		w()
+	}
+	total := make([]time.Duration, len(ways))
+	i := 0
+	b.ResetTimer()
+	for b.Loop() {
+		for k := range ways {
+			w := (i + k) % len(ways)
+			start := time.Now()
+			ways[w]()
+			total[w] += time.Since(start)
+		}
+		i++
+	}
+	us := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(b.N) }
+	b.ReportMetric(us(total[0]), "link-pair-us")
+	b.ReportMetric(us(total[1]), "session-pair-us")
+	b.ReportMetric(us(total[2]), "unary-us")
+	b.ReportMetric(float64(total[0])/float64(total[2]), "link-pair/unary")
+	b.ReportMetric(float64(total[0])/float64(total[1]), "link-pair/session-pair")
+}

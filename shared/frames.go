@@ -2,12 +2,15 @@ package shared
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"sync"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -38,10 +41,20 @@ var (
 )
 
 // frameReader reads frames from one side of a connection. It is used by
-// one goroutine at a time.
+// one goroutine at a time. A read that fails part-way through a frame
+// (the host's reader interrupted by a read deadline when its caller
+// leaves) keeps what it has read, and the next call goes on from there:
+// a frame is never lost or misaligned by an interruption.
 type frameReader struct {
 	r   *bufio.Reader
 	buf []byte
+	// The frame being read: its length's bytes so far (vn, vi), whether
+	// the length is whole (sized), and its bytes so far (frame[:got]).
+	vn    uint64
+	vi    int
+	sized bool
+	frame []byte
+	got   int
 }
 
 func newFrameReader(r io.Reader) *frameReader {
@@ -51,46 +64,55 @@ func newFrameReader(r io.Reader) *frameReader {
 // next returns the next frame's bytes, valid until the next call. A clean
 // end between frames is io.EOF; an end inside one is io.ErrUnexpectedEOF.
 func (f *frameReader) next() ([]byte, error) {
-	n, err := f.length()
-	if err != nil {
-		return nil, err
-	}
-	var buf []byte
-	if n <= reuseBelow {
-		if f.buf == nil {
-			f.buf = make([]byte, reuseBelow)
+	if !f.sized {
+		n, err := f.length()
+		if err != nil {
+			return nil, err
 		}
-		buf = f.buf[:n]
-	} else {
-		buf = make([]byte, n)
+		if n <= reuseBelow {
+			if f.buf == nil {
+				f.buf = make([]byte, reuseBelow)
+			}
+			f.frame = f.buf[:n]
+		} else {
+			f.frame = make([]byte, n)
+		}
+		f.sized, f.got = true, 0
 	}
-	if _, err := io.ReadFull(f.r, buf); err != nil {
+	n, err := io.ReadFull(f.r, f.frame[f.got:])
+	f.got += n
+	if err != nil {
 		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
 		}
 		return nil, err
 	}
-	return buf, nil
+	b := f.frame
+	f.sized, f.frame = false, nil
+	return b, nil
 }
 
 // length reads a frame's uvarint length. A varint longer than ten bytes
 // or past 64 bits, and one over MaxMessageSize, are refused before the
 // frame's bytes are read.
 func (f *frameReader) length() (uint64, error) {
-	var n uint64
-	for i := 0; i < binary.MaxVarintLen64; i++ {
+	for f.vi < binary.MaxVarintLen64 {
 		b, err := f.r.ReadByte()
 		if err != nil {
-			if i > 0 && errors.Is(err, io.EOF) {
+			if f.vi > 0 && errors.Is(err, io.EOF) {
 				return 0, io.ErrUnexpectedEOF
 			}
 			return 0, err
 		}
+		i := f.vi
 		if i == binary.MaxVarintLen64-1 && b > 1 {
 			return 0, errFrameMalformed
 		}
-		n |= uint64(b&0x7f) << (7 * i)
+		f.vn |= uint64(b&0x7f) << (7 * i)
+		f.vi++
 		if b < 0x80 {
+			n := f.vn
+			f.vn, f.vi = 0, 0
 			if n > MaxMessageSize {
 				return 0, fmt.Errorf("%w: %d bytes", errFrameTooLarge, n)
 			}
@@ -171,9 +193,12 @@ func readError(err error) error {
 	case errors.Is(err, errFrameMalformed), errors.Is(err, errFrameUndecodable):
 		return status.Error(codes.Internal, "the plugin sent a malformed frame on its session connection")
 	default:
-		return status.Error(codes.Unavailable, "the plugin's session connection broke")
+		return errLinkBroken
 	}
 }
+
+// errLinkBroken is a link whose connection failed under a read or a write.
+var errLinkBroken = status.Error(codes.Unavailable, "the plugin's session connection broke")
 
 // hostLink is the host's side of a protocol 3 connection: SessionRequest
 // frames out, SessionResponse frames in.
@@ -209,6 +234,37 @@ func (l *hostLink) Send(f *toolv1.SessionRequest) error {
 func (l *hostLink) Recv() (*toolv1.SessionResponse, error) {
 	f := &toolv1.SessionResponse{}
 	if err := l.r.read(f); err != nil {
+		return nil, readError(err)
+	}
+	return f, nil
+}
+
+// errLeft is a read interrupted because its caller left.
+var errLeft = errors.New("the reader's caller left")
+
+// recvUntil is Recv for a caller that reads the link itself: when ctx
+// ends first it returns errLeft, and the frame read part-way stays in the
+// reader for the next call. The interruption is a read deadline in the
+// past, cleared before recvUntil returns; only recvUntil sets deadlines.
+func (l *hostLink) recvUntil(ctx context.Context) (*toolv1.SessionResponse, error) {
+	if ctx.Done() == nil {
+		return l.Recv()
+	}
+	kicked := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		_ = l.conn.SetReadDeadline(time.Unix(1, 0))
+		close(kicked)
+	})
+	f := &toolv1.SessionResponse{}
+	err := l.r.read(f)
+	if !stop() {
+		<-kicked
+		_ = l.conn.SetReadDeadline(time.Time{})
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return nil, errLeft
+		}
+	}
+	if err != nil {
 		return nil, readError(err)
 	}
 	return f, nil

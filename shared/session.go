@@ -26,7 +26,8 @@ import (
 
 // sessionConn is the host's side of what carries a session's frames: a
 // gRPC Session stream (protocol 2) or a link (protocol 3). Send is called
-// by one goroutine at a time, Recv by the session's reader alone. A Send
+// by one goroutine at a time, Recv by one reader at a time: a stream's
+// reader goroutine, or the caller holding a link's reading role. A Send
 // that returns io.EOF found the connection gone; Recv's error is why.
 type sessionConn interface {
 	Send(*toolv1.SessionRequest) error
@@ -90,13 +91,22 @@ type session struct {
 	// sendSlot holds the right to send: gRPC allows one sender at a time,
 	// and a caller whose context ends stops waiting for it.
 	sendSlot chan struct{}
+	// direct is the link when its callers read it themselves (protocol
+	// 3): nil over a gRPC stream, which the reader goroutine reads.
+	direct *hostLink
+	// role holds the right to read direct when no caller does: a caller
+	// waiting for its exchange's frame takes it and reads, handing other
+	// exchanges' frames to their channels, so that one exchange at a time
+	// costs no hand-off from a reader goroutine to its caller.
+	role chan struct{}
 
 	mu     sync.Mutex
 	nextID uint64
 	open   map[uint64]*exchange
 	// err is why the stream ended, set before done is closed.
-	err  error
-	done chan struct{}
+	err   error
+	ended bool
+	done  chan struct{}
 }
 
 // exchange is one open Prepare or Call as the host sees it.
@@ -247,8 +257,13 @@ func (c *SessionClient) openSession(ctx context.Context, w chan struct{}) (*sess
 		return nil, errClientClosed
 	}
 	s := &session{stream: st, cancel: cancel, grace: c.grace, sendSlot: make(chan struct{}, 1), open: map[uint64]*exchange{}, done: make(chan struct{})}
+	if l, ok := st.(*hostLink); ok {
+		s.direct, s.role = l, make(chan struct{}, 1)
+		s.role <- struct{}{}
+	} else {
+		go s.read()
+	}
 	c.cur = s
-	go s.read()
 	return s, nil
 }
 
@@ -352,7 +367,11 @@ func (s *session) send(ctx context.Context, f *toolv1.SessionRequest) error {
 	stop()
 	<-s.sendSlot
 	if errors.Is(err, io.EOF) {
-		// The stream is gone, and the reader learns why.
+		// The stream is gone, and the reader learns why; a link may have
+		// no reader: its write's failure is the reason then.
+		if s.direct != nil {
+			s.end(errLinkBroken)
+		}
 		<-s.done
 		return s.err
 	}
@@ -363,6 +382,9 @@ func (s *session) send(ctx context.Context, f *toolv1.SessionRequest) error {
 
 // next is the exchange's next frame, or why there is none.
 func (s *session) next(ctx context.Context, x *exchange) (*toolv1.SessionResponse, error) {
+	if s.direct != nil {
+		return s.nextDirect(ctx, x)
+	}
 	select {
 	case f := <-x.frames:
 		return f, nil
@@ -376,6 +398,98 @@ func (s *session) next(ctx context.Context, x *exchange) (*toolv1.SessionRespons
 		default:
 			return nil, s.err
 		}
+	}
+}
+
+// nextDirect is next on a link its callers read: the caller takes the
+// reading role when no other caller holds it, or waits for its frame from
+// the one that does.
+func (s *session) nextDirect(ctx context.Context, x *exchange) (*toolv1.SessionResponse, error) {
+	for {
+		select {
+		case f := <-x.frames:
+			return f, nil
+		default:
+		}
+		select {
+		case f := <-x.frames:
+			return f, nil
+		case <-s.role:
+			if f, err, ok := s.lead(ctx, x); ok {
+				return f, err
+			}
+		case <-ctx.Done():
+			return nil, status.FromContextError(ctx.Err()).Err()
+		case <-s.done:
+			return s.rest(x)
+		}
+	}
+}
+
+// lead reads the link, holding the role, until x's next frame comes, x's
+// caller leaves or the link ends; then it hands the role on. It hands
+// every other exchange's frame to its channel; ok is false when another
+// leader already left x's frame there, for nextDirect to take.
+func (s *session) lead(ctx context.Context, x *exchange) (_ *toolv1.SessionResponse, _ error, ok bool) {
+	for {
+		select {
+		case <-s.done:
+			s.role <- struct{}{}
+			f, err := s.rest(x)
+			return f, err, true
+		default:
+		}
+		if len(x.frames) > 0 {
+			s.role <- struct{}{}
+			return nil, nil, false
+		}
+		f, err := s.direct.recvUntil(ctx)
+		if errors.Is(err, errLeft) {
+			s.role <- struct{}{}
+			return nil, status.FromContextError(ctx.Err()).Err(), true
+		}
+		if err != nil {
+			s.end(err)
+			s.role <- struct{}{}
+			f, err := s.rest(x)
+			return f, err, true
+		}
+		if f.GetId() == x.id {
+			s.role <- struct{}{}
+			return f, nil, true
+		}
+		s.mu.Lock()
+		y := s.open[f.GetId()]
+		s.mu.Unlock()
+		if y == nil {
+			continue // an exchange the host closed
+		}
+		select {
+		case y.frames <- f:
+		case <-y.gone:
+		case <-ctx.Done():
+			// y's consumer is slow and x's caller is leaving: a goroutine
+			// of its own waits for y, then hands the role on.
+			go func() {
+				select {
+				case y.frames <- f:
+				case <-y.gone:
+				}
+				s.role <- struct{}{}
+			}()
+			return nil, status.FromContextError(ctx.Err()).Err(), true
+		}
+	}
+}
+
+// rest is what x has after the session ended: the frames that came before
+// the end are still the call's.
+func (s *session) rest(x *exchange) (*toolv1.SessionResponse, error) {
+	select {
+	case f := <-x.frames:
+		return f, nil
+	default:
+		return nil, s.err
 	}
 }
 
@@ -403,6 +517,11 @@ func (s *session) read() {
 
 // abort ends the stream with err as every open exchange's error.
 func (s *session) abort(err error) {
+	if s.direct != nil {
+		// A link may have no reader to learn of it.
+		s.end(err)
+		return
+	}
 	s.mu.Lock()
 	if s.err == nil {
 		s.err = err
@@ -422,9 +541,13 @@ func (s *session) end(err error) {
 	if s.err == nil {
 		s.err = err
 	}
+	ended := s.ended
+	s.ended = true
 	s.mu.Unlock()
 	s.cancel()
-	close(s.done)
+	if !ended {
+		close(s.done)
+	}
 }
 
 // endError is the error an End frame stands for: nil for a clean end.
