@@ -327,6 +327,11 @@ func (s *Server) run(t *turn) {
 	if err := t.send(hostFrame{Results: results, Warning: warning, Done: true}); err != nil {
 		s.logf("a client left before its results: %v", err)
 	}
+	// After the results, off the client's wait, and before the next turn,
+	// so a client that runs a turn itself next sees this one's state.
+	if err := s.host.FlushSession(); err != nil {
+		s.logf("cannot save the session's state: %v", err)
+	}
 }
 
 // knowsAll reports whether every call names a tool of the host's plugins,
