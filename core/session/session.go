@@ -155,7 +155,10 @@ func (s *Session) Update(plugin string, updates map[string]string) error {
 }
 
 // AddGrants adds grants to the session's, keeping those any process added
-// before, and returns them all: the caller grants the ones it lacks.
+// before, and returns them all: the caller grants the ones it lacks. A
+// session written behind writes them before it returns all the same: a
+// grant follows a person's answer, which took far longer than the write,
+// and is what they would least like asked again.
 func (s *Session) AddGrants(grants []string) ([]string, error) {
 	err := s.change(func(d *data) {
 		for _, g := range grants {
@@ -164,6 +167,9 @@ func (s *Session) AddGrants(grants []string) ([]string, error) {
 			}
 		}
 	})
+	if err == nil {
+		err = s.Flush()
+	}
 	return s.Grants(), err
 }
 

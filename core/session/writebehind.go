@@ -10,8 +10,8 @@ import "sync"
 // the view never loses a change the host made.
 //
 // A change not yet written when the process is killed is lost. The loss
-// fails closed: a lost Read record makes Edit say the file wasn't read,
-// a lost grant is asked again.
+// fails closed: a lost Read record makes Edit say the file wasn't read.
+// Grants are written before AddGrants returns (session.go).
 type writeBehind struct {
 	// Guarded by Session.mu.
 	pending  []func(*data) // queued, not yet taken by a write

@@ -77,11 +77,11 @@ func TestWriteBehindMergesAnotherWriter(t *testing.T) {
 	if err := s.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	s.wb.wmu.Lock()
-	if err := s.Update("read", map[string]string{"host": "1", "gone": ""}); err != nil {
+	if _, err := s.AddGrants([]string{"Read(/a)"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.AddGrants([]string{"Read(/a)"}); err != nil {
+	s.wb.wmu.Lock()
+	if err := s.Update("read", map[string]string{"host": "1", "gone": ""}); err != nil {
 		t.Fatal(err)
 	}
 	helper(t, dir, "s", "7")
@@ -90,7 +90,7 @@ func TestWriteBehindMergesAnotherWriter(t *testing.T) {
 		t.Fatalf("the host's view after the other's write = %v, want its own pending change over the other's", own)
 	}
 	if g := s.Grants(); !slices.Contains(g, "Read(/a)") || !slices.Contains(g, "Bash(make 7)") {
-		t.Fatalf("grants = %v, want the host's pending one and the other's", g)
+		t.Fatalf("grants = %v, want the host's and the other's", g)
 	}
 	s.wb.wmu.Unlock()
 	if err := s.Flush(); err != nil {
@@ -186,5 +186,22 @@ func TestWriteBehindClose(t *testing.T) {
 	}
 	if err := s.Close(); err != nil {
 		t.Fatalf("a second Close: %v", err)
+	}
+}
+
+// A grant is on disk when AddGrants returns, written behind or not, with
+// what was queued before it.
+func TestWriteBehindWritesGrantsAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	s := openWriteBehind(t, dir, "s")
+	if err := s.Update("read", map[string]string{"a": "1"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.AddGrants([]string{"Bash(make:*)"}); err != nil {
+		t.Fatal(err)
+	}
+	own, grants := onDisk(t, dir, "s")
+	if !slices.Contains(grants, "Bash(make:*)") || own["a"] != "1" {
+		t.Fatalf("on disk after AddGrants: %v %v, want the grant and the change before it", own, grants)
 	}
 }
