@@ -39,7 +39,8 @@ func (c *cascadeCause) stopped() string {
 
 // RunTurn runs one assistant turn's tool calls and returns one result per
 // call, in input order. Consecutive concurrency-safe calls run together,
-// up to limits.max_parallel at once; any other call runs alone. When a
+// up to limits.max_parallel at once, their Prepares too (nextGroup); any
+// other call runs alone. When a
 // call of a cascading tool fails, every call of the turn not yet finished
 // ends Cancelled, naming it. RunTurn never fails: every problem is a
 // result.
