@@ -66,9 +66,13 @@ func (h *Host) resolve(use ToolUse) *ToolResult {
 	return nil
 }
 
-// prepare runs Prepare and the permission chain. It returns the call
-// ready to run, or with its result set.
-func (h *Host) prepare(ctx context.Context, use ToolUse) *call {
+// Preparing a call is check, then judge. It leaves the call ready to
+// run, or with its result set.
+
+// check validates the call and runs the tool's Prepare: the part of
+// preparing that asks no one and changes nothing, so the checks of calls
+// that may run together run in parallel (prepare.go).
+func (h *Host) check(ctx context.Context, use ToolUse) *call {
 	c := &call{use: use}
 	if r := h.resolve(use); r != nil {
 		c.result, c.done = *r, true
@@ -76,9 +80,17 @@ func (h *Host) prepare(ctx context.Context, use ToolUse) *call {
 	}
 	c.tool, _ = h.lookup(use.Name)
 	c.cascades = c.tool.spec.GetCascadesOnFailure()
-	if !h.prepareRPC(ctx, c) {
+	h.prepareRPC(ctx, c)
+	return c
+}
+
+// judge runs the PreToolUse hooks and the permission chain, which may ask
+// the user, on a checked call: one call at a time, in the turn's order.
+func (h *Host) judge(ctx context.Context, c *call) *call {
+	if c.done {
 		return c
 	}
+	use := c.use
 	hooks := h.preToolUse(ctx, c.use)
 	switch {
 	case ctx.Err() != nil:

@@ -44,6 +44,10 @@ type Options struct {
 	// SessionID names a session persisted under the state dir; empty means
 	// an ephemeral session.
 	SessionID string
+	// WriteBehind writes the session's state in the background, off the
+	// calls' path, for a process that is the session's only owner (a
+	// session host). FlushSession and Close write what is pending.
+	WriteBehind bool
 	// Prompter resolves Ask; nil denies, as without a terminal.
 	Prompter permission.Prompter
 	// Classifier judges calls in auto mode; nil builds one from the config,
@@ -190,6 +194,9 @@ func New(ctx context.Context, opts Options) (_ *Host, err error) {
 	h.tls = sync.OnceValues(shared.NewTLSMaterial)
 	if h.session, err = session.Open(h.stateDir, opts.SessionID); err != nil {
 		return nil, err
+	}
+	if opts.WriteBehind {
+		h.session.WriteBehind()
 	}
 	h.resultDir = filepath.Join(h.stateDir, "results", h.session.ID())
 	h.results = openResultStore(h.resultsRoot(), h.session.ID(), opts.Config.Results, h.now, h.log)
@@ -385,8 +392,15 @@ func (h *Host) ResultsDir() string { return h.resultDir }
 // LogFile is the host's log file.
 func (h *Host) LogFile() string { return h.logFile }
 
-// Close stops every plugin. Calls still running are cancelled by their
-// contexts; Close does not wait for them.
+// FlushSession writes the session state a WriteBehind host holds and has
+// not written yet, and waits until it is on disk.
+func (h *Host) FlushSession() error {
+	return h.session.Flush()
+}
+
+// Close stops every plugin and writes the session's pending state. Calls
+// still running are cancelled by their contexts; Close does not wait for
+// them (what they change later is written at once).
 func (h *Host) Close() error {
 	h.closeOnce.Do(func() {
 		var wg sync.WaitGroup
@@ -398,6 +412,10 @@ func (h *Host) Close() error {
 		// under way included, so no socket is in use below.
 		wg.Wait()
 		h.closeMCP()
+		// After this the session writes each change before it returns.
+		if err := h.session.Close(); err != nil {
+			h.log.Warn("cannot save the session's state; the last changes are lost", "error", err)
+		}
 		h.results.close()
 		// After this no plugin start can make the directory, and what one
 		// made is visible here.

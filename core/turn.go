@@ -39,7 +39,8 @@ func (c *cascadeCause) stopped() string {
 
 // RunTurn runs one assistant turn's tool calls and returns one result per
 // call, in input order. Consecutive concurrency-safe calls run together,
-// up to limits.max_parallel at once; any other call runs alone. When a
+// up to limits.max_parallel at once, their Prepares too (nextGroup); any
+// other call runs alone. When a
 // call of a cascading tool fails, every call of the turn not yet finished
 // ends Cancelled, naming it. RunTurn never fails: every problem is a
 // result.
@@ -51,40 +52,25 @@ func (h *Host) RunTurn(ctx context.Context, uses []ToolUse) []ToolResult {
 	calls := make([]*call, len(uses))
 	running := map[*call]bool{}
 	var pending *call
+	// Right after a call that is not concurrency-safe, the next is
+	// checked alone first: in a run of such calls, checks of the calls
+	// after each would all be thrown away.
+	afterUnsafe := false
 	for i := 0; i < len(uses) || pending != nil; {
 		if tctx.Err() != nil {
 			break
 		}
-		c := pending
-		pending = nil
-		if c == nil {
-			c = h.prepare(tctx, uses[i])
-			calls[i] = c
-			i++
+		var group []*call
+		if pending != nil {
+			group, pending = []*call{pending}, nil
+		} else {
+			group, pending, i = h.nextGroup(tctx, uses, calls, i, afterUnsafe)
 		}
-		if c.done {
+		if len(group) == 0 {
 			continue
 		}
-		group := []*call{c}
-		if c.prep.GetConcurrencySafe() {
-			// Safe calls change nothing, so the calls after them can be
-			// prepared before they run.
-			for i < len(uses) && len(group) < h.maxParallel() && tctx.Err() == nil {
-				next := h.prepare(tctx, uses[i])
-				calls[i] = next
-				i++
-				if next.done {
-					continue
-				}
-				if !next.prep.GetConcurrencySafe() {
-					// It runs alone, after this group.
-					pending = next
-					break
-				}
-				group = append(group, next)
-			}
-		}
 		h.runGroup(tctx, cancel, group, running)
+		afterUnsafe = !group[0].prep.GetConcurrencySafe()
 	}
 	var cause *cascadeCause
 	_ = errors.As(context.Cause(tctx), &cause)
@@ -104,6 +90,53 @@ func (h *Host) RunTurn(ctx context.Context, uses []ToolUse) []ToolResult {
 	}
 	h.applyTurnBudget(calls, results)
 	return results
+}
+
+// nextGroup prepares the calls from uses[i] on that run next: one call
+// that is not concurrency-safe, or consecutive safe calls, at most
+// limits.max_parallel. Their Prepare RPCs run together, at most that many
+// at once; each is then judged in input order. A call found not safe after
+// safe ones is returned as pending, to run alone after them; the checks
+// after it are thrown away, since it may change what they see, and are
+// made again once it has run. nextGroup records each judged call in calls
+// and returns the index of the first call not judged.
+func (h *Host) nextGroup(ctx context.Context, uses []ToolUse, calls []*call, i int, afterUnsafe bool) (group []*call, pending *call, next int) {
+	limit := h.maxParallel()
+	for i < len(uses) && len(group) < limit && ctx.Err() == nil {
+		n := min(limit-len(group), len(uses)-i)
+		if afterUnsafe && len(group) == 0 {
+			n = 1
+		}
+		w := h.startChecks(ctx, uses[i:i+n])
+		stop := false
+		for j := range n {
+			if ctx.Err() != nil {
+				stop = true
+				break
+			}
+			c := h.judge(ctx, w.get(j))
+			calls[i] = c
+			i++
+			if c.done {
+				continue
+			}
+			if !c.prep.GetConcurrencySafe() {
+				if len(group) == 0 {
+					group = []*call{c}
+				} else {
+					pending = c
+				}
+				stop = true
+				break
+			}
+			group = append(group, c)
+		}
+		w.stop()
+		if stop {
+			break
+		}
+	}
+	return group, pending, i
 }
 
 // cancelled is the result of a call the turn stopped.

@@ -89,7 +89,7 @@ func (a *app) serveForeground(ctx context.Context, ws string, paths sessionhost.
 		Self:  sessionhost.Hello{Build: buildID(), Session: a.session, Workspace: ws, Inputs: a.configInputs()},
 		Idle:  idle,
 		Build: func(ctx context.Context, relay *sessionhost.Relay) (*core.Host, string, error) {
-			h, err := a.host(ctx, core.Options{Prompter: relay, OnProgress: relay.Progress})
+			h, err := a.host(ctx, core.Options{Prompter: relay, OnProgress: relay.Progress, WriteBehind: true})
 			if err != nil {
 				return nil, "", err
 			}

@@ -9,6 +9,10 @@
 // changes into what is on disk, so concurrent processes on one session
 // lose nothing. Reads pick up what other processes wrote, without a lock:
 // the state file is only ever replaced whole.
+//
+// A session host, the only writer of its session, opens it write-behind
+// (writebehind.go): changes are applied in memory at once and written by a
+// background writer, off the call's path.
 package session
 
 import (
@@ -37,6 +41,8 @@ type Session struct {
 	mu   sync.Mutex
 	data data
 	seen stamp // the state file as last loaded or written
+
+	wb *writeBehind // nil: every change is written before it returns
 }
 
 // data is the state file's content.
@@ -149,7 +155,10 @@ func (s *Session) Update(plugin string, updates map[string]string) error {
 }
 
 // AddGrants adds grants to the session's, keeping those any process added
-// before, and returns them all: the caller grants the ones it lacks.
+// before, and returns them all: the caller grants the ones it lacks. A
+// session written behind writes them before it returns all the same: a
+// grant follows a person's answer, which took far longer than the write,
+// and is what they would least like asked again.
 func (s *Session) AddGrants(grants []string) ([]string, error) {
 	err := s.change(func(d *data) {
 		for _, g := range grants {
@@ -158,6 +167,9 @@ func (s *Session) AddGrants(grants []string) ([]string, error) {
 			}
 		}
 	})
+	if err == nil {
+		err = s.Flush()
+	}
 	return s.Grants(), err
 }
 
@@ -171,39 +183,59 @@ func (s *Session) change(f func(*data)) error {
 	if s.path == "" {
 		return nil
 	}
+	if s.wb != nil {
+		s.wb.queue(f)
+		return nil
+	}
+	d, st, written, err := s.persist([]func(*data){f})
+	if err != nil {
+		return err
+	}
+	s.data = d
+	if written {
+		s.seen, _ = statFile(s.path)
+	} else {
+		s.seen = st
+	}
+	return nil
+}
+
+// persist applies fs, in order, to the state on disk under the lock and
+// writes the result when it differs. It returns the merged state, the
+// stamp of the file as loaded, and whether it wrote.
+func (s *Session) persist(fs []func(*data)) (data, stamp, bool, error) {
 	unlock, err := lockFile(s.path + ".lock")
 	if err != nil {
-		return fmt.Errorf("lock session %s: %w", s.id, err)
+		return data{}, stamp{}, false, fmt.Errorf("lock session %s: %w", s.id, err)
 	}
 	defer unlock()
 	d, st, err := s.load()
 	if err != nil {
-		return err
+		return d, st, false, err
 	}
 	before, err := json.MarshalIndent(d, "", "  ")
 	if err != nil {
-		return fmt.Errorf("encode session %s: %w", s.id, err)
+		return d, st, false, fmt.Errorf("encode session %s: %w", s.id, err)
 	}
-	f(&d)
+	for _, f := range fs {
+		f(&d)
+	}
 	out, err := json.MarshalIndent(d, "", "  ")
 	if err != nil {
-		return fmt.Errorf("encode session %s: %w", s.id, err)
+		return d, st, false, fmt.Errorf("encode session %s: %w", s.id, err)
 	}
 	if bytes.Equal(before, out) {
 		// Nothing changed (Bash reports the directory it stayed in after
 		// every command): a write would cost two fsyncs on the call's path
 		// and tell no reader anything new.
-		s.data, s.seen = d, st
-		return nil
+		return d, st, false, nil
 	}
 	// Replaced whole, so that the reads of other processes, which take no
 	// lock, see one version or the other.
 	if err := atomicfile.Write(s.path, out, 0o600); err != nil {
-		return fmt.Errorf("write session %s: %w", s.id, err)
+		return d, st, false, fmt.Errorf("write session %s: %w", s.id, err)
 	}
-	s.data = d
-	s.seen, _ = statFile(s.path)
-	return nil
+	return d, st, true, nil
 }
 
 // refresh reloads the state file if another process replaced it since it
@@ -218,6 +250,8 @@ func (s *Session) refresh() {
 		return
 	}
 	if d, st, err := s.load(); err == nil {
+		// Changes not yet written are this process's newest word.
+		s.wb.reapply(&d)
 		s.data, s.seen = d, st
 	}
 }

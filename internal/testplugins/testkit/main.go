@@ -47,6 +47,8 @@ func main() {
 		plugin.New[imageIn](image{}),
 		plugin.New[stateIn](state{}),
 		plugin.New[sleepIn](sleep{}),
+		plugin.New[lookIn](&look{b: b, inFlight: map[string]int{}, peak: map[string]int{}}),
+		plugin.New[touchIn](touch{}),
 	)
 }
 
@@ -315,4 +317,87 @@ func (sleep) Call(ctx context.Context, in sleepIn, env *plugin.Env) plugin.Outco
 		return plugin.Failed("Cancelled.")
 	}
 	return plugin.Ok(plugin.Text("slept"))
+}
+
+// Look is concurrency-safe and sees, in its Prepare, whether a file exists:
+// its description says so, which tells a test when its Prepare ran. With
+// meet, its Prepare waits until n Prepares of that name have arrived (or
+// the host cancels it), proving they run in parallel, and its Call reports
+// how many were in flight at most; with signal, each arrival writes a line
+// to that file (a FIFO the test reads). With crash, the plugin dies in
+// Prepare.
+type lookIn struct {
+	Path   string `json:"path"`
+	Meet   string `json:"meet,omitempty"`
+	N      int    `json:"n,omitempty"`
+	Signal string `json:"signal,omitempty"`
+	Crash  bool   `json:"crash,omitempty"`
+}
+type look struct {
+	b        *barriers
+	mu       sync.Mutex
+	inFlight map[string]int
+	peak     map[string]int
+}
+
+func (*look) Name() string                  { return "Look" }
+func (*look) Prompt() string                { return "Looks whether a file exists." }
+func (*look) IsReadOnly(lookIn) bool        { return true }
+func (*look) IsConcurrencySafe(lookIn) bool { return true }
+func (*look) Describe(in lookIn) string {
+	if _, err := os.Stat(in.Path); err == nil {
+		return "Look " + in.Path + ": present"
+	}
+	return "Look " + in.Path + ": absent"
+}
+func (l *look) ValidateInput(ctx context.Context, in lookIn, _ *plugin.Env) plugin.Validation {
+	if in.Crash {
+		os.Exit(3)
+	}
+	if in.Meet == "" {
+		return plugin.Accepted()
+	}
+	l.mu.Lock()
+	l.inFlight[in.Meet]++
+	l.peak[in.Meet] = max(l.peak[in.Meet], l.inFlight[in.Meet])
+	l.mu.Unlock()
+	if in.Signal != "" {
+		if f, err := os.OpenFile(in.Signal, os.O_WRONLY|os.O_APPEND, 0); err == nil {
+			_, _ = f.WriteString("arrived\n")
+			_ = f.Close()
+		}
+	}
+	defer func() {
+		l.mu.Lock()
+		l.inFlight[in.Meet]--
+		l.mu.Unlock()
+	}()
+	select {
+	case <-l.b.arrive("look:"+in.Meet, in.N):
+		return plugin.Accepted()
+	case <-ctx.Done():
+		return plugin.Rejected("Cancelled while meeting.")
+	}
+}
+func (l *look) Call(_ context.Context, in lookIn, _ *plugin.Env) plugin.Outcome {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return plugin.Ok(plugin.Text(fmt.Sprintf("peak %d", l.peak[in.Meet])))
+}
+
+// Touch creates a file: a call that is not concurrency-safe and changes
+// what the Prepare of a later call sees.
+type touchIn struct {
+	Path string `json:"path"`
+}
+type touch struct{}
+
+func (touch) Name() string               { return "Touch" }
+func (touch) Prompt() string             { return "Creates a file." }
+func (touch) Describe(in touchIn) string { return "Touch " + in.Path }
+func (touch) Call(_ context.Context, in touchIn, _ *plugin.Env) plugin.Outcome {
+	if err := os.WriteFile(in.Path, nil, 0o600); err != nil {
+		return plugin.Failed("Cannot create the file.")
+	}
+	return plugin.Ok(plugin.Text("touched"))
 }
