@@ -7,6 +7,7 @@
 # (3 by default), each printing its table.
 #
 #   bench/session-host.sh [repeats]     # from a clean clone; needs hyperfine
+#   RUNS=100 bench/session-host.sh 3   # more runs per hyperfine run (default 30)
 set -eu
 cd "$(dirname "$0")/.."
 command -v hyperfine >/dev/null || { echo "install hyperfine (apt-get install hyperfine)"; exit 2; }
@@ -47,7 +48,7 @@ sleep 3
 i=1
 while [ "$i" -le "$repeats" ]; do
 	echo "== run $i of $repeats"
-	hyperfine -N -w 5 -r 30 --style basic --export-json "$B/run.json" \
+	hyperfine -N -w 5 -r "${RUNS:-30}" --style basic --export-json "$B/run.json" \
 		-n version "$riot version" \
 		-n attached "$riot run --session H $B/turn.json" \
 		-n attached-nosandbox "$riot run --session U --config $B/nosandbox.toml $B/turn.json" \
