@@ -94,9 +94,14 @@ func identify(path string) (binaryID, error) {
 	if err != nil {
 		return binaryID{}, err
 	}
+	return identityOf(path, info), nil
+}
+
+// identityOf is the identity of the file at path that info describes.
+func identityOf(path string, info os.FileInfo) binaryID {
 	id := binaryID{Path: path, Size: info.Size(), MtimeNs: info.ModTime().UnixNano()}
 	fileIdentity(info, &id)
-	return id, nil
+	return id
 }
 
 // current reports whether the file at id.Path is still that version.

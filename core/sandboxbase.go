@@ -118,9 +118,7 @@ func dirIdentity(path string) (binaryID, error) {
 	if err != nil {
 		return binaryID{}, err
 	}
-	id := binaryID{Path: path, Size: info.Size(), MtimeNs: info.ModTime().UnixNano()}
-	fileIdentity(info, &id)
-	return id, nil
+	return identityOf(path, info), nil
 }
 
 // alias notes that p resolved to phys.
