@@ -191,13 +191,19 @@ func (s *Session) change(f func(*data)) error {
 	if err != nil {
 		return err
 	}
+	s.keep(d, st, written)
+	return nil
+}
+
+// keep makes d, just persisted, this process's view: st is the file as
+// persist loaded it, which is still what is on disk unless it wrote.
+func (s *Session) keep(d data, st stamp, written bool) {
 	s.data = d
 	if written {
 		s.seen, _ = statFile(s.path)
 	} else {
 		s.seen = st
 	}
-	return nil
 }
 
 // persist applies fs, in order, to the state on disk under the lock and

@@ -96,12 +96,7 @@ func (s *Session) write(w *writeBehind) error {
 	for _, f := range w.pending {
 		f(&d)
 	}
-	s.data = d
-	if written {
-		s.seen, _ = statFile(s.path)
-	} else {
-		s.seen = st
-	}
+	s.keep(d, st, written)
 	return nil
 }
 
