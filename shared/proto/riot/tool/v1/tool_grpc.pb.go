@@ -2,7 +2,8 @@
 //
 // A plugin binary serves one or more tools. The host calls Manifest once per
 // plugin start, then Prepare and Call for each tool call: at most two round
-// trips on the hot path. Version 1 makes each of them an RPC; version 2
+// trips on the hot path, one for a tool whose spec declares that its
+// Prepare gives the default answer (ToolSpec.default_prepare). Version 1 makes each of them an RPC; version 2
 // carries both over one long-lived ToolSession stream per plugin, which
 // saves a stream's setup per exchange; version 3 carries the same frames
 // over a Unix socket of their own that ToolLink opens, without HTTP/2 or

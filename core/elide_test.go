@@ -1,0 +1,129 @@
+package core_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/riot-tools/riot/config"
+	"github.com/riot-tools/riot/core"
+	"github.com/riot-tools/riot/core/permission"
+)
+
+// asks records what each prompt showed, and answers every one the same.
+type asks struct {
+	mu     sync.Mutex
+	shown  []string
+	answer permission.Answer
+}
+
+func (a *asks) Prompt(_ context.Context, req permission.Request, d permission.Decision) (permission.Answer, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.shown = append(a.shown, fmt.Sprintf("%s %q: %s", req.Tool, req.Describe, d.Reason))
+	return a.answer, nil
+}
+
+func (a *asks) take() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s := a.shown
+	a.shown = nil
+	return s
+}
+
+// plainRejected is the SDK's decoding hint for Plain's n past int64: the
+// JSON Schema lets such an integer through, the Go type does not.
+const plainRejected = "`n` must be an integer, not number 99999999999999999999. Send it with that type."
+
+// TestElidedPrepareDecidesAsPrepare: for every permission mode, rule kind
+// and prompt answer, a call of a tool whose Prepare is elided ends exactly
+// as the same call of the same tool from a plugin that declares nothing,
+// whose Prepare the host asks: the same status and text for the call and
+// the call after it (a rejection cascades nothing, a failure does), the
+// same description, and the same prompts, with the tool's description in
+// them. The elided host asks no Prepare where the chain allows a valid
+// call outright.
+func TestElidedPrepareDecidesAsPrepare(t *testing.T) {
+	if wantProtocol != 3 {
+		t.Skip("the plugins of this run are all of an older protocol")
+	}
+	hook := func(body string) func(*config.Config, func(string) string) {
+		return func(c *config.Config, script func(string) string) {
+			c.Hooks.PreToolUse = append(c.Hooks.PreToolUse, config.Hook{Matcher: "Plain", Command: script(body), Timeout: 10 * time.Second})
+		}
+	}
+	rules := []struct {
+		name string
+		set  func(*config.Config, func(string) string)
+	}{
+		{"no rule", func(*config.Config, func(string) string) {}},
+		{"allow rule", func(c *config.Config, _ func(string) string) { c.Permissions.Allow = []config.Rule{{Text: "Plain"}} }},
+		{"ask rule", func(c *config.Config, _ func(string) string) { c.Permissions.Ask = []config.Rule{{Text: "Plain"}} }},
+		{"deny rule", func(c *config.Config, _ func(string) string) { c.Permissions.Deny = []config.Rule{{Text: "Plain"}} }},
+		{"allow rule for another tool", func(c *config.Config, _ func(string) string) { c.Permissions.Allow = []config.Rule{{Text: "Touch"}} }},
+		{"hook allows", hook(hookAllow)},
+		{"hook denies", hook(hookDeny)},
+	}
+	inputs := []struct{ name, input string }{
+		{"valid", `{"n":1}`},
+		{"rejected", `{"n":99999999999999999999}`},
+		{"failing", `{"n":2,"fail":true}`},
+	}
+	for _, mode := range []string{"default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"} {
+		for _, rule := range rules {
+			t.Run(mode+"/"+rule.name, func(t *testing.T) {
+				prompter := &asks{}
+				scripts := map[string]string{} // one per hook for both hosts: its path is in the reason
+				script := func(body string) string {
+					if scripts[body] == "" {
+						scripts[body] = hookScript(t, body)
+					}
+					return scripts[body]
+				}
+				host := func(path string) *core.Host {
+					cfg := testConfig(t, func(c *config.Config) { c.Permissions.Mode = mode })
+					rule.set(cfg, script)
+					return newHost(t, withConfig(cfg), withPlugins(core.PluginSpec{Name: "testkit", Path: path}), func(o *core.Options) { o.Prompter = prompter })
+				}
+				elided, asked := host(bins.testkit), host(bins.testkitV2)
+				for _, answer := range []permission.Answer{permission.AnswerAllowOnce, permission.AnswerDeny} {
+					prompter.answer = answer
+					for _, in := range inputs {
+						turn := []core.ToolUse{use("toolu_1", "Plain", in.input), use("toolu_2", "Echo", `{"text":"after"}`)}
+						before := core.PrepareExchanges(elided, "Plain")
+						got, gotAsks := elided.RunTurn(context.Background(), turn), prompter.take()
+						exchanges := core.PrepareExchanges(elided, "Plain") - before
+						want, wantAsks := asked.RunTurn(context.Background(), turn), prompter.take()
+						for i := range want {
+							if got[i].Status != want[i].Status || got[i].Text() != want[i].Text() || got[i].Describe != want[i].Describe {
+								t.Errorf("answer %d, %s input, call %d: elided %s %q (%q), asked %s %q (%q)", answer, in.name, i,
+									got[i].Status, got[i].Text(), got[i].Describe, want[i].Status, want[i].Text(), want[i].Describe)
+							}
+						}
+						if strings.Join(gotAsks, "\n") != strings.Join(wantAsks, "\n") {
+							t.Errorf("answer %d, %s input: elided asked %q, asked %q", answer, in.name, gotAsks, wantAsks)
+						}
+						for _, a := range gotAsks {
+							if !strings.Contains(a, `"Plain 1"`) && !strings.Contains(a, `"Plain 2"`) {
+								t.Errorf("a prompt without the tool's description: %s", a)
+							}
+						}
+						if in.name == "rejected" && rule.name != "deny rule" && (want[0].Status != core.StatusFailed || want[0].Text() != plainRejected) {
+							t.Errorf("the asked host ends the rejected input %s %q, want failed %q", want[0].Status, want[0].Text(), plainRejected)
+						}
+						if allowedOutright := len(gotAsks) == 0 && got[0].Status == core.StatusOK && !strings.HasPrefix(rule.name, "hook"); allowedOutright && exchanges != 0 {
+							t.Errorf("answer %d, %s input: %d Prepare exchanges for a call allowed outright, want none", answer, in.name, exchanges)
+						}
+					}
+				}
+				if core.PrepareExchanges(asked, "Plain") == 0 && rule.name != "deny rule" {
+					t.Error("the plugin that declares nothing was never asked its Prepare")
+				}
+			})
+		}
+	}
+}
