@@ -127,3 +127,47 @@ func TestElidedPrepareDecidesAsPrepare(t *testing.T) {
 		}
 	}
 }
+
+// TestPrepareElidedOnlyWhereDeclared: a tool whose manifest declares the
+// default Prepare answer is called in one exchange, and its description
+// reaches the progress and the result; a plugin built against an SDK
+// before the declaration (this test's runs over protocols 1 and 2) is
+// asked every Prepare, as is a tool with checks. An input the tool
+// rejects ends as Prepare's rejection either way: failed with the tool's
+// text, no description, no progress, and it cascades nothing.
+func TestPrepareElidedOnlyWhereDeclared(t *testing.T) {
+	var mu sync.Mutex
+	var progress []string
+	h := newHost(t, withConfig(testConfig(t, bypass)), func(o *core.Options) {
+		o.OnProgress = func(p core.Progress) {
+			mu.Lock()
+			defer mu.Unlock()
+			progress = append(progress, fmt.Sprintf("%s %s %q", p.CallID, p.Phase, p.Describe))
+		}
+	})
+	rs := h.RunTurn(context.Background(), []core.ToolUse{
+		use("toolu_1", "Plain", `{"n":3}`), use("toolu_2", "Plain", `{"n":99999999999999999999}`), use("toolu_3", "Noop", `{}`),
+	})
+	wantResult(t, rs[0], core.StatusOK, "plain 3")
+	if rs[0].Describe != "Plain 3" {
+		t.Errorf("describe %q, want the tool's", rs[0].Describe)
+	}
+	if rs[1].Status != core.StatusFailed || rs[1].Text() != plainRejected || rs[1].Describe != "" || rs[1].Duration != 0 {
+		t.Errorf("the rejected input ended %s %q (%q, %s), want failed %q as Prepare rejects it", rs[1].Status, rs[1].Text(), rs[1].Describe, rs[1].Duration, plainRejected)
+	}
+	wantResult(t, rs[2], core.StatusOK, "ok")
+	want := []string{`toolu_1 start "Plain 3"`, `toolu_1 end "Plain 3"`, `toolu_3 start "Do nothing"`, `toolu_3 end "Do nothing"`}
+	mu.Lock()
+	if strings.Join(progress, "\n") != strings.Join(want, "\n") {
+		t.Errorf("progress:\n%s\nwant:\n%s", strings.Join(progress, "\n"), strings.Join(want, "\n"))
+	}
+	mu.Unlock()
+	// A check the turn throws away is made again, so an old plugin may
+	// see more Prepares than calls; never fewer.
+	if got := core.PrepareExchanges(h, "Plain"); wantProtocol == 3 && got != 0 || wantProtocol != 3 && got < 2 {
+		t.Errorf("%d Prepare exchanges for two Plain calls over protocol %d, want %s", got, wantProtocol, map[bool]string{true: "none", false: "one each at least"}[wantProtocol == 3])
+	}
+	if got := core.PrepareExchanges(h, "Noop"); got < 1 {
+		t.Errorf("%d Prepare exchanges for Noop, which has checks, want at least one", got)
+	}
+}
