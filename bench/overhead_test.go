@@ -222,7 +222,7 @@ func BenchmarkNoopPaired(b *testing.B) {
 	off := hostIn(b, b.TempDir(), func(cfg *config.Config) { cfg.Sandbox.Mode = "off" }, testkit())
 	// Plain is not read-only: an allow rule lets it run without asking.
 	plain := hostIn(b, b.TempDir(), func(cfg *config.Config) { cfg.Permissions.Allow = []config.Rule{{Text: "Plain"}} }, testkit())
-	plainUses := []core.ToolUse{{ID: "toolu_1", Name: "Plain", Input: json.RawMessage(`{}`)}}
+	plainUses := []core.ToolUse{{ID: "toolu_1", Name: "Plain", Input: json.RawMessage(`{"n":0}`)}}
 	cfg, env := riotTLS(b)
 	client, unary := rawClient(b, bins.testkit, cfg, env, false, 1)
 	defer client.Kill()
@@ -330,4 +330,4 @@ func BenchmarkNoopRawPaired(b *testing.B) {
 
 // plainUnprepared is the one exchange of a call whose Prepare the host
 // skips: testkit's Plain, answered on the Call's stream.
-var plainUnprepared = &toolv1.CallRequest{Tool: "Plain", CallId: "toolu_1", Input: []byte(`{}`), Context: &toolv1.CallContext{Cwd: "/"}, Unprepared: true}
+var plainUnprepared = &toolv1.CallRequest{Tool: "Plain", CallId: "toolu_1", Input: []byte(`{"n":0}`), Context: &toolv1.CallContext{Cwd: "/"}, Unprepared: true}

@@ -468,7 +468,8 @@ func (h *Host) execute(ctx context.Context, c *call) {
 		h.prepareFailed(ctx, cctx, c, gen, err, timeout)
 		return
 	}
-	if ans.rejected() && err == nil {
+	if ans.rejected() && fault != faultMalformed {
+		// Whatever became of the stream after it, the tool did not run.
 		c.unrun = true
 		c.finish(StatusFailed, ans.prep.GetRejected())
 		return
