@@ -11,6 +11,8 @@ import (
 	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/core"
 	"github.com/riot-tools/riot/core/permission"
+	"github.com/riot-tools/riot/plugin"
+	"github.com/riot-tools/riot/shared"
 )
 
 // asks records what each prompt showed, and answers every one the same.
@@ -169,5 +171,40 @@ func TestPrepareElidedOnlyWhereDeclared(t *testing.T) {
 	}
 	if got := core.PrepareExchanges(h, "Noop"); got < 1 {
 		t.Errorf("%d Prepare exchanges for Noop, which has checks, want at least one", got)
+	}
+}
+
+type quietIn struct {
+	N int `json:"n"`
+}
+
+// quiet is a host tool without checks.
+type quiet struct{}
+
+func (quiet) Name() string               { return "Quiet" }
+func (quiet) Prompt() string             { return "Does nothing, in-process." }
+func (quiet) Describe(in quietIn) string { return fmt.Sprintf("Quiet %d", in.N) }
+func (quiet) Call(context.Context, quietIn, *plugin.Env) plugin.Outcome {
+	return plugin.Ok(plugin.Text("quiet"))
+}
+
+// An in-process host tool built with the SDK declares the default Prepare
+// as a plugin does, and the host elides it the same way.
+func TestHostToolPrepareElided(t *testing.T) {
+	srv, err := plugin.NewServer(plugin.Runtime{Clock: plugin.SystemClock{}}, plugin.New[quietIn](quiet{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHost(t, withConfig(testConfig(t, bypass)), withPlugins(), func(o *core.Options) { o.HostTools = []shared.ToolPlugin{srv} })
+	r := runOne(t, h, "Quiet", `{"n":4}`)
+	wantResult(t, r, core.StatusOK, "quiet")
+	if r.Describe != "Quiet 4" {
+		t.Errorf("describe %q", r.Describe)
+	}
+	if r := runOne(t, h, "Quiet", `{"n":99999999999999999999}`); r.Status != core.StatusFailed || r.Text() != plainRejected || r.Describe != "" {
+		t.Errorf("an n past int64: %s %q (%q), want failed %q", r.Status, r.Text(), r.Describe, plainRejected)
+	}
+	if n := core.PrepareExchanges(h, "Quiet"); n != 0 {
+		t.Errorf("%d Prepare exchanges, want none", n)
 	}
 }

@@ -98,6 +98,9 @@ func (h *typed[In]) decodeAndValidate(ctx context.Context, raw []byte, env *Env)
 	return in, ""
 }
 
+// prepare is Prepare's answer. Every optional interface it consults is
+// listed in hasDefaultPrepare too, or the manifest would declare the
+// default answer for a tool that gives another.
 func (h *typed[In]) prepare(ctx context.Context, raw []byte, env *Env) *toolv1.PrepareResponse {
 	in, rejected := h.decodeAndValidate(ctx, raw, env)
 	if rejected != "" {

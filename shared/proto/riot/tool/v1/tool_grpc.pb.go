@@ -44,7 +44,8 @@ type ToolPluginClient interface {
 	Manifest(ctx context.Context, in *ManifestRequest, opts ...grpc.CallOption) (*ManifestResponse, error)
 	// Prepare validates one call and reports everything the host must know to
 	// decide on it: its description, its safety properties and its permission
-	// subjects.
+	// subjects. The host may skip it for a tool whose spec declares
+	// default_prepare, and send the Call unprepared.
 	Prepare(ctx context.Context, in *PrepareRequest, opts ...grpc.CallOption) (*PrepareResponse, error)
 	// Call runs one call. The stream carries progress and content chunks and
 	// ends with exactly one Final event.
@@ -106,7 +107,8 @@ type ToolPluginServer interface {
 	Manifest(context.Context, *ManifestRequest) (*ManifestResponse, error)
 	// Prepare validates one call and reports everything the host must know to
 	// decide on it: its description, its safety properties and its permission
-	// subjects.
+	// subjects. The host may skip it for a tool whose spec declares
+	// default_prepare, and send the Call unprepared.
 	Prepare(context.Context, *PrepareRequest) (*PrepareResponse, error)
 	// Call runs one call. The stream carries progress and content chunks and
 	// ends with exactly one Final event.
