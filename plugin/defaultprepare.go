@@ -30,11 +30,8 @@ func (h *typed[In]) unprepared(ctx context.Context, raw []byte, env *Env) (*tool
 	if !h.defaultPrepare {
 		// A host that sends an unprepared Call for a tool the manifest did
 		// not declare gets the full answer: the tool's checks still ran.
-		resp := h.prepare(ctx, raw, env)
-		if resp.GetRejected() != "" {
-			return resp, nil
-		}
-		return resp, func() Outcome { return h.call(ctx, raw, env) }
+		// (A rejection is not run: Server.unprepared sees to it.)
+		return h.prepare(ctx, raw, env), func() Outcome { return h.call(ctx, raw, env) }
 	}
 	in, rejected := decodeInput[In](raw, h.fields)
 	if rejected != "" {
