@@ -208,3 +208,30 @@ func TestHostToolPrepareElided(t *testing.T) {
 		t.Errorf("%d Prepare exchanges, want none", n)
 	}
 }
+
+// A required sandbox that cannot start refuses a call after Prepare's
+// rejection: an elided call asks Prepare before it says so, and the
+// refusal names the call as for a tool that declares nothing.
+func TestElidedPrepareBeforeASandboxRefusal(t *testing.T) {
+	if wantProtocol != 3 {
+		t.Skip("the plugins of this run are all of an older protocol")
+	}
+	t.Setenv("PATH", t.TempDir()) // no bwrap
+	host := func(path string) *core.Host {
+		cfg := testConfig(t, bypass, func(c *config.Config) { c.Sandbox.Mode = "required" })
+		return newHost(t, withConfig(cfg), withPlugins(core.PluginSpec{Name: "testkit", Path: path}))
+	}
+	elided, asked := host(bins.testkit), host(bins.testkitV2)
+	for _, in := range []string{`{"n":1}`, `{"n":99999999999999999999}`} {
+		got, want := runOne(t, elided, "Plain", in), runOne(t, asked, "Plain", in)
+		if got.Status != want.Status || got.Text() != want.Text() || got.Describe != want.Describe {
+			t.Errorf("%s: elided %s %q (%q), asked %s %q (%q)", in, got.Status, got.Text(), got.Describe, want.Status, want.Text(), want.Describe)
+		}
+	}
+	if r := runOne(t, elided, "Plain", `{"n":1}`); !strings.Contains(r.Text(), "the kernel sandbox is required") || r.Describe != "Plain 1" {
+		t.Errorf("a valid input: %s %q (%q), want the sandbox's refusal with the description", r.Status, r.Text(), r.Describe)
+	}
+	if n := core.PrepareExchanges(elided, "Plain"); n != 3 {
+		t.Errorf("%d Prepare exchanges, want one per call: the refusal waits for the answer", n)
+	}
+}
