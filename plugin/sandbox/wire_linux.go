@@ -109,18 +109,53 @@ func recvMsg(c *net.UnixConn, v any) ([]*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	files, ferr := parseRights(oob[:oobn])
+	return decodeMsg(buf[:n], oob[:oobn], flags, v)
+}
+
+// sendMsgFD and recvMsgFD are sendMsg and recvMsg on a blocking socket,
+// for the init, which calls them on its one thread.
+func sendMsgFD(fd int, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	for {
+		err = unix.Sendmsg(fd, b, nil, nil, 0)
+		if !errors.Is(err, unix.EINTR) {
+			return err
+		}
+	}
+}
+
+func recvMsgFD(fd int, v any) ([]*os.File, error) {
+	buf := make([]byte, maxPacket)
+	oob := make([]byte, unix.CmsgSpace(4*maxFDs))
+	for {
+		n, oobn, flags, _, err := unix.Recvmsg(fd, buf, oob, unix.MSG_CMSG_CLOEXEC)
+		switch {
+		case errors.Is(err, unix.EINTR):
+			continue
+		case err != nil:
+			return nil, err
+		}
+		return decodeMsg(buf[:n], oob[:oobn], flags, v)
+	}
+}
+
+// decodeMsg reads a received message into v and returns its descriptors.
+func decodeMsg(b, oob []byte, flags int, v any) ([]*os.File, error) {
+	files, ferr := parseRights(oob)
 	switch {
 	case ferr != nil:
 		closeAll(files)
 		return nil, ferr
-	case n == 0 && oobn == 0:
+	case len(b) == 0 && len(oob) == 0:
 		return nil, io.EOF
 	case flags&(unix.MSG_TRUNC|unix.MSG_CTRUNC) != 0:
 		closeAll(files)
 		return nil, errors.New("message truncated")
 	}
-	if err := json.Unmarshal(buf[:n], v); err != nil {
+	if err := json.Unmarshal(b, v); err != nil {
 		closeAll(files)
 		return nil, fmt.Errorf("bad message: %w", err)
 	}
