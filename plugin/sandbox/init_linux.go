@@ -70,7 +70,7 @@ func runInit() int {
 	if unix.SetNonblock(initFD, false) != nil {
 		return 1
 	}
-	s := &initServer{fd: initFD, procs: map[uint64]*child{}}
+	s := &initServer{fd: initFD, in: newMsgBuf(), procs: map[uint64]*child{}}
 	if err := dropForCommands(); err != nil {
 		s.reply(reply{Err: "its capabilities cannot be set: " + startErrText(err)})
 		return 1
@@ -93,6 +93,7 @@ func runInit() int {
 // on a command's way in or out.
 type initServer struct {
 	fd int
+	in *msgBuf
 	// procs are the running commands, by request.
 	procs map[uint64]*child
 }
@@ -124,7 +125,7 @@ func (s *initServer) serve() {
 			continue
 		}
 		var req request
-		files, err := recvMsgFD(s.fd, &req)
+		files, err := s.in.recvFD(s.fd, &req)
 		if err != nil {
 			// The plugin is gone, or sent what it never sends: either
 			// way, stop rather than guess.

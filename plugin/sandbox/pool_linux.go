@@ -238,6 +238,8 @@ type box struct {
 	bwrap *exec.Cmd
 	pgid  int
 	conn  *net.UnixConn
+	// in is where the init's replies are read: by startBox, then read.
+	in *msgBuf
 	// gone closes when the init is gone and every command with it.
 	gone chan struct{}
 	// reading: read() runs, and reaps the box when its socket closes.
@@ -276,14 +278,14 @@ func startBox(pl *Pool, bwrap string, mounts []string, key string, ids []pathID)
 		_ = conn.Close()
 		return nil, err
 	}
-	b := &box{key: key, ids: ids, pool: pl, bwrap: cmd, pgid: cmd.Process.Pid, conn: conn, gone: make(chan struct{}), pending: map[uint64]*Process{}}
+	b := &box{key: key, ids: ids, pool: pl, bwrap: cmd, pgid: cmd.Process.Pid, conn: conn, in: newMsgBuf(), gone: make(chan struct{}), pending: map[uint64]*Process{}}
 	if pl.Started != nil {
 		pl.Started(b.pgid)
 	}
 	// A bwrap that hangs must not hold every later command.
 	_ = conn.SetReadDeadline(time.Now().Add(startTimeout))
 	var hello reply
-	_, err = recvMsg(conn, &hello)
+	_, err = b.in.recv(conn, &hello)
 	_ = conn.SetReadDeadline(time.Time{})
 	if err != nil || hello.Err != "" {
 		b.close()
@@ -346,7 +348,7 @@ func (b *box) reap() {
 func (b *box) read() {
 	for {
 		var r reply
-		files, err := recvMsg(b.conn, &r)
+		files, err := b.in.recv(b.conn, &r)
 		closeAll(files)
 		if err != nil {
 			_ = b.conn.Close()

@@ -100,20 +100,27 @@ func sendMsg(c *net.UnixConn, v any, files []int) error {
 	return err
 }
 
-// recvMsg reads one message into v, with the descriptors that came with
-// it (close-on-exec). io.EOF is the other end gone.
-func recvMsg(c *net.UnixConn, v any) ([]*os.File, error) {
-	buf := make([]byte, maxPacket)
-	oob := make([]byte, unix.CmsgSpace(4*maxFDs))
-	n, oobn, flags, _, err := c.ReadMsgUnix(buf, oob)
+// msgBuf is the room one reader receives messages in, reused for each:
+// a packet's worth for every message made the plugin collect garbage
+// every few commands.
+type msgBuf struct{ buf, oob []byte }
+
+func newMsgBuf() *msgBuf {
+	return &msgBuf{buf: make([]byte, maxPacket), oob: make([]byte, unix.CmsgSpace(4*maxFDs))}
+}
+
+// recv reads one message into v, with the descriptors that came with it
+// (close-on-exec). io.EOF is the other end gone.
+func (m *msgBuf) recv(c *net.UnixConn, v any) ([]*os.File, error) {
+	n, oobn, flags, _, err := c.ReadMsgUnix(m.buf, m.oob)
 	if err != nil {
 		return nil, err
 	}
-	return decodeMsg(buf[:n], oob[:oobn], flags, v)
+	return decodeMsg(m.buf[:n], m.oob[:oobn], flags, v)
 }
 
-// sendMsgFD and recvMsgFD are sendMsg and recvMsg on a blocking socket,
-// for the init, which calls them on its one thread.
+// sendMsgFD and recvFD are sendMsg and recv on a blocking socket, for
+// the init, which calls them on its one thread.
 func sendMsgFD(fd int, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -127,18 +134,16 @@ func sendMsgFD(fd int, v any) error {
 	}
 }
 
-func recvMsgFD(fd int, v any) ([]*os.File, error) {
-	buf := make([]byte, maxPacket)
-	oob := make([]byte, unix.CmsgSpace(4*maxFDs))
+func (m *msgBuf) recvFD(fd int, v any) ([]*os.File, error) {
 	for {
-		n, oobn, flags, _, err := unix.Recvmsg(fd, buf, oob, unix.MSG_CMSG_CLOEXEC)
+		n, oobn, flags, _, err := unix.Recvmsg(fd, m.buf, m.oob, unix.MSG_CMSG_CLOEXEC)
 		switch {
 		case errors.Is(err, unix.EINTR):
 			continue
 		case err != nil:
 			return nil, err
 		}
-		return decodeMsg(buf[:n], oob[:oobn], flags, v)
+		return decodeMsg(m.buf[:n], m.oob[:oobn], flags, v)
 	}
 }
 
