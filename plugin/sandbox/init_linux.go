@@ -162,17 +162,28 @@ func (s *initServer) reply(r reply) {
 
 func (s *initServer) start(req request, files []*os.File) {
 	defer closeAll(files)
-	if len(files) == 0 || len(req.FDs) != len(files)-1 {
+	streams := files
+	var sp spec
+	switch {
+	case req.Spec != nil:
+		sp = *req.Spec
+	case len(files) == 0:
 		s.reply(reply{ID: req.ID, Err: "malformed start request"})
 		return
+	default:
+		var err error
+		if sp, err = readSpec(files[0]); err != nil {
+			s.reply(reply{ID: req.ID, Err: "malformed start request"})
+			return
+		}
+		streams = files[1:]
 	}
-	sp, err := readSpec(files[0])
-	if err != nil || sp.Path == "" {
+	if sp.Path == "" || len(req.FDs) != len(streams) {
 		s.reply(reply{ID: req.ID, Err: "malformed start request"})
 		return
 	}
 	cmd := &exec.Cmd{Path: sp.Path, Args: sp.Args, Env: sp.Env, Dir: sp.Dir}
-	for i, f := range files[1:] {
+	for i, f := range streams {
 		n := req.FDs[i]
 		switch {
 		case n == 0:

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"encoding/json"
 	"errors"
 	"net"
 	"os"
@@ -380,14 +381,26 @@ func (b *box) read() {
 // run asks the init to start cmd and waits until it has. The command is
 // counted out of b when it ends, or at once when it never started.
 func (b *box) run(cmd *exec.Cmd, files []*os.File, fds []int) (*Process, error) {
-	sf, err := specFile(spec{Path: cmd.Path, Args: cmd.Args, Env: sandboxEnv(cmd.Env), Dir: cmd.Dir})
+	req := request{Op: opStart, FDs: fds}
+	raw := make([]int, 0, len(files)+1)
+	sp := spec{Path: cmd.Path, Args: cmd.Args, Env: sandboxEnv(cmd.Env), Dir: cmd.Dir}
+	enc, err := json.Marshal(sp)
 	if err != nil {
 		b.pool.release(b)
 		return nil, err
 	}
-	defer sf.Close()
-	raw := make([]int, 0, len(files)+1)
-	raw = append(raw, int(sf.Fd()))
+	if len(enc) <= maxInlineSpec {
+		// A memfd costs a file made, written, passed, read and freed.
+		req.Spec = &sp
+	} else {
+		sf, err := specFile(enc)
+		if err != nil {
+			b.pool.release(b)
+			return nil, err
+		}
+		defer sf.Close()
+		raw = append(raw, int(sf.Fd()))
+	}
 	for _, f := range files {
 		raw = append(raw, int(f.Fd()))
 	}
@@ -406,7 +419,8 @@ func (b *box) run(cmd *exec.Cmd, files []*os.File, fds []int) (*Process, error) 
 	p := &Process{box: b, id: b.next, started: make(chan struct{}), exited: make(chan struct{})}
 	b.pending[p.id] = p
 	b.mu.Unlock()
-	if err := sendMsg(b.conn, request{Op: opStart, ID: p.id, FDs: fds}, raw); err != nil {
+	req.ID = p.id
+	if err := sendMsg(b.conn, req, raw); err != nil {
 		b.forget(p)
 		b.pool.release(b)
 		return nil, &LostError{}

@@ -13,7 +13,8 @@ import (
 
 // The plugin and a long-lived sandbox's init speak over a SOCK_SEQPACKET
 // socketpair: one JSON message per packet, descriptors alongside. A start
-// request's command line and environment travel in a memfd, so that no
+// request's command line and environment travel in the request when they
+// fit in maxInlineSpec, and otherwise in a memfd passed first, so that no
 // environment is too large for a packet.
 
 // request is what the plugin asks of the init.
@@ -21,12 +22,15 @@ type request struct {
 	Op string `json:"op"` // opStart or opSignal
 	ID uint64 `json:"id"`
 	// FDs are the command's descriptor numbers of the files passed with
-	// a start request, after the spec's memfd, in the same order.
+	// a start request, after the spec's memfd if any, in the same order.
 	FDs []int `json:"fds,omitempty"`
 	Sig int   `json:"sig,omitempty"`
+	// Spec is a start request's command when it is small enough; without
+	// it the command is in the memfd.
+	Spec *spec `json:"spec,omitempty"`
 }
 
-// spec is a start request's command, read from its memfd.
+// spec is a start request's command.
 type spec struct {
 	Path string   `json:"path"`
 	Args []string `json:"args"`
@@ -54,6 +58,9 @@ const (
 	maxPacket = 64 << 10
 	// maxFDs bounds the descriptors a start request passes.
 	maxFDs = 64
+	// maxInlineSpec bounds the encoded command that travels in the start
+	// request itself, well inside maxPacket.
+	maxInlineSpec = 32 << 10
 )
 
 // socketpair is a connected SOCK_SEQPACKET pair: the plugin's end as a
@@ -197,12 +204,8 @@ func closeAll(files []*os.File) {
 	}
 }
 
-// specFile is s in a memfd, read from offset 0.
-func specFile(s spec) (*os.File, error) {
-	b, err := json.Marshal(s)
-	if err != nil {
-		return nil, err
-	}
+// specFile is an encoded spec in a memfd, read from offset 0.
+func specFile(b []byte) (*os.File, error) {
 	fd, err := unix.MemfdCreate("riot-sandbox-spec", unix.MFD_CLOEXEC)
 	if err != nil {
 		return nil, err
