@@ -7,7 +7,8 @@ import (
 	"os/exec"
 	"syscall"
 	"testing"
-	"time"
+
+	"github.com/riot-tools/riot/internal/benchrotate"
 )
 
 // BenchmarkPoolPath rotates, in one loop: a command in a warm pool
@@ -18,13 +19,19 @@ func BenchmarkPoolPath(b *testing.B) {
 	if err != nil {
 		b.Skip(err)
 	}
+	if os.Geteuid() != 0 {
+		b.Skip("the namespace ways create PID namespaces without a user namespace: run as root")
+	}
 	for _, script := range []string{"true", "ls"} {
 		b.Run(script, func(b *testing.B) {
 			pool := &Pool{}
 			b.Cleanup(pool.Close)
 			dir := b.TempDir()
 			p := &Profile{Mode: Write, WritePaths: []string{dir}}
-			devnull, _ := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+			devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+			if err != nil {
+				b.Fatal(err)
+			}
 			defer devnull.Close()
 			mk := func() *exec.Cmd {
 				cmd := exec.Command("/bin/bash", "-c", script)
@@ -55,24 +62,8 @@ func BenchmarkPoolPath(b *testing.B) {
 				}
 			}
 			pooled()
-			names := []string{"pool", "exec", "newpid", "newpid+ipc"}
-			ways := []func(){pooled, plain, ns(syscall.CLONE_NEWPID), ns(syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC)}
-			total := make([]time.Duration, len(ways))
-			i := 0
-			b.ResetTimer()
-			for b.Loop() {
-				for k := range ways {
-					w := (i + k) % len(ways)
-					start := time.Now()
-					ways[w]()
-					total[w] += time.Since(start)
-				}
-				i++
-			}
-			for k, name := range names {
-				b.ReportMetric(float64(total[k].Microseconds())/1000/float64(b.N), name+"-ms/op")
-			}
-			b.ReportMetric(0, "ns/op")
+			benchrotate.Run(b, []string{"pool", "exec", "newpid", "newpid+ipc"},
+				[]func(){pooled, plain, ns(syscall.CLONE_NEWPID), ns(syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC)})
 		})
 	}
 }
