@@ -36,7 +36,7 @@ input that is not a JSON object, or a tool that is not enabled.`,
 			spin := a.spinner()
 			defer spin.stop()
 			use := core.ToolUse{ID: newCallID(), Name: args[0], Input: json.RawMessage(input)}
-			r, err := a.callOne(cmd.Context(), use, spin.event)
+			r, err := a.callOne(cmd.Context(), use, spin.onProgress())
 			if err != nil {
 				return err
 			}

@@ -41,7 +41,7 @@ the input is malformed.`,
 			}
 			spin := a.spinner()
 			defer spin.stop()
-			results, err := a.runTurn(cmd.Context(), uses, spin.event)
+			results, err := a.runTurn(cmd.Context(), uses, spin.onProgress())
 			if err != nil {
 				return err
 			}

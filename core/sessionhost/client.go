@@ -45,7 +45,9 @@ func dial(path string) (net.Conn, error) {
 	if err != nil {
 		return nil, ErrNoHost
 	}
-	c, err := net.Dial("unix", addr)
+	// DialUnix, not Dial: nothing to resolve, and a client pays for each
+	// step of its one connection.
+	c, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: addr, Net: "unix"})
 	done()
 	if err != nil {
 		return nil, ErrNoHost // a crashed host's socket
@@ -57,7 +59,8 @@ func dial(path string) (net.Conn, error) {
 type Handlers struct {
 	// Prompter answers the host's permission prompts; nil denies.
 	Prompter permission.Prompter
-	// Progress, if set, gets each call's progress.
+	// Progress, if set, gets each call's progress; unset, the host sends
+	// none.
 	Progress func(core.Progress)
 	// Warn, if set, gets what went wrong with the client's own frames
 	// during the turn.
@@ -76,6 +79,7 @@ func Turn(ctx context.Context, socket string, hello Hello, uses []core.ToolUse, 
 		return nil, err
 	}
 	defer func() { _ = c.Close() }()
+	hello.Progress = hs.Progress != nil
 	var mu sync.Mutex
 	enc := json.NewEncoder(c)
 	send := func(f clientFrame) error {
@@ -105,10 +109,11 @@ func Turn(ctx context.Context, socket string, hello Hello, uses []core.ToolUse, 
 	// started says the host has begun the turn (it prompted or reported
 	// progress): from then on the turn is not run again here.
 	started := false
+	notFrame := fmt.Errorf("%w: it sent a line that is not a frame", ErrHostDied)
 	for sc.Scan() {
-		var f hostFrame
+		var f hostLine
 		if err := json.Unmarshal(sc.Bytes(), &f); err != nil {
-			return nil, fmt.Errorf("%w: it sent a line that is not a frame", ErrHostDied)
+			return nil, notFrame
 		}
 		switch {
 		case f.Local:
@@ -119,25 +124,39 @@ func Turn(ctx context.Context, socket string, hello Hello, uses []core.ToolUse, 
 			return nil, &RefusedError{Reason: "the session host could not read this client's request: " + f.Error}
 		case f.Error != "":
 			warn("the session host could not read this client's frame: " + f.Error)
-		case f.Prompt != nil:
+		case present(f.Prompt):
 			started = true
+			var p promptFrame
+			if err := json.Unmarshal(f.Prompt, &p); err != nil {
+				return nil, notFrame
+			}
 			a := permission.AnswerDeny
 			if hs.Prompter != nil {
-				if got, err := hs.Prompter.Prompt(ctx, f.Prompt.Request, f.Prompt.Decision); err == nil {
+				if got, err := hs.Prompter.Prompt(ctx, p.Request, p.Decision); err == nil {
 					a = got
 				}
 			}
 			_ = send(clientFrame{Answer: &a})
-		case f.Progress != nil:
+		case present(f.Progress):
 			started = true
+			var p core.Progress
+			if err := json.Unmarshal(f.Progress, &p); err != nil {
+				return nil, notFrame
+			}
 			if hs.Progress != nil {
-				hs.Progress(*f.Progress)
+				hs.Progress(p)
 			}
 		case f.Done:
+			var results []core.ToolResult
+			if present(f.Results) {
+				if err := json.Unmarshal(f.Results, &results); err != nil {
+					return nil, notFrame
+				}
+			}
 			if f.Warning != "" && hs.Notice != nil {
 				hs.Notice(f.Warning)
 			}
-			return f.Results, nil
+			return results, nil
 		}
 	}
 	return nil, ErrHostDied

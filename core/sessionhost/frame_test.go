@@ -281,6 +281,17 @@ func TestClientReadsErrorAndDeadHosts(t *testing.T) {
 			return errors.Is(err, ErrHostDied) && strings.Contains(err.Error(), "it sent a line that is not a frame")
 		}},
 		{"hang up", "", func(err error) bool { return errors.Is(err, ErrHostDied) }},
+		// The parts decoded once the frame is known to hold them are
+		// checked all the same.
+		{"bad prompt", `{"prompt":{"request":5}}` + "\n", func(err error) bool {
+			return errors.Is(err, ErrHostDied) && strings.Contains(err.Error(), "it sent a line that is not a frame")
+		}},
+		{"bad progress", `{"progress":[1]}` + "\n", func(err error) bool {
+			return errors.Is(err, ErrHostDied) && strings.Contains(err.Error(), "it sent a line that is not a frame")
+		}},
+		{"bad results", `{"done":true,"results":{"ToolUseID":"a"}}` + "\n", func(err error) bool {
+			return errors.Is(err, ErrHostDied) && strings.Contains(err.Error(), "it sent a line that is not a frame")
+		}},
 		{"local", `{"local":true}` + "\n", func(err error) bool { return errors.Is(err, ErrNoHost) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

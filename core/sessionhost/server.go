@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/riot-tools/riot/core"
@@ -81,6 +82,8 @@ type turn struct {
 	answers chan permission.Answer
 	askMu   sync.Mutex
 	done    chan struct{}
+	// begun says a progress frame went to a client that asked for none.
+	begun atomic.Bool
 }
 
 // conn is one client connection; its writes are serialised.
@@ -407,12 +410,17 @@ func (r *Relay) Prompt(ctx context.Context, req permission.Request, d permission
 	}
 }
 
-// Progress forwards a call's progress to the running turn's client.
+// Progress forwards a call's progress to the running turn's client: all
+// of it when the client asked for progress, else only the first, which
+// tells it the turn has begun and must not be run again elsewhere.
 func (r *Relay) Progress(p core.Progress) {
 	r.mu.Lock()
 	t := r.cur
 	r.mu.Unlock()
-	if t != nil {
+	if t == nil {
+		return
+	}
+	if t.hello.Progress || t.begun.CompareAndSwap(false, true) {
 		_ = t.send(hostFrame{Progress: &p})
 	}
 }

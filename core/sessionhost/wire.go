@@ -1,6 +1,8 @@
 package sessionhost
 
 import (
+	"encoding/json"
+
 	"github.com/riot-tools/riot/core"
 	"github.com/riot-tools/riot/core/permission"
 )
@@ -23,6 +25,11 @@ type Hello struct {
 	// does not know: `riot call` then runs it itself, whose usage error
 	// names the nearest tool.
 	KnownOnly bool `json:"known_only,omitempty"`
+	// Progress asks for every progress frame of the turn. A client that
+	// shows none (no terminal) gets only the first, which says the host
+	// has begun the turn: each frame is a write in the host and a wake-up
+	// and a decode in the client.
+	Progress bool `json:"progress,omitempty"`
 }
 
 // clientFrame is one line from a client: exactly one of a hello (with the
@@ -56,6 +63,26 @@ type hostFrame struct {
 	Done    bool   `json:"done,omitempty"`
 	Stopped bool   `json:"stopped,omitempty"`
 }
+
+// hostLine is a host frame as a client first decodes it: a prompt, a
+// progress report and the results stay raw until the frame holds them. A
+// client is a short-lived process, and decoding hostFrame whole would first
+// build JSON decoders for every type it can hold (a prompt's decision, its
+// rules and trace), a fifth of a millisecond of an attached turn that
+// receives none of them.
+type hostLine struct {
+	Refused  string          `json:"refused"`
+	Error    string          `json:"error"`
+	Local    bool            `json:"local"`
+	Prompt   json.RawMessage `json:"prompt"`
+	Progress json.RawMessage `json:"progress"`
+	Results  json.RawMessage `json:"results"`
+	Warning  string          `json:"warning"`
+	Done     bool            `json:"done"`
+}
+
+// present reports whether a raw field of a hostLine was sent.
+func present(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
 
 type promptFrame struct {
 	Request  permission.Request  `json:"request"`
