@@ -3,12 +3,15 @@ package main
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -86,8 +89,31 @@ func (a *app) configInputs() string {
 		}
 	}
 	sort.Strings(env)
+	// Each string length-prefixed and each list counted, so that no two
+	// inputs write the same bytes; written directly rather than as JSON,
+	// which would build an encoder for each type first, in a client that
+	// hashes once and exits.
 	h := sha256.New()
-	_ = json.NewEncoder(h).Encode([]any{a.mode, a.allow, a.deny, a.ask, a.addDirs, extra, env})
+	var n [8]byte
+	str := func(s string) {
+		binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
+		_, _ = h.Write(n[:])
+		_, _ = io.WriteString(h, s)
+	}
+	list := func(l []string) {
+		binary.LittleEndian.PutUint64(n[:], uint64(len(l)))
+		_, _ = h.Write(n[:])
+		for _, s := range l {
+			str(s)
+		}
+	}
+	str(a.mode)
+	list(a.allow)
+	list(a.deny)
+	list(a.ask)
+	list(a.addDirs)
+	str(extra)
+	list(env)
 	return hex.EncodeToString(h.Sum(nil)[:12])
 }
 
@@ -214,5 +240,12 @@ func (a *app) configPaths(cfg *config.Config, ws string, specs []core.PluginSpec
 			paths = append(paths, s.Standalone)
 		}
 	}
-	return paths
+	// Each once: the host looks at every path before each turn, and the
+	// builtin plugins are all riot's own executable.
+	seen := make(map[string]bool, len(paths))
+	return slices.DeleteFunc(paths, func(p string) bool {
+		dup := seen[p]
+		seen[p] = true
+		return dup
+	})
 }

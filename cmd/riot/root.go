@@ -61,8 +61,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
 	root := a.rootCommand()
 	root.SetArgs(args)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	// Not undone: the process exits when run returns, and undoing it
+	// (signal.Stop) waits for the signal loop to go idle, a tenth of a
+	// millisecond of each invocation on a busy machine.
+	ctx, _ := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK
