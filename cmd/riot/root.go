@@ -59,7 +59,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
-	root := a.rootCommand()
+	root := a.rootCommand(commandIn(args))
 	root.SetArgs(args)
 	// Not undone: the process exits when run returns, and undoing it
 	// (signal.Stop) waits for the signal loop to go idle, a tenth of a
@@ -75,7 +75,40 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return exitCode(err)
 }
 
-func (a *app) rootCommand() *cobra.Command {
+// commands are riot's commands under the root, by name, each built only
+// when the tree needs it.
+func commands() []struct {
+	name  string
+	build func(*app) *cobra.Command
+} {
+	return []struct {
+		name  string
+		build func(*app) *cobra.Command
+	}{
+		{"tools", (*app).toolsCommand}, {"call", (*app).callCommand}, {"run", (*app).runCommand},
+		{"plugins", (*app).pluginsCommand}, {"explain", (*app).explainCommand}, {"config", (*app).configCommand},
+		{"mcp", (*app).mcpCommand}, {"version", (*app).versionCommand}, {"trust", (*app).trustCommand},
+		{core.BuiltinCommand, (*app).servePluginCommand}, {"serve", (*app).serveCommand},
+	}
+}
+
+// commandIn is the command args run when they start with its name, or "".
+func commandIn(args []string) string {
+	for _, c := range commands() {
+		if len(args) > 0 && args[0] == c.name {
+			return c.name
+		}
+	}
+	return ""
+}
+
+// rootCommand builds the command tree: the root holding only the command
+// named only, or, for "", every command and the completion commands. An
+// invocation that starts with a command's name gets that command alone:
+// the whole tree costs a third of a millisecond to build, which each
+// `riot run --session` attached to a host would pay for nothing. Anything
+// else (a flag first, help, completion, no command) gets the whole tree.
+func (a *app) rootCommand(only string) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "riot",
 		Short:         "A tool host for LLM coding agents",
@@ -103,12 +136,16 @@ func (a *app) rootCommand() *cobra.Command {
 	f.StringVar(&a.configFile, "config", "", "a config file read after the workspace's")
 	f.StringVar(&a.session, "session", "", "a session id whose state (such as Bash's directory) lasts across invocations")
 	f.BoolVarP(&a.quiet, "quiet", "q", false, "no progress spinner on the terminal")
-	root.AddCommand(
-		a.toolsCommand(), a.callCommand(), a.runCommand(), a.pluginsCommand(),
-		a.explainCommand(), a.configCommand(), a.mcpCommand(), a.versionCommand(),
-		a.trustCommand(), a.servePluginCommand(), a.serveCommand(),
-	)
-	root.InitDefaultCompletionCmd() // now, so that its arguments are checked in riot's words too
+	for _, c := range commands() {
+		if only == "" || c.name == only {
+			root.AddCommand(c.build(a))
+		}
+	}
+	if only != "" {
+		root.CompletionOptions.DisableDefaultCmd = true
+	} else {
+		root.InitDefaultCompletionCmd() // now, so that its arguments are checked in riot's words too
+	}
 	argsInOwnWords(root)
 	a.completions(root)
 	return root
