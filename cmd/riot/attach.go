@@ -156,6 +156,7 @@ func (a *app) attachedTurn(ctx context.Context, uses []core.ToolUse, daemon, kno
 		}
 		paths = a.hostPaths(cfg, ws)
 	}
+	a.awaitSignals()
 	results, err := sessionhost.Turn(ctx, paths.Socket, hello, uses, hs)
 	if errors.Is(err, sessionhost.ErrNoHost) && cfg == nil {
 		var cerr error

@@ -49,6 +49,8 @@ type app struct {
 	lifetime string
 	// daemon starts a session host for --session when none runs.
 	daemon bool
+	// signals closes once SIGINT and SIGTERM are registered (awaitSignals).
+	signals <-chan struct{}
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -59,12 +61,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	ctx, signals := signalContext()
+	a.signals = signals
 	root := a.rootCommand(commandIn(args))
 	root.SetArgs(args)
-	// Not undone: the process exits when run returns, and undoing it
-	// (signal.Stop) waits for the signal loop to go idle, a tenth of a
-	// millisecond of each invocation on a busy machine.
-	ctx, _ := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK
@@ -73,6 +73,35 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "riot:", msg)
 	}
 	return exitCode(err)
+}
+
+// signalContext is a context that SIGINT and SIGTERM cancel, with the
+// signal as its cause. It is returned at once and the signals are
+// registered beside the caller, ready closing once they are: registering
+// starts a thread of the runtime's own and waits for it, a third of a
+// millisecond at the start of each invocation. The registration is never
+// undone: the process exits when run returns, and undoing it waits for
+// the runtime's signal loop to go idle.
+func signalContext() (context.Context, <-chan struct{}) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	ready := make(chan struct{})
+	go func() {
+		sctx, _ := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		close(ready)
+		<-sctx.Done()
+		cancel(context.Cause(sctx))
+	}()
+	return ctx, ready
+}
+
+// awaitSignals waits until SIGINT and SIGTERM cancel the invocation's
+// context rather than end the process: before a turn is sent to a host or
+// run, so that an interrupt ends its calls Cancelled. Before then a
+// signal ends riot as one during its start does.
+func (a *app) awaitSignals() {
+	if a.signals != nil {
+		<-a.signals
+	}
 }
 
 // commands are riot's commands under the root, by name, each built only
@@ -209,6 +238,7 @@ func (a *app) trustedConfig() (*config.Config, string, error) {
 
 // host builds the host for a command; the caller closes it.
 func (a *app) host(ctx context.Context, opts core.Options) (*core.Host, error) {
+	a.awaitSignals()
 	cfg, ws, err := a.trustedConfig()
 	if err != nil {
 		return nil, err
