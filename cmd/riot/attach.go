@@ -156,7 +156,8 @@ func (a *app) attachedTurn(ctx context.Context, uses []core.ToolUse, daemon, kno
 		}
 		paths = a.hostPaths(cfg, ws)
 	}
-	a.awaitSignals()
+	// Without awaitSignals: a client that a signal ends before they are
+	// registered hangs up, which cancels its turn in the host all the same.
 	results, err := sessionhost.Turn(ctx, paths.Socket, hello, uses, hs)
 	if errors.Is(err, sessionhost.ErrNoHost) && cfg == nil {
 		var cerr error

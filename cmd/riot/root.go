@@ -95,9 +95,9 @@ func signalContext() (context.Context, <-chan struct{}) {
 }
 
 // awaitSignals waits until SIGINT and SIGTERM cancel the invocation's
-// context rather than end the process: before a turn is sent to a host or
-// run, so that an interrupt ends its calls Cancelled. Before then a
-// signal ends riot as one during its start does.
+// context rather than end the process: before a host of this invocation's
+// own starts, so that an interrupt ends its calls Cancelled and closes its
+// plugins. Before then a signal ends riot as one during its start does.
 func (a *app) awaitSignals() {
 	if a.signals != nil {
 		<-a.signals

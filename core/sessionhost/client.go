@@ -105,7 +105,9 @@ func Turn(ctx context.Context, socket string, hello Hello, uses []core.ToolUse, 
 		}
 	}
 	sc := bufio.NewScanner(c)
-	sc.Buffer(make([]byte, 0, 64<<10), maxHostFrame)
+	// Small at first: the scanner grows it for longer results, and a
+	// client is a fresh process, to which each page is a fault.
+	sc.Buffer(make([]byte, 0, 4<<10), maxHostFrame)
 	// started says the host has begun the turn (it prompted or reported
 	// progress): from then on the turn is not run again here.
 	started := false
