@@ -70,13 +70,29 @@ type Handlers struct {
 	Notice func(string)
 }
 
+// Reply is a host's answer to a turn: its results, or, when the hello
+// asked the host to render them (Hello.Render), the text to print.
+type Reply struct {
+	Results []core.ToolResult
+	Output  []byte
+}
+
 // Turn sends a turn to the host on socket and returns its results.
 // Cancelling ctx cancels the turn in the host, whose results then say
 // Cancelled.
 func Turn(ctx context.Context, socket string, hello Hello, uses []core.ToolUse, hs Handlers) ([]core.ToolResult, error) {
+	hello.Render = ""
+	r, err := TurnReply(ctx, socket, hello, uses, hs)
+	return r.Results, err
+}
+
+// TurnReply is Turn that returns the host's reply whole: with
+// hello.Render set, the results as the host rendered them, or the results
+// themselves when it could not.
+func TurnReply(ctx context.Context, socket string, hello Hello, uses []core.ToolUse, hs Handlers) (Reply, error) {
 	c, err := dial(socket)
 	if err != nil {
-		return nil, err
+		return Reply{}, err
 	}
 	defer func() { _ = c.Close() }()
 	hello.Progress = hs.Progress != nil
@@ -88,7 +104,7 @@ func Turn(ctx context.Context, socket string, hello Hello, uses []core.ToolUse, 
 		return enc.Encode(f)
 	}
 	if err := send(clientFrame{Hello: &hello, Uses: uses}); err != nil {
-		return nil, ErrNoHost
+		return Reply{}, ErrNoHost
 	}
 	done := make(chan struct{})
 	defer close(done)
@@ -115,22 +131,22 @@ func Turn(ctx context.Context, socket string, hello Hello, uses []core.ToolUse, 
 	for sc.Scan() {
 		var f hostLine
 		if err := json.Unmarshal(sc.Bytes(), &f); err != nil {
-			return nil, notFrame
+			return Reply{}, notFrame
 		}
 		switch {
 		case f.Local:
-			return nil, ErrNoHost
+			return Reply{}, ErrNoHost
 		case f.Refused != "":
-			return nil, &RefusedError{Reason: f.Refused}
+			return Reply{}, &RefusedError{Reason: f.Refused}
 		case f.Error != "" && !started:
-			return nil, &RefusedError{Reason: "the session host could not read this client's request: " + f.Error}
+			return Reply{}, &RefusedError{Reason: "the session host could not read this client's request: " + f.Error}
 		case f.Error != "":
 			warn("the session host could not read this client's frame: " + f.Error)
 		case present(f.Prompt):
 			started = true
 			var p promptFrame
 			if err := json.Unmarshal(f.Prompt, &p); err != nil {
-				return nil, notFrame
+				return Reply{}, notFrame
 			}
 			a := permission.AnswerDeny
 			if hs.Prompter != nil {
@@ -143,25 +159,28 @@ func Turn(ctx context.Context, socket string, hello Hello, uses []core.ToolUse, 
 			started = true
 			var p core.Progress
 			if err := json.Unmarshal(f.Progress, &p); err != nil {
-				return nil, notFrame
+				return Reply{}, notFrame
 			}
 			if hs.Progress != nil {
 				hs.Progress(p)
 			}
 		case f.Done:
-			var results []core.ToolResult
+			var r Reply
 			if present(f.Results) {
-				if err := json.Unmarshal(f.Results, &results); err != nil {
-					return nil, notFrame
+				if err := json.Unmarshal(f.Results, &r.Results); err != nil {
+					return Reply{}, notFrame
 				}
+			}
+			if f.Output != "" {
+				r.Output = []byte(f.Output)
 			}
 			if f.Warning != "" && hs.Notice != nil {
 				hs.Notice(f.Warning)
 			}
-			return results, nil
+			return r, nil
 		}
 	}
-	return nil, ErrHostDied
+	return Reply{}, ErrHostDied
 }
 
 // Stop asks the host on socket to exit and waits until it has closed its

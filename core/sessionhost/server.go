@@ -42,6 +42,9 @@ type Server struct {
 	// Warning, if set, is a line for the client of each turn, from the
 	// config the host runs it with.
 	Warning func() string
+	// Render, if set, renders a turn's results in the format a client's
+	// hello names (Hello.Render). An error sends the results instead.
+	Render func(format string, results []core.ToolResult) ([]byte, error)
 	// Logf logs one line of the server's life.
 	Logf func(format string, args ...any)
 	// Ready, if set, is called once the socket accepts turns.
@@ -327,7 +330,15 @@ func (s *Server) run(t *turn) {
 	if s.Warning != nil {
 		warning = s.Warning()
 	}
-	if err := t.send(hostFrame{Results: results, Warning: warning, Done: true}); err != nil {
+	frame := hostFrame{Results: results, Warning: warning, Done: true}
+	if t.hello.Render != "" && s.Render != nil {
+		if out, err := s.Render(t.hello.Render, results); err != nil {
+			s.logf("sending the results unrendered: %v", err)
+		} else {
+			frame.Results, frame.Output = nil, string(out)
+		}
+	}
+	if err := t.send(frame); err != nil {
 		s.logf("a client left before its results: %v", err)
 	}
 	// The state the calls changed is written behind them (grants before

@@ -449,3 +449,36 @@ func TestProgressOnlyWhenAsked(t *testing.T) {
 		}
 	}
 }
+
+// A hello that names a format gets the results as the host's Render
+// renders them, and no results; one Render cannot serve gets the results
+// themselves; Turn never asks for rendering.
+func TestRenderedReply(t *testing.T) {
+	h := startHost(t, func(h *testHost) {
+		h.srv.Render = func(format string, rs []core.ToolResult) ([]byte, error) {
+			if format != "plain" {
+				return nil, errors.New("no such format")
+			}
+			return []byte(fmt.Sprintf("%d results, the first %s\n", len(rs), rs[0].Status)), nil
+		}
+	})
+	uses := []core.ToolUse{use("s", "State", map[string]string{})}
+	hello := self(h.ws)
+	hello.Render = "plain"
+	r, err := TurnReply(context.Background(), h.srv.Paths.Socket, hello, uses, Handlers{})
+	if err != nil || string(r.Output) != "1 results, the first ok\n" || r.Results != nil {
+		t.Fatalf("a rendered reply: %+v %v", r, err)
+	}
+	hello.Render = "fancy"
+	r, err = TurnReply(context.Background(), h.srv.Paths.Socket, hello, uses, Handlers{})
+	if err != nil || r.Output != nil || len(r.Results) != 1 {
+		t.Fatalf("a format the host cannot render gets the results: %+v %v", r, err)
+	}
+	if !strings.Contains(h.log(), "sending the results unrendered: no such format") {
+		t.Fatalf("the host should log why it sent the results: %s", h.log())
+	}
+	rs, err := Turn(context.Background(), h.srv.Paths.Socket, hello, uses, Handlers{})
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("Turn gets results whatever its hello says: %+v %v", rs, err)
+	}
+}

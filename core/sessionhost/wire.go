@@ -30,6 +30,12 @@ type Hello struct {
 	// has begun the turn: each frame is a write in the host and a wake-up
 	// and a decode in the client.
 	Progress bool `json:"progress,omitempty"`
+	// Render names the format the client prints the results in (riot
+	// run's --format): the host renders them (Server.Render) and sends the
+	// text to print instead. The host's build is the client's, so the text
+	// is what the client would print, and a short-lived client is spared
+	// decoding the results and encoding them again.
+	Render string `json:"render,omitempty"`
 }
 
 // clientFrame is one line from a client: exactly one of a hello (with the
@@ -56,6 +62,9 @@ type hostFrame struct {
 	Prompt   *promptFrame      `json:"prompt,omitempty"`
 	Progress *core.Progress    `json:"progress,omitempty"`
 	Results  []core.ToolResult `json:"results,omitempty"`
+	// Output is the results rendered as the hello's Render asked, sent
+	// instead of Results.
+	Output string `json:"output,omitempty"`
 	// Warning is a line the client prints before the results, as it would
 	// running the turn itself (the settings an untrusted workspace's files
 	// had ignored).
@@ -77,6 +86,7 @@ type hostLine struct {
 	Prompt   json.RawMessage `json:"prompt"`
 	Progress json.RawMessage `json:"progress"`
 	Results  json.RawMessage `json:"results"`
+	Output   string          `json:"output"`
 	Warning  string          `json:"warning"`
 	Done     bool            `json:"done"`
 }
