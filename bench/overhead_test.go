@@ -210,7 +210,9 @@ func BenchmarkStartAutoMTLS(b *testing.B) {
 // protocol 3, over protocol 2 and over protocol 1 (plugins built for them
 // alone), as one raw unary RPC, over MCP stdio, and through a host over
 // protocol 3 with the kernel sandbox off, which computes no sandbox
-// profile per call. On a machine whose load changes from one second to
+// profile per call, and through a host over protocol 3 to testkit's
+// Plain, a no-op without checks whose Prepare the host skips (Noop is
+// read-only and concurrency-safe, so its calls still make two exchanges). On a machine whose load changes from one second to
 // the next, the ratios of their totals are the figures that hold;
 // separate benchmarks minutes apart are not.
 func BenchmarkNoopPaired(b *testing.B) {
@@ -218,6 +220,9 @@ func BenchmarkNoopPaired(b *testing.B) {
 	h2 := hostWith(b, "", core.PluginSpec{Name: "testkit", Path: bins.testkitV2})
 	h1 := hostWith(b, "", core.PluginSpec{Name: "testkit", Path: bins.testkitV1})
 	off := hostIn(b, b.TempDir(), func(cfg *config.Config) { cfg.Sandbox.Mode = "off" }, testkit())
+	// Plain is not read-only: an allow rule lets it run without asking.
+	plain := hostIn(b, b.TempDir(), func(cfg *config.Config) { cfg.Permissions.Allow = []config.Rule{{Text: "Plain"}} }, testkit())
+	plainUses := []core.ToolUse{{ID: "toolu_1", Name: "Plain", Input: json.RawMessage(`{"n":0}`)}}
 	cfg, env := riotTLS(b)
 	client, unary := rawClient(b, bins.testkit, cfg, env, false, 1)
 	defer client.Kill()
@@ -229,7 +234,7 @@ func BenchmarkNoopPaired(b *testing.B) {
 	defer session.Close()
 	uses := []core.ToolUse{{ID: "toolu_1", Name: "Noop", Input: json.RawMessage(`{}`)}}
 	params := &mcp.CallToolParams{Name: "Noop", Arguments: map[string]any{}}
-	host := func(h *core.Host) func() {
+	host := func(h *core.Host, uses []core.ToolUse) func() {
 		return func() {
 			if r := h.RunTurn(context.Background(), uses); r[0].Status != core.StatusOK {
 				b.Fatal(r[0].Text())
@@ -243,9 +248,10 @@ func BenchmarkNoopPaired(b *testing.B) {
 		wUnary
 		wMCP
 		wOff
+		wElided
 		nWays
 	)
-	ways := [nWays]func(){wHost: host(h3), wHostV2: host(h2), wHostV1: host(h1), wUnary: func() {
+	ways := [nWays]func(){wHost: host(h3, uses), wHostV2: host(h2, uses), wHostV1: host(h1, uses), wElided: host(plain, plainUses), wUnary: func() {
 		if _, err := unary.Prepare(context.Background(), noopPrepare); err != nil {
 			b.Fatal(err)
 		}
@@ -253,7 +259,7 @@ func BenchmarkNoopPaired(b *testing.B) {
 		if _, err := session.CallTool(context.Background(), params); err != nil {
 			b.Fatal(err)
 		}
-	}, wOff: host(off)}
+	}, wOff: host(off, uses)}
 	for _, w := range ways {
 		w() // warm: every plugin is started
 	}
@@ -280,11 +286,15 @@ func BenchmarkNoopPaired(b *testing.B) {
 	b.ReportMetric(us(total[wOff]), "host-nosandbox-us")
 	b.ReportMetric(ratio(wOff, wMCP), "host-nosandbox/mcp")
 	b.ReportMetric(ratio(wOff, wUnary), "host-nosandbox/unary")
+	b.ReportMetric(us(total[wElided]), "elided-us")
+	b.ReportMetric(ratio(wElided, wMCP), "elided/mcp")
+	b.ReportMetric(ratio(wElided, wUnary), "elided/unary")
+	b.ReportMetric(ratio(wElided, wHost), "elided/host")
 }
 
 // BenchmarkNoopRawPaired rotates, in each iteration, protocol 3's raw
 // Prepare and Call pair on the link, the same pair on protocol 2's
-// Session stream and one raw unary RPC: the transport alone, paired, so
+// Session stream, one raw unary RPC and one unprepared Call on the link: the transport alone, paired, so
 // that two builds compare by their ratios on a machine whose load moves.
 func BenchmarkNoopRawPaired(b *testing.B) {
 	cfg, env := riotTLS(b)
@@ -299,6 +309,10 @@ func BenchmarkNoopRawPaired(b *testing.B) {
 		if _, err := unary.Prepare(context.Background(), noopPrepare); err != nil {
 			b.Fatal(err)
 		}
+	}, func() {
+		if err := link.Call(context.Background(), plainUnprepared, func(*toolv1.CallEvent) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
 	}}
 	for _, w := range ways {
 		w()
@@ -310,4 +324,10 @@ func BenchmarkNoopRawPaired(b *testing.B) {
 	b.ReportMetric(us(total[2]), "unary-us")
 	b.ReportMetric(float64(total[0])/float64(total[2]), "link-pair/unary")
 	b.ReportMetric(float64(total[0])/float64(total[1]), "link-pair/session-pair")
+	b.ReportMetric(us(total[3]), "link-unprepared-us")
+	b.ReportMetric(float64(total[3])/float64(total[2]), "link-unprepared/unary")
 }
+
+// plainUnprepared is the one exchange of a call whose Prepare the host
+// skips: testkit's Plain, answered on the Call's stream.
+var plainUnprepared = &toolv1.CallRequest{Tool: "Plain", CallId: "toolu_1", Input: []byte(`{"n":0}`), Context: &toolv1.CallContext{Cwd: "/"}, Unprepared: true}

@@ -32,6 +32,12 @@ type call struct {
 	// the call's sandbox follows.
 	req      permission.Request
 	decision permission.Decision
+	// elided: the tool's manifest declares the default Prepare answer,
+	// which prep holds, and the plugin has not been asked for it
+	// (elide.go). unrun: the call ended where its Prepare would have,
+	// so nothing that follows a run applies to it.
+	elided bool
+	unrun  bool
 }
 
 // resolve checks what needs no RPC: the name and the input's structure.
@@ -80,6 +86,10 @@ func (h *Host) check(ctx context.Context, use ToolUse) *call {
 	}
 	c.tool, _ = h.lookup(use.Name)
 	c.cascades = c.tool.spec.GetCascadesOnFailure()
+	if c.tool.spec.GetDefaultPrepare() {
+		c.prep, c.elided = &toolv1.PrepareResponse{}, true
+		return c
+	}
 	h.prepareRPC(ctx, c)
 	return c
 }
@@ -91,6 +101,10 @@ func (h *Host) judge(ctx context.Context, c *call) *call {
 		return c
 	}
 	use := c.use
+	if c.elided && h.hasPreToolUse(use.Name) && !h.unelide(ctx, c) {
+		// The hooks see only inputs the tool accepts.
+		return c
+	}
 	hooks := h.preToolUse(ctx, c.use)
 	switch {
 	case ctx.Err() != nil:
@@ -105,6 +119,18 @@ func (h *Host) judge(ctx context.Context, c *call) *call {
 	req := permissionRequest(use.Name, c.prep)
 	req.Hook = hooks.verdict
 	d := h.policy.Decide(ctx, req)
+	if c.elided && d.Behavior != permission.Allow {
+		// A Deny's reason and an Ask's prompt show the call's description,
+		// and an input the tool rejects is rejected before either: ask the
+		// plugin now. Its answer differs from the default only there, so
+		// the chain decides the same way, with the description.
+		if !h.unelide(ctx, c) {
+			return c
+		}
+		req = permissionRequest(use.Name, c.prep)
+		req.Hook = hooks.verdict
+		d = h.policy.Decide(ctx, req)
+	}
 	c.req, c.decision = req, d
 	switch d.Behavior {
 	case permission.Allow:
@@ -132,26 +158,12 @@ func (h *Host) prepareRPC(ctx context.Context, c *call) bool {
 	}
 	pctx, cancel := context.WithTimeout(ctx, prepareTimeout)
 	defer cancel()
+	c.tool.prepares.Add(1)
 	prep, err := stub.Prepare(pctx, &toolv1.PrepareRequest{
 		Tool: c.use.Name, CallId: c.use.ID, Input: c.use.Input, Context: h.callContext(p, time.Time{}),
 	})
 	if err != nil {
-		if ctx.Err() != nil {
-			c.finish(StatusCancelled, "Cancelled before it ran.")
-			return false
-		}
-		switch f, code := classify(err); {
-		case pctx.Err() != nil || code == codes.DeadlineExceeded:
-			p.kill(gen)
-			p.crashed(gen)
-			c.finish(StatusFailed, fmt.Sprintf("The %s tool did not finish checking this call within %s and was stopped, so the call did not run. Do not retry this input unchanged: use another tool or approach.", c.use.Name, secondsText(prepareTimeout)))
-		case f == faultCrash:
-			how := p.crashed(gen)
-			c.finish(StatusFailed, fmt.Sprintf("The %s tool stopped unexpectedly (%s) while checking this call, so the call did not run. Retry it; the tool will be restarted.", c.use.Name, how))
-		default:
-			h.fileLog.Error("Prepare failed", "tool", c.use.Name, "call_id", c.use.ID, "error", err)
-			c.finish(StatusFailed, prepareFaultMessage(c.use.Name, f, code))
-		}
+		h.prepareFailed(ctx, pctx, c, gen, err, prepareTimeout)
 		return false
 	}
 	if prep.GetRejected() != "" {
@@ -161,6 +173,29 @@ func (h *Host) prepareRPC(ctx context.Context, c *call) bool {
 	c.prep = prep
 	c.result.Describe = prep.GetDescribe()
 	return true
+}
+
+// prepareFailed finishes a call whose check failed with err: cancelled
+// with ctx, timed out (pctx, after limit), the plugin crashed or broke the
+// protocol. The call did not run.
+func (h *Host) prepareFailed(ctx, pctx context.Context, c *call, gen int, err error, limit time.Duration) {
+	p := c.tool.plugin
+	if ctx.Err() != nil {
+		c.finish(StatusCancelled, "Cancelled before it ran.")
+		return
+	}
+	switch f, code := classify(err); {
+	case pctx.Err() != nil || code == codes.DeadlineExceeded:
+		p.kill(gen)
+		p.crashed(gen)
+		c.finish(StatusFailed, fmt.Sprintf("The %s tool did not finish checking this call within %s and was stopped, so the call did not run. Do not retry this input unchanged: use another tool or approach.", c.use.Name, secondsText(limit)))
+	case f == faultCrash:
+		how := p.crashed(gen)
+		c.finish(StatusFailed, fmt.Sprintf("The %s tool stopped unexpectedly (%s) while checking this call, so the call did not run. Retry it; the tool will be restarted.", c.use.Name, how))
+	default:
+		h.fileLog.Error("Prepare failed", "tool", c.use.Name, "call_id", c.use.ID, "error", err)
+		c.finish(StatusFailed, prepareFaultMessage(c.use.Name, f, code))
+	}
 }
 
 // rewrite replaces the call's input with a PreToolUse hook's updatedInput,
@@ -353,16 +388,34 @@ func (h *Host) execute(ctx context.Context, c *call) {
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	deadline, _ := cctx.Deadline()
-	h.progress(c, "start", "", 0)
-	defer func() { h.progress(c, "end", "", h.now().Sub(start)) }()
+	// An elided call starts, for those watching, once the plugin has
+	// answered its check with the description.
+	started := !c.elided
+	if started {
+		h.progress(c, "start", "", 0)
+	}
+	defer func() {
+		if started {
+			h.progress(c, "end", "", h.now().Sub(start))
+		}
+	}()
 
 	sandbox, refused := h.sandboxFor(ctx, c)
 	if refused != "" {
+		if c.elided {
+			// Prepare's rejection comes first.
+			if !h.unelide(ctx, c) {
+				return
+			}
+			started = true
+			h.progress(c, "start", "", 0)
+		}
 		c.finish(StatusFailed, refused)
 		return
 	}
 	stub, gen, err := p.conn(cctx)
 	if err != nil {
+		c.unrun = c.elided
 		c.finish(StatusFailed, h.connError(ctx, c.use, err))
 		return
 	}
@@ -370,9 +423,23 @@ func (h *Host) execute(ctx context.Context, c *call) {
 	cc.AllowedReads = c.decision.Reads
 	cc.Sandbox = sandbox
 	cc.SpillFile = c.col.offer()
+	ans := answer{c: c}
 	err = stub.Call(cctx, &toolv1.CallRequest{
-		Tool: c.use.Name, CallId: c.use.ID, Input: c.use.Input, Context: cc,
+		Tool: c.use.Name, CallId: c.use.ID, Input: c.use.Input, Context: cc, Unprepared: c.elided,
 	}, func(ev *toolv1.CallEvent) error {
+		if c.elided {
+			switch took, err := ans.take(ev); {
+			case err != nil:
+				return err
+			case took:
+				if ans.started() {
+					h.progress(c, "start", "", 0)
+				}
+				return nil
+			case ans.rejected():
+				return nil // the Final after the rejection
+			}
+		}
 		if pr := ev.GetProgress(); pr != nil {
 			h.progress(c, "progress", pr.GetMessage(), h.now().Sub(start))
 			return nil
@@ -392,6 +459,20 @@ func (h *Host) execute(ctx context.Context, c *call) {
 		h.log.Error("cannot write a spilled result", "path", c.col.spillPath, "error", c.col.err)
 	} else if c.col.spilled() {
 		h.log.Debug("spilled a result", "path", c.col.spillPath, "bytes", c.col.nbytes, "written_by_plugin", c.col.fromFile)
+	}
+	started = started || ans.started()
+	if c.elided && ans.unanswered(err, fault) {
+		// The plugin failed before it answered the check: as its Prepare
+		// would have, and the tool did not run.
+		c.unrun = true
+		h.prepareFailed(ctx, cctx, c, gen, err, timeout)
+		return
+	}
+	if ans.rejected() && fault != faultMalformed {
+		// Whatever became of the stream after it, the tool did not run.
+		c.unrun = true
+		c.finish(StatusFailed, ans.prep.GetRejected())
+		return
 	}
 	elapsed := h.now().Sub(start)
 	switch {

@@ -46,6 +46,12 @@ func TestWireFaults(t *testing.T) {
 		{"CutUTF8", []string{"The CutUTF8 tool sent malformed output (text that is not valid UTF-8, at byte 3 of its output)"}},
 		{"NoEvent", []string{"The NoEvent tool sent malformed output (an event of no known type)"}},
 		{"PrepareError", []string{"The PrepareError tool failed while checking this call (its plugin answered with gRPC status Internal instead of a verdict; its text is in riot's log), so the call did not run."}},
+		// Tools whose Prepare the host skips: their Call's stream must
+		// begin with the answer, which must be the default one.
+		{"ElidedNoAnswer", []string{"The ElidedNoAnswer tool sent malformed output (a stream that did not begin with the answer to the check of the input), so riot discarded this call's result"}},
+		{"ElidedNotDefault", []string{"The ElidedNotDefault tool sent malformed output (an answer to the check of the input other than the default one its manifest declares)"}},
+		{"ElidedTwice", []string{"The ElidedTwice tool sent malformed output (a second answer to the check of the input)"}},
+		{"ElidedStatusError", []string{"The ElidedStatusError tool failed while checking this call (its plugin answered with gRPC status Internal instead of a verdict; its text is in riot's log), so the call did not run."}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.tool, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -138,6 +139,10 @@ type tool struct {
 	once sync.Once
 	val  *validator
 	err  error
+
+	// prepares counts the Prepare exchanges of the tool's calls, which
+	// the tests of elision read.
+	prepares atomic.Int64
 }
 
 func (t *tool) validator() (*validator, error) {

@@ -25,6 +25,9 @@ var leakChecked sync.Map
 // bins are the test plugin binaries, built once for the package.
 var bins struct {
 	testkit, garbage, badcookie, wirefault, mcpserve string
+	// testkitV2 is testkit built as against an SDK before protocol 3,
+	// which declares no tool's Prepare the default one.
+	testkitV2 string
 }
 
 // wantProtocol is the protocol version testkit and wirefault speak in this
@@ -85,6 +88,7 @@ func setBins(dir string, version string) {
 	for name, dst := range map[string]*string{"testkit": &bins.testkit, "garbage": &bins.garbage, "badcookie": &bins.badcookie, "wirefault": &bins.wirefault, "mcpserve": &bins.mcpserve} {
 		*dst = filepath.Join(dir, "riot-tool-"+name)
 	}
+	bins.testkitV2 = filepath.Join(dir, "v2", "riot-tool-testkit")
 	switch version {
 	case "1", "2":
 		wantProtocol = int(version[0] - '0')

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/riot-tools/riot/internal/atomicfile"
+	"github.com/riot-tools/riot/internal/fileid"
 	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
 
@@ -26,7 +27,8 @@ import (
 // the whole file, which holds every plugin binary's manifest, and gob reads
 // it in a quarter of encoding/json's time, with no base64 (see
 // BENCHMARKS.md, "riot tools --json and cold start").
-const manifestCacheVersion = 3
+// Version 4: an entry's identity (fileid.ID) carries the file's mode.
+const manifestCacheVersion = 4
 
 // manifestCacheFile is the manifest cache's file name in the state
 // directory's cache/.
@@ -56,8 +58,8 @@ type cacheFile struct {
 	Version   int
 	Manifests map[string]cacheEntry
 	Failures  map[string]failureEntry
-	// Builds maps two binaries, each by path, size and modification time,
-	// to SameBuild's verdict: "" for the same build, or why not.
+	// Builds maps two binaries, each by its identity (buildsKey), to
+	// SameBuild's verdict: "" for the same build, or why not.
 	Builds map[string]string
 }
 
@@ -77,45 +79,20 @@ type failureEntry struct {
 	AtUnix  int64
 }
 
-// binaryID identifies one version of a file: a binary replaced or
-// rewritten in place gets another, even at the same size and mtime.
-type binaryID struct {
-	Path    string
-	Size    int64
-	MtimeNs int64
-	CtimeNs int64
-	Ino     uint64
-	Dev     uint64
-}
+// binaryID identifies one version of a plugin binary (fileid.ID): one
+// replaced or rewritten in place gets another, even at the same size and
+// mtime.
+type binaryID = fileid.ID
 
-// identify is the identity of the file at path now.
-func identify(path string) (binaryID, error) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return binaryID{}, err
-	}
-	return identityOf(path, info), nil
-}
-
-// identityOf is the identity of the file at path that info describes.
-func identityOf(path string, info os.FileInfo) binaryID {
-	id := binaryID{Path: path, Size: info.Size(), MtimeNs: info.ModTime().UnixNano()}
-	fileIdentity(info, &id)
-	return id
-}
-
-// current reports whether the file at id.Path is still that version.
-func (id binaryID) current() bool {
-	now, err := identify(id.Path)
-	return err == nil && now == id
-}
+// identify is the identity of the binary at path now, symlinks followed.
+func identify(path string) (binaryID, error) { return fileid.Stat(path) }
 
 // specKey names the command that serves spec, whose binary is id: its
 // arguments and environment can change what it serves as much as the
 // binary can.
 func specKey(spec PluginSpec, id binaryID) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\x00%d\x00%d\x00%d\x00%d\x00%d", id.Path, id.Size, id.MtimeNs, id.CtimeNs, id.Ino, id.Dev)
+	b.WriteString(idKey(id))
 	for _, a := range spec.Args {
 		b.WriteString("\x00a=" + a)
 	}
@@ -224,18 +201,18 @@ func (c *manifestCache) save() error {
 		return nil
 	}
 	for key, e := range c.entries {
-		if !e.ID.current() {
+		if !e.ID.Current() {
 			delete(c.entries, key)
 		}
 	}
 	for key, f := range c.failures {
-		if !f.ID.current() {
+		if !f.ID.Current() {
 			delete(c.failures, key)
 		}
 	}
 	for key := range c.builds {
 		parts := strings.Split(key, "\x00")
-		if len(parts) != 6 || gone(parts[0]) || gone(parts[3]) {
+		if len(parts) != 2*idKeyParts || gone(parts[0]) || gone(parts[idKeyParts]) {
 			delete(c.builds, key)
 		}
 	}
@@ -288,14 +265,25 @@ func (c *manifestCache) sameBuild(a, b string) error {
 	return err
 }
 
+// buildsKey names a pair of binaries by their identities: a verdict holds
+// while neither binary changes.
 func buildsKey(a, b string) (string, bool) {
-	ia, err := os.Stat(a)
+	ia, err := fileid.Stat(a)
 	if err != nil {
 		return "", false
 	}
-	ib, err := os.Stat(b)
+	ib, err := fileid.Stat(b)
 	if err != nil {
 		return "", false
 	}
-	return fmt.Sprintf("%s\x00%d\x00%d\x00%s\x00%d\x00%d", a, ia.Size(), ia.ModTime().UnixNano(), b, ib.Size(), ib.ModTime().UnixNano()), true
+	return idKey(ia) + "\x00" + idKey(ib), true
 }
+
+// idKey is a file's identity as a key: every field of it, so a key names
+// one version of one file. Its first part is the path.
+func idKey(id fileid.ID) string {
+	return fmt.Sprintf("%s\x00%d\x00%d\x00%d\x00%d\x00%d\x00%d", id.Path, id.Size, id.MtimeNs, id.CtimeNs, id.Ino, id.Dev, id.Mode)
+}
+
+// idKeyParts is how many parts of a key split at NUL idKey makes.
+const idKeyParts = 7

@@ -24,8 +24,8 @@ type sandboxHost struct {
 	mu   sync.Mutex
 	base *profileBase
 	// trustRecent, for tests that cannot set a directory's change time
-	// back: a directory changed within racyWindow does not make a base
-	// racy.
+	// back: a directory changed within fileid.RacyWindow does not make a
+	// base racy.
 	trustRecent bool
 }
 

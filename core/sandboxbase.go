@@ -12,6 +12,7 @@ import (
 
 	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/core/permission"
+	"github.com/riot-tools/riot/internal/fileid"
 )
 
 // profileBase is the part of every call's sandbox profile that does not
@@ -81,16 +82,12 @@ type watches struct {
 	// dirs are the nearest existing directories above secrets that were
 	// missing: making a secret there changes its directory, and the
 	// secret is masked from the next call on, not from the refresh.
-	dirs []binaryID
+	dirs []fileid.ID
 	// racy: one of dirs changed so shortly before the base was computed
-	// that a further change could keep its times (their granularity), so
-	// the base is not reused.
+	// that a further change could keep its times (fileid.ID.Racy), so the
+	// base is not reused.
 	racy bool
 }
-
-// racyWindow is how recent a directory's change must be for its times not
-// to prove that nothing changed after it.
-const racyWindow = 2 * time.Second
 
 // dir notes the directory that would change were the missing path p made.
 func (w *watches) dir(p string, trustRecent bool) {
@@ -100,9 +97,9 @@ func (w *watches) dir(p string, trustRecent bool) {
 				return
 			}
 			w.dirs = append(w.dirs, id)
-			// Wall time: it is compared with the filesystem's.
-			changed := time.Unix(0, max(id.MtimeNs, id.CtimeNs))
-			w.racy = w.racy || !trustRecent && time.Since(changed) < racyWindow
+			// Wall time, not the host's clock: it is compared with the
+			// filesystem's.
+			w.racy = w.racy || !trustRecent && id.Racy(time.Now())
 			return
 		}
 		if cur == filepath.Dir(cur) {
@@ -113,13 +110,7 @@ func (w *watches) dir(p string, trustRecent bool) {
 
 // dirIdentity is what a directory's entries changing changes: its times
 // (its change time no tool can set back) and its inode.
-func dirIdentity(path string) (binaryID, error) {
-	info, err := os.Lstat(path)
-	if err != nil {
-		return binaryID{}, err
-	}
-	return identityOf(path, info), nil
-}
+func dirIdentity(path string) (fileid.ID, error) { return fileid.Lstat(path) }
 
 // alias notes that p resolved to phys.
 func (w *watches) alias(p, phys string) {

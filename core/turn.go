@@ -159,6 +159,9 @@ func (h *Host) cancelled(ctx context.Context, use ToolUse, cause *cascadeCause, 
 func (h *Host) runGroup(ctx context.Context, cancel context.CancelCauseFunc, group []*call, running map[*call]bool) {
 	run := func(c *call) {
 		h.execute(ctx, c)
+		if c.unrun {
+			return // as a call its Prepare stopped: it did not run
+		}
 		h.postToolUse(ctx, c)
 		if c.cascades && c.result.Status == StatusFailed {
 			cancel(&cascadeCause{id: c.use.ID, tool: c.use.Name, describe: c.result.Describe, cause: causeOf(c)})

@@ -18,6 +18,10 @@ type Handler interface {
 	spec() *toolv1.ToolSpec
 	prepare(ctx context.Context, raw []byte, env *Env) *toolv1.PrepareResponse
 	call(ctx context.Context, raw []byte, env *Env) Outcome
+	// unprepared is prepare and call in one for a Call whose Prepare the
+	// host skipped (defaultPrepare.go): Prepare's answer, and the call
+	// with the input decoded once, nil when the answer rejects it.
+	unprepared(ctx context.Context, raw []byte, env *Env) (*toolv1.PrepareResponse, func() Outcome)
 }
 
 // New adapts a Tool to a Handler. It reflects the input schema once, and
@@ -37,7 +41,7 @@ func New[In any](t Tool[In]) Handler {
 		fields = append(fields, name)
 	}
 	slices.Sort(fields)
-	return &typed[In]{tool: t, name: t.Name(), schema: schema, fields: fields}
+	return &typed[In]{tool: t, name: t.Name(), schema: schema, fields: fields, defaultPrepare: hasDefaultPrepare[In](t)}
 }
 
 type typed[In any] struct {
@@ -45,6 +49,9 @@ type typed[In any] struct {
 	name   string
 	schema []byte
 	fields []string
+	// defaultPrepare: the tool implements nothing that shapes Prepare's
+	// answer beyond Describe (defaultprepare.go).
+	defaultPrepare bool
 }
 
 func (h *typed[In]) Name() string { return h.name }
@@ -72,6 +79,7 @@ func (h *typed[In]) spec() *toolv1.ToolSpec {
 		CascadesOnFailure:       cascades,
 		ResultBudget:            &toolv1.Budget{Unlimited: budget.IsUnlimited(), LimitChars: int64(budget.Chars())},
 		ReadOnlyWithoutSubjects: readOnly && !subjects,
+		DefaultPrepare:          h.defaultPrepare && declaresDefaultPrepare,
 	}
 }
 
@@ -90,6 +98,9 @@ func (h *typed[In]) decodeAndValidate(ctx context.Context, raw []byte, env *Env)
 	return in, ""
 }
 
+// prepare is Prepare's answer. Every optional interface it consults is
+// listed in hasDefaultPrepare too, or the manifest would declare the
+// default answer for a tool that gives another.
 func (h *typed[In]) prepare(ctx context.Context, raw []byte, env *Env) *toolv1.PrepareResponse {
 	in, rejected := h.decodeAndValidate(ctx, raw, env)
 	if rejected != "" {

@@ -13,3 +13,7 @@ import (
 func servedProtocols(srv shared.ToolPlugin) map[int]goplugin.PluginSet {
 	return shared.VersionedPlugins(srv)
 }
+
+// declaresDefaultPrepare: the manifest marks the tools whose Prepare
+// answer is the default one (ToolSpec.default_prepare).
+const declaresDefaultPrepare = true

@@ -15,3 +15,7 @@ import (
 func servedProtocols(srv shared.ToolPlugin) map[int]goplugin.PluginSet {
 	return map[int]goplugin.PluginSet{1: shared.VersionedPlugins(srv)[1]}
 }
+
+// declaresDefaultPrepare is false, as in an SDK before
+// ToolSpec.default_prepare: the host sends every call's Prepare.
+const declaresDefaultPrepare = false

@@ -16,3 +16,7 @@ func servedProtocols(srv shared.ToolPlugin) map[int]goplugin.PluginSet {
 	all := shared.VersionedPlugins(srv)
 	return map[int]goplugin.PluginSet{1: all[1], 2: all[2]}
 }
+
+// declaresDefaultPrepare is false, as in an SDK before
+// ToolSpec.default_prepare: the host sends every call's Prepare.
+const declaresDefaultPrepare = false

@@ -77,28 +77,38 @@ func (s *Server) Prepare(ctx context.Context, req *toolv1.PrepareRequest) (resp 
 	if !ok {
 		return &toolv1.PrepareResponse{Rejected: s.unknownTool(req.GetTool())}, nil
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			s.rt.Log.Error("panic while preparing a call", "tool", req.GetTool(), "call_id", req.GetCallId(), "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-			resp = &toolv1.PrepareResponse{Rejected: fmt.Sprintf("The %s tool failed while checking this input (an internal error in the tool). Do not retry this input unchanged; use another approach.", req.GetTool())}
-		}
-	}()
+	defer s.preparePanic(req.GetTool(), req.GetCallId(), &resp)
 	env := s.env(req.GetCallId(), req.GetContext())
 	return h.prepare(ctx, req.GetInput(), env), nil
+}
+
+// preparePanic turns a panic while preparing a call into a rejection in
+// *resp; the stack goes to the log. Deferred.
+func (s *Server) preparePanic(tool, callID string, resp **toolv1.PrepareResponse) {
+	if r := recover(); r != nil {
+		s.rt.Log.Error("panic while preparing a call", "tool", tool, "call_id", callID, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+		*resp = &toolv1.PrepareResponse{Rejected: fmt.Sprintf("The %s tool failed while checking this input (an internal error in the tool). Do not retry this input unchanged; use another approach.", tool)}
+	}
 }
 
 // Call implements shared.ToolPlugin.
 func (s *Server) Call(ctx context.Context, req *toolv1.CallRequest, send func(*toolv1.CallEvent) error) error {
 	snd := &sender{send: send}
 	h, ok := s.byName[req.GetTool()]
-	if !ok {
+	if !ok && !req.GetUnprepared() {
 		return snd.event(final(Failed(s.unknownTool(req.GetTool())), s.rt.Log))
 	}
 	env := s.env(req.GetCallId(), req.GetContext())
+	run := func() Outcome { return h.call(ctx, req.GetInput(), env) }
+	if req.GetUnprepared() {
+		if run = s.unprepared(ctx, h, req, env, snd); run == nil {
+			return snd.err
+		}
+	}
 	out := newOutput(ctx, snd, req.GetContext().GetSpillFile())
 	env.output = out
 	env.progress = snd.progress
-	outcome := s.run(ctx, h, req, env)
+	outcome := s.run(req, run)
 	streamed, err := out.close()
 	if err != nil {
 		return err
@@ -128,14 +138,14 @@ func (s *Server) Call(ctx context.Context, req *toolv1.CallRequest, send func(*t
 // run calls the tool, turning a panic in the calling goroutine into a
 // Failed outcome. A panic in a goroutine of the tool's own kills the
 // plugin; the host turns that into a Failed outcome too.
-func (s *Server) run(ctx context.Context, h Handler, req *toolv1.CallRequest, env *Env) (outcome Outcome) {
+func (s *Server) run(req *toolv1.CallRequest, call func() Outcome) (outcome Outcome) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.rt.Log.Error("panic in tool call", "tool", req.GetTool(), "call_id", req.GetCallId(), "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 			outcome = Failed(fmt.Sprintf("The %s tool failed with an internal error while running this call; it may have partially run. Check the state it would have changed before retrying, and do not retry this input unchanged.", req.GetTool()))
 		}
 	}()
-	return h.call(ctx, req.GetInput(), env)
+	return call()
 }
 
 func (s *Server) unknownTool(name string) string {

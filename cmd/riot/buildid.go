@@ -3,13 +3,14 @@ package main
 import (
 	"fmt"
 	"os"
-	"syscall"
+
+	"github.com/riot-tools/riot/internal/fileid"
 )
 
 // buildID identifies this riot build, so that a client and a session host
 // of different builds refuse to talk: the version line and the identity of
-// the executable (device, inode, size, mtime), which a rebuild or an
-// upgrade changes. It costs one stat; two copies of one build count as
+// the executable (fileid: device, inode, size, mtime), which a rebuild or
+// an upgrade changes. It costs one stat; two copies of one build count as
 // different builds, which only makes a client run its turn itself.
 func buildID() string {
 	id := versionLine()
@@ -17,13 +18,9 @@ func buildID() string {
 	if err != nil {
 		return id + " exe unknown"
 	}
-	info, err := os.Stat(exe)
+	f, err := fileid.Stat(exe)
 	if err != nil {
 		return id + " exe unknown"
 	}
-	var dev, ino uint64
-	if st, ok := info.Sys().(*syscall.Stat_t); ok {
-		dev, ino = st.Dev, st.Ino
-	}
-	return fmt.Sprintf("%s exe %d:%d:%d@%d", id, dev, ino, info.Size(), info.ModTime().UnixNano())
+	return fmt.Sprintf("%s exe %d:%d:%d@%d", id, f.Dev, f.Ino, f.Size, f.MtimeNs)
 }

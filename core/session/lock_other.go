@@ -2,17 +2,10 @@
 
 package session
 
-import (
-	"errors"
-	"os"
-)
+import "errors"
 
 // lockFile has no cross-process lock outside unix: refuse to persist
 // rather than lose another process's updates silently.
 func lockFile(string) (func(), error) {
 	return nil, errors.New("session files can be locked only on unix systems")
-}
-
-func stampOf(info os.FileInfo) stamp {
-	return stamp{size: info.Size(), mtime: info.ModTime()}
 }

@@ -33,11 +33,3 @@ func lockFile(path string) (func(), error) {
 	// Closing the descriptor releases the lock.
 	return func() { _ = f.Close() }, nil
 }
-
-func stampOf(info os.FileInfo) stamp {
-	st := stamp{size: info.Size(), mtime: info.ModTime()}
-	if sys, ok := info.Sys().(*syscall.Stat_t); ok {
-		st.ino = sys.Ino
-	}
-	return st
-}

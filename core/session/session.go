@@ -28,9 +28,9 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/riot-tools/riot/internal/atomicfile"
+	"github.com/riot-tools/riot/internal/fileid"
 )
 
 // Session is one session's state and grants. It is safe for concurrent use.
@@ -40,7 +40,7 @@ type Session struct {
 
 	mu   sync.Mutex
 	data data
-	seen stamp // the state file as last loaded or written
+	seen fileid.ID // the state file as last loaded or written
 
 	wb *writeBehind // nil: every change is written before it returns
 }
@@ -49,13 +49,6 @@ type Session struct {
 type data struct {
 	State  map[string]map[string]string `json:"state"`
 	Grants []string                     `json:"grants,omitempty"`
-}
-
-// stamp identifies one version of the state file cheaply.
-type stamp struct {
-	size  int64
-	mtime time.Time
-	ino   uint64
 }
 
 // ValidID reports whether id is a safe file name: a letter or digit, then
@@ -197,10 +190,10 @@ func (s *Session) change(f func(*data)) error {
 
 // keep makes d, just persisted, this process's view: st is the file as
 // persist loaded it, which is still what is on disk unless it wrote.
-func (s *Session) keep(d data, st stamp, written bool) {
+func (s *Session) keep(d data, st fileid.ID, written bool) {
 	s.data = d
 	if written {
-		s.seen, _ = statFile(s.path)
+		s.seen, _ = fileid.Stat(s.path)
 	} else {
 		s.seen = st
 	}
@@ -208,11 +201,11 @@ func (s *Session) keep(d data, st stamp, written bool) {
 
 // persist applies fs, in order, to the state on disk under the lock and
 // writes the result when it differs. It returns the merged state, the
-// stamp of the file as loaded, and whether it wrote.
-func (s *Session) persist(fs []func(*data)) (data, stamp, bool, error) {
+// identity of the file as loaded, and whether it wrote.
+func (s *Session) persist(fs []func(*data)) (data, fileid.ID, bool, error) {
 	unlock, err := lockFile(s.path + ".lock")
 	if err != nil {
-		return data{}, stamp{}, false, fmt.Errorf("lock session %s: %w", s.id, err)
+		return data{}, fileid.ID{}, false, fmt.Errorf("lock session %s: %w", s.id, err)
 	}
 	defer unlock()
 	d, st, err := s.load()
@@ -251,7 +244,7 @@ func (s *Session) refresh() {
 	if s.path == "" {
 		return
 	}
-	st, err := statFile(s.path)
+	st, err := fileid.Stat(s.path)
 	if err != nil || st == s.seen {
 		return
 	}
@@ -263,34 +256,26 @@ func (s *Session) refresh() {
 }
 
 // load reads the state file; a missing one is an empty state.
-func (s *Session) load() (data, stamp, error) {
+func (s *Session) load() (data, fileid.ID, error) {
 	d := data{}
 	f, err := os.Open(s.path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		d.State = map[string]map[string]string{}
-		return d, stamp{}, nil
+		return d, fileid.ID{}, nil
 	case err != nil:
-		return d, stamp{}, fmt.Errorf("read session %s: %w", s.id, err)
+		return d, fileid.ID{}, fmt.Errorf("read session %s: %w", s.id, err)
 	}
 	defer func() { _ = f.Close() }()
 	info, err := f.Stat()
 	if err != nil {
-		return d, stamp{}, fmt.Errorf("read session %s: %w", s.id, err)
+		return d, fileid.ID{}, fmt.Errorf("read session %s: %w", s.id, err)
 	}
 	if err := json.NewDecoder(f).Decode(&d); err != nil {
-		return d, stamp{}, fmt.Errorf("session file %s is corrupt: %w", s.path, err)
+		return d, fileid.ID{}, fmt.Errorf("session file %s is corrupt: %w", s.path, err)
 	}
 	if d.State == nil {
 		d.State = map[string]map[string]string{}
 	}
-	return d, stampOf(info), nil
-}
-
-func statFile(path string) (stamp, error) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return stamp{}, err
-	}
-	return stampOf(info), nil
+	return d, fileid.Of(s.path, info), nil
 }

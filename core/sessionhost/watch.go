@@ -3,46 +3,43 @@ package sessionhost
 import (
 	"errors"
 	"io/fs"
-	"math"
-	"os"
 	"slices"
 	"time"
+
+	"github.com/riot-tools/riot/internal/fileid"
 )
 
 // racyWindow is how close to a snapshot a file's change may be and still
-// be trusted: within it a second write may have left the same times and
-// size (coarse file system clocks, or FAT's two seconds), so the host
-// reads the config again rather than trust its identity.
-const racyWindow = 2 * time.Second
+// be trusted (fileid.RacyWindow): within it the host reads the config
+// again rather than trust its identity.
+const racyWindow = fileid.RacyWindow
 
-// fileID is one path as stat saw it: absent, unreadable, or its identity.
+// fileID is one path as stat saw it: absent, unreadable, or its identity
+// (fileid.ID), with a symlink's target's.
 type fileID struct {
-	err          string // "" when stat succeeded
-	dev, ino     uint64
-	mode         fs.FileMode
-	size         int64
-	mtime, ctime int64
-	target       *fileID // a symlink's target
-	newest       int64   // the latest of the times, for the racy check
+	err    string // "" when stat succeeded
+	id     fileid.ID
+	target *fileID // a symlink's target
+	newest int64   // the latest change, the target's included (fileid.ID.Changed)
 }
 
 func statID(path string) fileID {
-	info, err := os.Lstat(path)
+	id, err := fileid.Lstat(path)
 	if err != nil {
 		return fileID{err: errKind(err)}
 	}
-	id := idOf(info)
-	if info.Mode()&fs.ModeSymlink != 0 {
+	f := fileID{id: id, newest: id.Changed()}
+	if id.Mode&fs.ModeSymlink != 0 {
 		var t fileID
-		if ti, err := os.Stat(path); err != nil {
+		if tid, err := fileid.Stat(path); err != nil {
 			t.err = errKind(err)
 		} else {
-			t = idOf(ti)
+			t = fileID{id: tid, newest: tid.Changed()}
 		}
-		id.target = &t
-		id.newest = max(id.newest, t.newest)
+		f.target = &t
+		f.newest = max(f.newest, t.newest)
 	}
-	return id
+	return f
 }
 
 func errKind(err error) string {
@@ -52,22 +49,8 @@ func errKind(err error) string {
 	return err.Error()
 }
 
-func idOf(info fs.FileInfo) fileID {
-	id := fileID{mode: info.Mode(), size: info.Size(), mtime: info.ModTime().UnixNano()}
-	var ok bool
-	id.dev, id.ino, id.ctime, ok = inodeOf(info)
-	id.newest = max(id.mtime, id.ctime)
-	if !ok {
-		// Without an inode a file renamed over another of its size and
-		// times would pass for it: never trusted, always read again.
-		id.newest = math.MaxInt64
-	}
-	return id
-}
-
 func (a fileID) same(b fileID) bool {
-	if a.err != b.err || a.dev != b.dev || a.ino != b.ino || a.mode != b.mode || a.size != b.size ||
-		a.mtime != b.mtime || a.ctime != b.ctime {
+	if a.err != b.err || a.id != b.id {
 		return false
 	}
 	// Equal modes: both are symlinks, with targets, or neither is.
@@ -85,10 +68,9 @@ type snapshot struct {
 
 func takeSnapshot(paths []string, now time.Time) snapshot {
 	s := snapshot{paths: paths, ids: make([]fileID, len(paths))}
-	edge := now.Add(-racyWindow).UnixNano()
 	for i, p := range paths {
 		s.ids[i] = statID(p)
-		if s.ids[i].err == "" && s.ids[i].newest >= edge {
+		if s.ids[i].err == "" && fileid.Racy(s.ids[i].newest, now) {
 			s.racy = true
 		}
 	}

@@ -1,6 +1,8 @@
 // Package plugintest serves riot tools over real go-plugin gRPC inside a
 // test process, so a tool author tests a tool the way the host calls it:
-// Manifest, then Prepare, then a streamed Call. It also provides FixedClock,
+// Manifest, then Prepare, then a streamed Call (or, for a tool whose
+// manifest declares the default Prepare, the Call alone: CallUnprepared).
+// It also provides FixedClock,
 // whose Sleep advances time without sleeping, and null process and network
 // access for tools that must not touch either.
 //

@@ -138,6 +138,10 @@ func (c *Client) Prepare(tool string, input any) Prepared {
 	if err != nil {
 		c.t.Fatalf("plugintest: Prepare: %v", err)
 	}
+	return prepared(resp)
+}
+
+func prepared(resp *toolv1.PrepareResponse) Prepared {
 	p := Prepared{
 		Rejected:        resp.GetRejected(),
 		Describe:        resp.GetDescribe(),
@@ -189,6 +193,27 @@ func (c *Client) Call(tool string, input any) Result {
 // CallContext is Call with a context, to test cancellation.
 func (c *Client) CallContext(ctx context.Context, tool string, input any) Result {
 	c.t.Helper()
+	_, res := c.call(ctx, tool, input, false)
+	return res
+}
+
+// CallUnprepared calls tool as a host does when the manifest declares the
+// tool's Prepare the default one (ToolSpec.default_prepare): without a
+// Prepare first. It returns the Prepare answer the stream began with, and
+// the result; it fails the test if the stream did not begin so.
+func (c *Client) CallUnprepared(tool string, input any) (Prepared, Result) {
+	c.t.Helper()
+	p, res := c.call(context.Background(), tool, input, true)
+	if p == nil {
+		c.t.Fatalf("plugintest: the unprepared Call of %s did not begin with Prepare's answer", tool)
+	}
+	return *p, res
+}
+
+func (c *Client) call(ctx context.Context, tool string, input any, unprepared bool) (*Prepared, Result) {
+	c.t.Helper()
+	var prep *Prepared
+	events := 0
 	timeout := c.Timeout
 	if timeout == 0 {
 		timeout = time.Minute
@@ -200,12 +225,19 @@ func (c *Client) CallContext(ctx context.Context, tool string, input any) Result
 	cc := c.context(deadline)
 	cc.AllowedReads = c.AllowedReads
 	err := c.stub.Call(ctx, &toolv1.CallRequest{
-		Tool: tool, CallId: c.nextID(), Input: c.raw(input), Context: cc,
+		Tool: tool, CallId: c.nextID(), Input: c.raw(input), Context: cc, Unprepared: unprepared,
 	}, func(ev *toolv1.CallEvent) error {
 		if c.OnEvent != nil {
 			c.OnEvent(ev)
 		}
+		events++
 		switch e := ev.Event.(type) {
+		case *toolv1.CallEvent_Prepared:
+			if events != 1 || !unprepared {
+				c.t.Errorf("plugintest: Prepare's answer as event %d of a Call (unprepared %v); only the first of an unprepared one may be", events, unprepared)
+			}
+			p := prepared(e.Prepared)
+			prep = &p
 		case *toolv1.CallEvent_Progress:
 			res.Progress = append(res.Progress, e.Progress.GetMessage())
 		case *toolv1.CallEvent_Chunk:
@@ -245,7 +277,7 @@ func (c *Client) CallContext(ctx context.Context, tool string, input any) Result
 			c.State[k] = v
 		}
 	}
-	return res
+	return prep, res
 }
 
 func (c *Client) nextID() string {

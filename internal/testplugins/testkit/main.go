@@ -49,6 +49,7 @@ func main() {
 		plugin.New[sleepIn](sleep{}),
 		plugin.New[lookIn](&look{b: b, inFlight: map[string]int{}, peak: map[string]int{}}),
 		plugin.New[touchIn](touch{}),
+		plugin.New[plainIn](plain{}),
 	)
 }
 
@@ -299,6 +300,27 @@ func (state) Call(_ context.Context, in stateIn, env *plugin.Env) plugin.Outcome
 		o = o.WithState("value", in.Set)
 	}
 	return o
+}
+
+// Plain has none of the checks that shape Prepare's answer, so its
+// manifest declares the default one and the host skips its Prepare. It
+// cascades, so that a test sees a failure cascade and a rejection not.
+// An n past int64 passes the schema and fails decoding.
+type plainIn struct {
+	N    int  `json:"n"`
+	Fail bool `json:"fail,omitempty"`
+}
+type plain struct{}
+
+func (plain) Name() string               { return "Plain" }
+func (plain) Prompt() string             { return "Does nothing, plainly." }
+func (plain) Describe(in plainIn) string { return fmt.Sprintf("Plain %d", in.N) }
+func (plain) CascadesOnFailure() bool    { return true }
+func (plain) Call(_ context.Context, in plainIn, _ *plugin.Env) plugin.Outcome {
+	if in.Fail {
+		return plugin.Failed(fmt.Sprintf("Plain %d failed as asked.", in.N))
+	}
+	return plugin.Ok(plugin.Text(fmt.Sprintf("plain %d", in.N)))
 }
 
 // Sleep sleeps, a stand-in for a call that takes time. Concurrency-safe.

@@ -80,6 +80,11 @@ func (refusedLink) Link(context.Context, *toolv1.LinkRequest) (*toolv1.LinkRespo
 var tools = []string{"EarlyClose", "StatusError", "HugeMessage", "BadKind", "BadUTF8", "SplitUTF8", "CutUTF8", "PrepareError", "NoEvent",
 	"IgnoreSpillFile", "FileBeforeSpill", "FileWrongOffset", "FileShort", "FileBadUTF8", "FileCutUTF8", "FileImage", "FileTail"}
 
+// elided are the tools whose manifest declares the default Prepare answer
+// (ToolSpec.default_prepare), each a fault of the answer an unprepared
+// Call's stream must begin with.
+var elided = []string{"ElidedNoAnswer", "ElidedNotDefault", "ElidedTwice", "ElidedStatusError"}
+
 // overBudget is more text than the default budget, which makes the host
 // spill and create the offered spill file.
 const overBudget = 60_000
@@ -149,6 +154,9 @@ func (faults) Manifest(ctx context.Context) (*toolv1.ManifestResponse, error) {
 	for _, name := range tools {
 		m.Tools = append(m.Tools, &toolv1.ToolSpec{Name: name, Prompt: "Breaks the protocol.", InputSchema: []byte(`{"type":"object","additionalProperties":false}`)})
 	}
+	for _, name := range elided {
+		m.Tools = append(m.Tools, &toolv1.ToolSpec{Name: name, Prompt: "Breaks the protocol.", InputSchema: []byte(`{"type":"object","additionalProperties":false}`), DefaultPrepare: true})
+	}
 	return m, nil
 }
 
@@ -156,7 +164,14 @@ func (faults) Prepare(_ context.Context, req *toolv1.PrepareRequest) (*toolv1.Pr
 	if req.GetTool() == "PrepareError" {
 		return nil, status.Error(codes.Internal, "wirefault: internal detail the model must not see")
 	}
+	if strings.HasPrefix(req.GetTool(), "Elided") {
+		return &toolv1.PrepareResponse{Describe: req.GetTool()}, nil
+	}
 	return &toolv1.PrepareResponse{Describe: req.GetTool(), ReadOnly: true}, nil
+}
+
+func prepared(p *toolv1.PrepareResponse) *toolv1.CallEvent {
+	return &toolv1.CallEvent{Event: &toolv1.CallEvent_Prepared{Prepared: p}}
 }
 
 func text(block uint32, kind toolv1.BlockKind, data []byte) *toolv1.CallEvent {
@@ -189,6 +204,14 @@ func (faults) Call(_ context.Context, req *toolv1.CallRequest, send func(*toolv1
 		events = []*toolv1.CallEvent{text(0, txt, []byte("caf\xc3")), ok}
 	case "NoEvent":
 		events = []*toolv1.CallEvent{{}, ok}
+	case "ElidedNoAnswer":
+		events = []*toolv1.CallEvent{text(0, txt, []byte("ran unchecked")), ok}
+	case "ElidedNotDefault":
+		events = []*toolv1.CallEvent{prepared(&toolv1.PrepareResponse{Describe: "x", ReadOnly: true}), ok}
+	case "ElidedTwice":
+		events = []*toolv1.CallEvent{prepared(&toolv1.PrepareResponse{Describe: "x"}), prepared(&toolv1.PrepareResponse{Describe: "x"}), ok}
+	case "ElidedStatusError":
+		end = status.Error(codes.Internal, "wirefault: internal detail the model must not see")
 	default:
 		var err error
 		if events, err = spillFault(req); err != nil {

@@ -2,7 +2,8 @@
 //
 // A plugin binary serves one or more tools. The host calls Manifest once per
 // plugin start, then Prepare and Call for each tool call: at most two round
-// trips on the hot path. Version 1 makes each of them an RPC; version 2
+// trips on the hot path, one for a tool whose spec declares that its
+// Prepare gives the default answer (ToolSpec.default_prepare). Version 1 makes each of them an RPC; version 2
 // carries both over one long-lived ToolSession stream per plugin, which
 // saves a stream's setup per exchange; version 3 carries the same frames
 // over a Unix socket of their own that ToolLink opens, without HTTP/2 or
@@ -440,9 +441,16 @@ type ToolSpec struct {
 	ReadOnlyWithoutSubjects bool `protobuf:"varint,7,opt,name=read_only_without_subjects,json=readOnlyWithoutSubjects,proto3" json:"read_only_without_subjects,omitempty"`
 	// What every call of the tool does, for clients that show or gate tools
 	// (MCP's tool annotations). A missing message is the conservative reading.
-	Annotations   *Annotations `protobuf:"bytes,6,opt,name=annotations,proto3" json:"annotations,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Annotations *Annotations `protobuf:"bytes,6,opt,name=annotations,proto3" json:"annotations,omitempty"`
+	// Prepare's answer for every input it accepts is the default one: the
+	// tool's describe, with every other field unset (not read-only, not
+	// concurrency-safe, no classifier input, passthrough, no subjects). A
+	// host may then skip the Prepare exchange and send the Call with
+	// CallRequest.unprepared set. Unset, as every plugin before it has it:
+	// the host sends Prepare.
+	DefaultPrepare bool `protobuf:"varint,8,opt,name=default_prepare,json=defaultPrepare,proto3" json:"default_prepare,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *ToolSpec) Reset() {
@@ -522,6 +530,13 @@ func (x *ToolSpec) GetAnnotations() *Annotations {
 		return x.Annotations
 	}
 	return nil
+}
+
+func (x *ToolSpec) GetDefaultPrepare() bool {
+	if x != nil {
+		return x.DefaultPrepare
+	}
+	return false
 }
 
 // Annotations are static properties of every call of a tool, declared by
@@ -1265,11 +1280,17 @@ func (x *PrepareResponse) GetSubjects() []*Subject {
 }
 
 type CallRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Tool          string                 `protobuf:"bytes,1,opt,name=tool,proto3" json:"tool,omitempty"`
-	CallId        string                 `protobuf:"bytes,2,opt,name=call_id,json=callId,proto3" json:"call_id,omitempty"`
-	Input         []byte                 `protobuf:"bytes,3,opt,name=input,proto3" json:"input,omitempty"`
-	Context       *CallContext           `protobuf:"bytes,4,opt,name=context,proto3" json:"context,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Tool    string                 `protobuf:"bytes,1,opt,name=tool,proto3" json:"tool,omitempty"`
+	CallId  string                 `protobuf:"bytes,2,opt,name=call_id,json=callId,proto3" json:"call_id,omitempty"`
+	Input   []byte                 `protobuf:"bytes,3,opt,name=input,proto3" json:"input,omitempty"`
+	Context *CallContext           `protobuf:"bytes,4,opt,name=context,proto3" json:"context,omitempty"`
+	// The host skipped Prepare, which the tool's spec allows
+	// (ToolSpec.default_prepare): the plugin checks the input as Prepare
+	// would and sends that PrepareResponse as the stream's first event,
+	// before the tool runs. A rejection is followed only by a Final, and the
+	// tool does not run.
+	Unprepared    bool `protobuf:"varint,5,opt,name=unprepared,proto3" json:"unprepared,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1332,6 +1353,13 @@ func (x *CallRequest) GetContext() *CallContext {
 	return nil
 }
 
+func (x *CallRequest) GetUnprepared() bool {
+	if x != nil {
+		return x.Unprepared
+	}
+	return false
+}
+
 type CallEvent struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Types that are valid to be assigned to Event:
@@ -1339,6 +1367,7 @@ type CallEvent struct {
 	//	*CallEvent_Progress
 	//	*CallEvent_Chunk
 	//	*CallEvent_Final
+	//	*CallEvent_Prepared
 	Event         isCallEvent_Event `protobuf_oneof:"event"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1408,6 +1437,15 @@ func (x *CallEvent) GetFinal() *Final {
 	return nil
 }
 
+func (x *CallEvent) GetPrepared() *PrepareResponse {
+	if x != nil {
+		if x, ok := x.Event.(*CallEvent_Prepared); ok {
+			return x.Prepared
+		}
+	}
+	return nil
+}
+
 type isCallEvent_Event interface {
 	isCallEvent_Event()
 }
@@ -1424,11 +1462,19 @@ type CallEvent_Final struct {
 	Final *Final `protobuf:"bytes,3,opt,name=final,proto3,oneof"`
 }
 
+type CallEvent_Prepared struct {
+	// Only first, and only in the answer to an unprepared CallRequest:
+	// what Prepare would have answered.
+	Prepared *PrepareResponse `protobuf:"bytes,4,opt,name=prepared,proto3,oneof"`
+}
+
 func (*CallEvent_Progress) isCallEvent_Event() {}
 
 func (*CallEvent_Chunk) isCallEvent_Event() {}
 
 func (*CallEvent_Final) isCallEvent_Event() {}
+
+func (*CallEvent_Prepared) isCallEvent_Event() {}
 
 type Progress struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -2159,7 +2205,7 @@ const file_riot_tool_v1_tool_proto_rawDesc = "" +
 	"\x10ManifestResponse\x12,\n" +
 	"\x05tools\x18\x01 \x03(\v2\x16.riot.tool.v1.ToolSpecR\x05tools\x12\x1f\n" +
 	"\vsdk_version\x18\x02 \x01(\tR\n" +
-	"sdkVersion\"\xbe\x02\n" +
+	"sdkVersion\"\xe7\x02\n" +
 	"\bToolSpec\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
 	"\x06prompt\x18\x02 \x01(\tR\x06prompt\x12!\n" +
@@ -2167,7 +2213,8 @@ const file_riot_tool_v1_tool_proto_rawDesc = "" +
 	"\x13cascades_on_failure\x18\x04 \x01(\bR\x11cascadesOnFailure\x129\n" +
 	"\rresult_budget\x18\x05 \x01(\v2\x14.riot.tool.v1.BudgetR\fresultBudget\x12;\n" +
 	"\x1aread_only_without_subjects\x18\a \x01(\bR\x17readOnlyWithoutSubjects\x12;\n" +
-	"\vannotations\x18\x06 \x01(\v2\x19.riot.tool.v1.AnnotationsR\vannotations\"\x9f\x01\n" +
+	"\vannotations\x18\x06 \x01(\v2\x19.riot.tool.v1.AnnotationsR\vannotations\x12'\n" +
+	"\x0fdefault_prepare\x18\b \x01(\bR\x0edefaultPrepare\"\x9f\x01\n" +
 	"\vAnnotations\x12\x14\n" +
 	"\x05title\x18\x01 \x01(\tR\x05title\x12\x1b\n" +
 	"\tread_only\x18\x02 \x01(\bR\breadOnly\x12'\n" +
@@ -2242,16 +2289,20 @@ const file_riot_tool_v1_tool_proto_rawDesc = "" +
 	"permission\x18\x06 \x01(\x0e2 .riot.tool.v1.PermissionBehaviorR\n" +
 	"permission\x12+\n" +
 	"\x11permission_reason\x18\a \x01(\tR\x10permissionReason\x121\n" +
-	"\bsubjects\x18\b \x03(\v2\x15.riot.tool.v1.SubjectR\bsubjects\"\x85\x01\n" +
+	"\bsubjects\x18\b \x03(\v2\x15.riot.tool.v1.SubjectR\bsubjects\"\xa5\x01\n" +
 	"\vCallRequest\x12\x12\n" +
 	"\x04tool\x18\x01 \x01(\tR\x04tool\x12\x17\n" +
 	"\acall_id\x18\x02 \x01(\tR\x06callId\x12\x14\n" +
 	"\x05input\x18\x03 \x01(\fR\x05input\x123\n" +
-	"\acontext\x18\x04 \x01(\v2\x19.riot.tool.v1.CallContextR\acontext\"\xa4\x01\n" +
+	"\acontext\x18\x04 \x01(\v2\x19.riot.tool.v1.CallContextR\acontext\x12\x1e\n" +
+	"\n" +
+	"unprepared\x18\x05 \x01(\bR\n" +
+	"unprepared\"\xe1\x01\n" +
 	"\tCallEvent\x124\n" +
 	"\bprogress\x18\x01 \x01(\v2\x16.riot.tool.v1.ProgressH\x00R\bprogress\x12+\n" +
 	"\x05chunk\x18\x02 \x01(\v2\x13.riot.tool.v1.ChunkH\x00R\x05chunk\x12+\n" +
-	"\x05final\x18\x03 \x01(\v2\x13.riot.tool.v1.FinalH\x00R\x05finalB\a\n" +
+	"\x05final\x18\x03 \x01(\v2\x13.riot.tool.v1.FinalH\x00R\x05final\x12;\n" +
+	"\bprepared\x18\x04 \x01(\v2\x1d.riot.tool.v1.PrepareResponseH\x00R\bpreparedB\a\n" +
 	"\x05event\"$\n" +
 	"\bProgress\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\"\xbf\x01\n" +
@@ -2417,35 +2468,36 @@ var file_riot_tool_v1_tool_proto_depIdxs = []int32{
 	20, // 15: riot.tool.v1.CallEvent.progress:type_name -> riot.tool.v1.Progress
 	21, // 16: riot.tool.v1.CallEvent.chunk:type_name -> riot.tool.v1.Chunk
 	22, // 17: riot.tool.v1.CallEvent.final:type_name -> riot.tool.v1.Final
-	4,  // 18: riot.tool.v1.Chunk.kind:type_name -> riot.tool.v1.BlockKind
-	5,  // 19: riot.tool.v1.Final.status:type_name -> riot.tool.v1.Status
-	33, // 20: riot.tool.v1.Final.state_updates:type_name -> riot.tool.v1.Final.StateUpdatesEntry
-	15, // 21: riot.tool.v1.SessionRequest.prepare:type_name -> riot.tool.v1.PrepareRequest
-	18, // 22: riot.tool.v1.SessionRequest.call:type_name -> riot.tool.v1.CallRequest
-	25, // 23: riot.tool.v1.SessionRequest.cancel:type_name -> riot.tool.v1.Cancel
-	24, // 24: riot.tool.v1.SessionRequest.state:type_name -> riot.tool.v1.StateDelta
-	34, // 25: riot.tool.v1.StateDelta.set:type_name -> riot.tool.v1.StateDelta.SetEntry
-	35, // 26: riot.tool.v1.StateDelta.shared:type_name -> riot.tool.v1.StateDelta.SharedEntry
-	17, // 27: riot.tool.v1.SessionResponse.prepared:type_name -> riot.tool.v1.PrepareResponse
-	19, // 28: riot.tool.v1.SessionResponse.event:type_name -> riot.tool.v1.CallEvent
-	29, // 29: riot.tool.v1.SessionResponse.end:type_name -> riot.tool.v1.End
-	13, // 30: riot.tool.v1.CallContext.SharedStateEntry.value:type_name -> riot.tool.v1.PluginState
-	24, // 31: riot.tool.v1.StateDelta.SharedEntry.value:type_name -> riot.tool.v1.StateDelta
-	6,  // 32: riot.tool.v1.ToolPlugin.Manifest:input_type -> riot.tool.v1.ManifestRequest
-	15, // 33: riot.tool.v1.ToolPlugin.Prepare:input_type -> riot.tool.v1.PrepareRequest
-	18, // 34: riot.tool.v1.ToolPlugin.Call:input_type -> riot.tool.v1.CallRequest
-	23, // 35: riot.tool.v1.ToolSession.Session:input_type -> riot.tool.v1.SessionRequest
-	26, // 36: riot.tool.v1.ToolLink.Link:input_type -> riot.tool.v1.LinkRequest
-	7,  // 37: riot.tool.v1.ToolPlugin.Manifest:output_type -> riot.tool.v1.ManifestResponse
-	17, // 38: riot.tool.v1.ToolPlugin.Prepare:output_type -> riot.tool.v1.PrepareResponse
-	19, // 39: riot.tool.v1.ToolPlugin.Call:output_type -> riot.tool.v1.CallEvent
-	28, // 40: riot.tool.v1.ToolSession.Session:output_type -> riot.tool.v1.SessionResponse
-	27, // 41: riot.tool.v1.ToolLink.Link:output_type -> riot.tool.v1.LinkResponse
-	37, // [37:42] is the sub-list for method output_type
-	32, // [32:37] is the sub-list for method input_type
-	32, // [32:32] is the sub-list for extension type_name
-	32, // [32:32] is the sub-list for extension extendee
-	0,  // [0:32] is the sub-list for field type_name
+	17, // 18: riot.tool.v1.CallEvent.prepared:type_name -> riot.tool.v1.PrepareResponse
+	4,  // 19: riot.tool.v1.Chunk.kind:type_name -> riot.tool.v1.BlockKind
+	5,  // 20: riot.tool.v1.Final.status:type_name -> riot.tool.v1.Status
+	33, // 21: riot.tool.v1.Final.state_updates:type_name -> riot.tool.v1.Final.StateUpdatesEntry
+	15, // 22: riot.tool.v1.SessionRequest.prepare:type_name -> riot.tool.v1.PrepareRequest
+	18, // 23: riot.tool.v1.SessionRequest.call:type_name -> riot.tool.v1.CallRequest
+	25, // 24: riot.tool.v1.SessionRequest.cancel:type_name -> riot.tool.v1.Cancel
+	24, // 25: riot.tool.v1.SessionRequest.state:type_name -> riot.tool.v1.StateDelta
+	34, // 26: riot.tool.v1.StateDelta.set:type_name -> riot.tool.v1.StateDelta.SetEntry
+	35, // 27: riot.tool.v1.StateDelta.shared:type_name -> riot.tool.v1.StateDelta.SharedEntry
+	17, // 28: riot.tool.v1.SessionResponse.prepared:type_name -> riot.tool.v1.PrepareResponse
+	19, // 29: riot.tool.v1.SessionResponse.event:type_name -> riot.tool.v1.CallEvent
+	29, // 30: riot.tool.v1.SessionResponse.end:type_name -> riot.tool.v1.End
+	13, // 31: riot.tool.v1.CallContext.SharedStateEntry.value:type_name -> riot.tool.v1.PluginState
+	24, // 32: riot.tool.v1.StateDelta.SharedEntry.value:type_name -> riot.tool.v1.StateDelta
+	6,  // 33: riot.tool.v1.ToolPlugin.Manifest:input_type -> riot.tool.v1.ManifestRequest
+	15, // 34: riot.tool.v1.ToolPlugin.Prepare:input_type -> riot.tool.v1.PrepareRequest
+	18, // 35: riot.tool.v1.ToolPlugin.Call:input_type -> riot.tool.v1.CallRequest
+	23, // 36: riot.tool.v1.ToolSession.Session:input_type -> riot.tool.v1.SessionRequest
+	26, // 37: riot.tool.v1.ToolLink.Link:input_type -> riot.tool.v1.LinkRequest
+	7,  // 38: riot.tool.v1.ToolPlugin.Manifest:output_type -> riot.tool.v1.ManifestResponse
+	17, // 39: riot.tool.v1.ToolPlugin.Prepare:output_type -> riot.tool.v1.PrepareResponse
+	19, // 40: riot.tool.v1.ToolPlugin.Call:output_type -> riot.tool.v1.CallEvent
+	28, // 41: riot.tool.v1.ToolSession.Session:output_type -> riot.tool.v1.SessionResponse
+	27, // 42: riot.tool.v1.ToolLink.Link:output_type -> riot.tool.v1.LinkResponse
+	38, // [38:43] is the sub-list for method output_type
+	33, // [33:38] is the sub-list for method input_type
+	33, // [33:33] is the sub-list for extension type_name
+	33, // [33:33] is the sub-list for extension extendee
+	0,  // [0:33] is the sub-list for field type_name
 }
 
 func init() { file_riot_tool_v1_tool_proto_init() }
@@ -2457,6 +2509,7 @@ func file_riot_tool_v1_tool_proto_init() {
 		(*CallEvent_Progress)(nil),
 		(*CallEvent_Chunk)(nil),
 		(*CallEvent_Final)(nil),
+		(*CallEvent_Prepared)(nil),
 	}
 	file_riot_tool_v1_tool_proto_msgTypes[17].OneofWrappers = []any{
 		(*SessionRequest_Prepare)(nil),

@@ -2,7 +2,8 @@
 //
 // A plugin binary serves one or more tools. The host calls Manifest once per
 // plugin start, then Prepare and Call for each tool call: at most two round
-// trips on the hot path. Version 1 makes each of them an RPC; version 2
+// trips on the hot path, one for a tool whose spec declares that its
+// Prepare gives the default answer (ToolSpec.default_prepare). Version 1 makes each of them an RPC; version 2
 // carries both over one long-lived ToolSession stream per plugin, which
 // saves a stream's setup per exchange; version 3 carries the same frames
 // over a Unix socket of their own that ToolLink opens, without HTTP/2 or
@@ -43,7 +44,8 @@ type ToolPluginClient interface {
 	Manifest(ctx context.Context, in *ManifestRequest, opts ...grpc.CallOption) (*ManifestResponse, error)
 	// Prepare validates one call and reports everything the host must know to
 	// decide on it: its description, its safety properties and its permission
-	// subjects.
+	// subjects. The host may skip it for a tool whose spec declares
+	// default_prepare, and send the Call unprepared.
 	Prepare(ctx context.Context, in *PrepareRequest, opts ...grpc.CallOption) (*PrepareResponse, error)
 	// Call runs one call. The stream carries progress and content chunks and
 	// ends with exactly one Final event.
@@ -105,7 +107,8 @@ type ToolPluginServer interface {
 	Manifest(context.Context, *ManifestRequest) (*ManifestResponse, error)
 	// Prepare validates one call and reports everything the host must know to
 	// decide on it: its description, its safety properties and its permission
-	// subjects.
+	// subjects. The host may skip it for a tool whose spec declares
+	// default_prepare, and send the Call unprepared.
 	Prepare(context.Context, *PrepareRequest) (*PrepareResponse, error)
 	// Call runs one call. The stream carries progress and content chunks and
 	// ends with exactly one Final event.

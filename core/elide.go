@@ -1,0 +1,90 @@
+package core
+
+import (
+	"context"
+
+	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
+)
+
+// A tool whose manifest declares the default Prepare answer
+// (ToolSpec.default_prepare) answers every input it accepts with its
+// description and nothing else, so the permission chain's input is known
+// without asking: such a call is checked with that answer and, when the
+// chain allows it, sent as one unprepared Call, whose stream begins with
+// the plugin's answer to the check. Whatever needs the answer's content
+// before the call runs asks the plugin's Prepare first (unelide): the
+// PreToolUse hooks, which see only inputs the tool accepts; a Deny's reason
+// and an Ask's prompt, which show the description; a sandbox refusal,
+// which comes after a rejection. The answer on the stream gives the
+// description to progress and the result, and a rejection there is the
+// result Prepare's would have been: the tool does not run.
+
+// unelide asks the plugin's Prepare for an elided call, as a call of a
+// tool without the declaration is asked. It reports whether the call may
+// go on; if not, its result is set.
+func (h *Host) unelide(ctx context.Context, c *call) bool {
+	c.elided = false
+	if !h.prepareRPC(ctx, c) {
+		c.unrun = true
+		return false
+	}
+	return true
+}
+
+// hasPreToolUse reports whether any PreToolUse hook matches the tool.
+func (h *Host) hasPreToolUse(tool string) bool {
+	return len(matching(h.cfg.Hooks.PreToolUse, tool)) > 0
+}
+
+// answer is the plugin's answer to the check of an unprepared call: the
+// first event of its stream.
+type answer struct {
+	c    *call
+	prep *toolv1.PrepareResponse
+}
+
+// take reads ev as the answer, or checks it against the answer already
+// taken. took: ev was the answer. An answer other than first, twice, or
+// other than the default the manifest declared breaks the protocol.
+func (a *answer) take(ev *toolv1.CallEvent) (took bool, err error) {
+	p := ev.GetPrepared()
+	switch {
+	case a.prep == nil && p == nil:
+		return false, &malformedError{Why: "a stream that did not begin with the answer to the check of the input"}
+	case a.prep != nil && p != nil:
+		return false, &malformedError{Why: "a second answer to the check of the input"}
+	case a.prep != nil:
+		if a.rejected() && ev.GetFinal() == nil {
+			return false, &malformedError{Why: "output after rejecting the input"}
+		}
+		return false, nil
+	case !isDefaultAnswer(p):
+		return false, &malformedError{Why: "an answer to the check of the input other than the default one its manifest declares"}
+	}
+	a.prep = p
+	if !a.rejected() {
+		a.c.prep = p
+		a.c.result.Describe = p.GetDescribe()
+	}
+	return true, nil
+}
+
+// started: the answer came and accepted the input.
+func (a *answer) started() bool { return a.prep != nil && a.prep.GetRejected() == "" }
+
+// rejected: the answer came and rejected the input.
+func (a *answer) rejected() bool { return a.prep.GetRejected() != "" }
+
+// unanswered: the stream failed with err before the answer came, not by
+// breaking the protocol.
+func (a *answer) unanswered(err error, fault rpcFault) bool {
+	return a.prep == nil && err != nil && fault != faultMalformed
+}
+
+// isDefaultAnswer: p is the default answer, or a rejection, which carries
+// nothing else either.
+func isDefaultAnswer(p *toolv1.PrepareResponse) bool {
+	return !p.GetReadOnly() && !p.GetConcurrencySafe() && p.GetClassifierInput() == "" &&
+		p.GetPermission() == toolv1.PermissionBehavior_PERMISSION_BEHAVIOR_PASSTHROUGH && p.GetPermissionReason() == "" &&
+		len(p.GetSubjects()) == 0 && len(p.ProtoReflect().GetUnknown()) == 0
+}

@@ -1,0 +1,66 @@
+package plugin
+
+import (
+	"context"
+
+	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
+)
+
+// A tool's Prepare answer is the default one when the tool implements none
+// of the optional interfaces that shape it: then, for every input it
+// accepts, the answer is Describe(in) and nothing else. The manifest says
+// so (ToolSpec.default_prepare), and the host skips the Prepare exchange:
+// it sends the Call unprepared, and the answer comes first on the Call's
+// stream, from the same checks, before the tool runs (Server.Call).
+
+// hasDefaultPrepare reports whether t's Prepare answer is fixed but for
+// its Describe. Every interface typed.prepare consults is listed: one
+// more there must be added here, or the host would decide on an answer
+// the tool does not give.
+func hasDefaultPrepare[In any](t Tool[In]) bool {
+	switch t.(type) {
+	case ReadOnlyChecker[In], ConcurrencyChecker[In], Classifiable[In], EnvClassifiable[In],
+		PermissionChecker[In], SubjectLister[In], InputValidator[In]:
+		return false
+	}
+	return true
+}
+
+func (h *typed[In]) unprepared(ctx context.Context, raw []byte, env *Env) (*toolv1.PrepareResponse, func() Outcome) {
+	if !h.defaultPrepare {
+		// A host that sends an unprepared Call for a tool the manifest did
+		// not declare gets the full answer: the tool's checks still ran.
+		// (A rejection is not run: Server.unprepared sees to it.)
+		return h.prepare(ctx, raw, env), func() Outcome { return h.call(ctx, raw, env) }
+	}
+	in, rejected := decodeInput[In](raw, h.fields)
+	if rejected != "" {
+		return &toolv1.PrepareResponse{Rejected: rejected}, nil
+	}
+	return &toolv1.PrepareResponse{Describe: h.tool.Describe(in)}, func() Outcome { return h.tool.Call(ctx, in, env) }
+}
+
+// unprepared answers the Prepare part of a Call the host sent without one:
+// it sends Prepare's answer as the stream's first event and returns the
+// call to run, or, when the answer rejects the input, ends the stream with
+// a Final that fails with the same correction and returns nil. A panic
+// while checking is Prepare's rejection too.
+func (s *Server) unprepared(ctx context.Context, h Handler, req *toolv1.CallRequest, env *Env, snd *sender) func() Outcome {
+	resp, run := func() (resp *toolv1.PrepareResponse, run func() Outcome) {
+		defer s.preparePanic(req.GetTool(), req.GetCallId(), &resp)
+		if h == nil {
+			return &toolv1.PrepareResponse{Rejected: s.unknownTool(req.GetTool())}, nil
+		}
+		return h.unprepared(ctx, req.GetInput(), env)
+	}()
+	if resp.GetRejected() != "" {
+		run = nil
+	}
+	if snd.event(&toolv1.CallEvent{Event: &toolv1.CallEvent_Prepared{Prepared: resp}}) != nil || run == nil {
+		if snd.err == nil {
+			_ = snd.event(final(Failed(resp.GetRejected()), s.rt.Log))
+		}
+		return nil
+	}
+	return run
+}
