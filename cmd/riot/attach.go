@@ -3,12 +3,15 @@ package main
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -86,14 +89,40 @@ func (a *app) configInputs() string {
 		}
 	}
 	sort.Strings(env)
+	// Each string length-prefixed and each list counted, so that no two
+	// inputs write the same bytes; written directly rather than as JSON,
+	// which would build an encoder for each type first, in a client that
+	// hashes once and exits.
 	h := sha256.New()
-	_ = json.NewEncoder(h).Encode([]any{a.mode, a.allow, a.deny, a.ask, a.addDirs, extra, env})
+	var n [8]byte
+	str := func(s string) {
+		binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
+		_, _ = h.Write(n[:])
+		_, _ = io.WriteString(h, s)
+	}
+	list := func(l []string) {
+		binary.LittleEndian.PutUint64(n[:], uint64(len(l)))
+		_, _ = h.Write(n[:])
+		for _, s := range l {
+			str(s)
+		}
+	}
+	str(a.mode)
+	list(a.allow)
+	list(a.deny)
+	list(a.ask)
+	list(a.addDirs)
+	str(extra)
+	list(env)
 	return hex.EncodeToString(h.Sum(nil)[:12])
 }
 
 // attachedTurn runs uses in the session's host when one serves this
 // session and workspace (starting one first when daemon is set); ok is
 // false when the caller must run the turn itself, as without a host.
+// With render set (riot run's --format), the host renders the results and
+// the reply holds the text to print; else, or when it could not, the
+// results.
 //
 // Without a terminal it connects before reading any config: the host
 // rereads the config files and checks its plugins before each turn anyway,
@@ -101,16 +130,16 @@ func (a *app) configInputs() string {
 // Only when no host answers where the environment puts the state is the
 // config read, to look where it may put the state instead. On a terminal
 // the config is read first, since it may ask to trust the workspace.
-func (a *app) attachedTurn(ctx context.Context, uses []core.ToolUse, daemon, knownOnly bool, onProgress func(core.Progress)) (_ []core.ToolResult, ok bool, _ error) {
+func (a *app) attachedTurn(ctx context.Context, uses []core.ToolUse, daemon, knownOnly bool, render string, onProgress func(core.Progress)) (_ sessionhost.Reply, ok bool, _ error) {
 	if a.session == "" {
-		return nil, false, nil
+		return sessionhost.Reply{}, false, nil
 	}
 	ws, err := a.workspace()
 	if err != nil {
-		return nil, false, err
+		return sessionhost.Reply{}, false, err
 	}
 	term := interactive(a.stdin, a.stderr)
-	hello := sessionhost.Hello{Build: buildID(), Session: a.session, Workspace: ws, Inputs: a.configInputs(), Terminal: term, KnownOnly: knownOnly}
+	hello := sessionhost.Hello{Build: buildID(), Session: a.session, Workspace: ws, Inputs: a.configInputs(), Terminal: term, KnownOnly: knownOnly, Render: render}
 	hs := sessionhost.Handlers{
 		Progress: onProgress,
 		Warn:     func(line string) { fmt.Fprintf(a.stderr, "riot: warning: %s\n", line) },
@@ -126,34 +155,36 @@ func (a *app) attachedTurn(ctx context.Context, uses []core.ToolUse, daemon, kno
 	if term {
 		hs.Prompter = &permission.TTYPrompter{In: a.stdin, Out: a.stderr}
 		if cfg, _, err = a.trustedConfig(); err != nil {
-			return nil, false, err
+			return sessionhost.Reply{}, false, err
 		}
 		paths = a.hostPaths(cfg, ws)
 	}
-	results, err := sessionhost.Turn(ctx, paths.Socket, hello, uses, hs)
+	// Without awaitSignals: a client that a signal ends before they are
+	// registered hangs up, which cancels its turn in the host all the same.
+	reply, err := sessionhost.TurnReply(ctx, paths.Socket, hello, uses, hs)
 	if errors.Is(err, sessionhost.ErrNoHost) && cfg == nil {
 		var cerr error
 		if cfg, _, cerr = a.trustedConfig(); cerr != nil {
-			return nil, false, cerr
+			return sessionhost.Reply{}, false, cerr
 		}
 		if p := a.hostPaths(cfg, ws); p != paths {
 			paths = p
-			results, err = sessionhost.Turn(ctx, paths.Socket, hello, uses, hs)
+			reply, err = sessionhost.TurnReply(ctx, paths.Socket, hello, uses, hs)
 		}
 	}
 	if errors.Is(err, sessionhost.ErrNoHost) && (daemon || cfg.Serve.Daemon) {
 		if err = a.startDaemon(ctx, ws, paths); err == nil {
-			results, err = sessionhost.Turn(ctx, paths.Socket, hello, uses, hs)
+			reply, err = sessionhost.TurnReply(ctx, paths.Socket, hello, uses, hs)
 		}
 	}
 	var refused *sessionhost.RefusedError
 	switch {
 	case err == nil:
-		return results, true, nil
+		return reply, true, nil
 	case errors.Is(err, sessionhost.ErrNoHost):
-		return nil, false, nil
+		return sessionhost.Reply{}, false, nil
 	case errors.Is(err, sessionhost.ErrHostDied):
-		return hostDied(uses), true, nil
+		return sessionhost.Reply{Results: hostDied(uses)}, true, nil
 	case errors.As(err, &refused):
 		fmt.Fprintf(a.stderr, "riot: warning: %s; running this turn here.\n", refused.Reason)
 	case errors.Is(err, sessionhost.ErrUnsafe):
@@ -161,7 +192,7 @@ func (a *app) attachedTurn(ctx context.Context, uses []core.ToolUse, daemon, kno
 	default:
 		fmt.Fprintf(a.stderr, "riot: warning: cannot use the session host (%v); running this turn here.\n", err)
 	}
-	return nil, false, nil
+	return sessionhost.Reply{}, false, nil
 }
 
 // hostDied is the turn's results when the host went away with it: the
@@ -214,5 +245,12 @@ func (a *app) configPaths(cfg *config.Config, ws string, specs []core.PluginSpec
 			paths = append(paths, s.Standalone)
 		}
 	}
-	return paths
+	// Each once: the host looks at every path before each turn, and the
+	// builtin plugins are all riot's own executable.
+	seen := make(map[string]bool, len(paths))
+	return slices.DeleteFunc(paths, func(p string) bool {
+		dup := seen[p]
+		seen[p] = true
+		return dup
+	})
 }

@@ -36,7 +36,7 @@ input that is not a JSON object, or a tool that is not enabled.`,
 			spin := a.spinner()
 			defer spin.stop()
 			use := core.ToolUse{ID: newCallID(), Name: args[0], Input: json.RawMessage(input)}
-			r, err := a.callOne(cmd.Context(), use, spin.event)
+			r, err := a.callOne(cmd.Context(), use, spin.onProgress())
 			if err != nil {
 				return err
 			}
@@ -59,10 +59,10 @@ input that is not a JSON object, or a tool that is not enabled.`,
 // otherwise in a host of this invocation's own. An unknown tool is a usage
 // error either way: the host's result says the tool is not enabled.
 func (a *app) callOne(ctx context.Context, use core.ToolUse, onProgress func(core.Progress)) (core.ToolResult, error) {
-	if results, ok, err := a.attachedTurn(ctx, []core.ToolUse{use}, a.daemon, true, onProgress); err != nil {
+	if reply, ok, err := a.attachedTurn(ctx, []core.ToolUse{use}, a.daemon, true, "", onProgress); err != nil {
 		return core.ToolResult{}, err
-	} else if ok && len(results) == 1 {
-		return results[0], nil
+	} else if ok && len(reply.Results) == 1 {
+		return reply.Results[0], nil
 	}
 	h, err := a.host(ctx, core.Options{OnProgress: onProgress, OneShot: true})
 	if err != nil {

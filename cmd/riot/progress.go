@@ -38,6 +38,15 @@ func (a *app) spinner() *spinner {
 	return &spinner{w: a.stderr, enabled: !a.quiet && isTerminal(a.stderr), calls: map[string]*spinCall{}}
 }
 
+// onProgress is the spinner's core.Options.OnProgress, or nil when it
+// shows nothing, so that a session host sends this client no progress.
+func (s *spinner) onProgress() func(core.Progress) {
+	if !s.enabled {
+		return nil
+	}
+	return s.event
+}
+
 // event is core.Options.OnProgress.
 func (s *spinner) event(p core.Progress) {
 	if !s.enabled {

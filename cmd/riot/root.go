@@ -49,6 +49,8 @@ type app struct {
 	lifetime string
 	// daemon starts a session host for --session when none runs.
 	daemon bool
+	// signals closes once SIGINT and SIGTERM are registered (awaitSignals).
+	signals <-chan struct{}
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -59,10 +61,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
-	root := a.rootCommand()
+	ctx, signals := signalContext()
+	a.signals = signals
+	root := a.rootCommand(commandIn(args))
 	root.SetArgs(args)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK
@@ -73,7 +75,69 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return exitCode(err)
 }
 
-func (a *app) rootCommand() *cobra.Command {
+// signalContext is a context that SIGINT and SIGTERM cancel, with the
+// signal as its cause. It is returned at once and the signals are
+// registered beside the caller, ready closing once they are: registering
+// starts a thread of the runtime's own and waits for it, a third of a
+// millisecond at the start of each invocation. The registration is never
+// undone: the process exits when run returns, and undoing it waits for
+// the runtime's signal loop to go idle.
+func signalContext() (context.Context, <-chan struct{}) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	ready := make(chan struct{})
+	go func() {
+		sctx, _ := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		close(ready)
+		<-sctx.Done()
+		cancel(context.Cause(sctx))
+	}()
+	return ctx, ready
+}
+
+// awaitSignals waits until SIGINT and SIGTERM cancel the invocation's
+// context rather than end the process: before a host of this invocation's
+// own starts, so that an interrupt ends its calls Cancelled and closes its
+// plugins. Before then a signal ends riot as one during its start does.
+func (a *app) awaitSignals() {
+	if a.signals != nil {
+		<-a.signals
+	}
+}
+
+// commands are riot's commands under the root, by name, each built only
+// when the tree needs it.
+func commands() []struct {
+	name  string
+	build func(*app) *cobra.Command
+} {
+	return []struct {
+		name  string
+		build func(*app) *cobra.Command
+	}{
+		{"tools", (*app).toolsCommand}, {"call", (*app).callCommand}, {"run", (*app).runCommand},
+		{"plugins", (*app).pluginsCommand}, {"explain", (*app).explainCommand}, {"config", (*app).configCommand},
+		{"mcp", (*app).mcpCommand}, {"version", (*app).versionCommand}, {"trust", (*app).trustCommand},
+		{core.BuiltinCommand, (*app).servePluginCommand}, {"serve", (*app).serveCommand},
+	}
+}
+
+// commandIn is the command args run when they start with its name, or "".
+func commandIn(args []string) string {
+	for _, c := range commands() {
+		if len(args) > 0 && args[0] == c.name {
+			return c.name
+		}
+	}
+	return ""
+}
+
+// rootCommand builds the command tree: the root holding only the command
+// named only, or, for "", every command and the completion commands. An
+// invocation that starts with a command's name gets that command alone:
+// the whole tree costs a third of a millisecond to build, which each
+// `riot run --session` attached to a host would pay for nothing. Anything
+// else (a flag first, help, completion, no command) gets the whole tree.
+func (a *app) rootCommand(only string) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "riot",
 		Short:         "A tool host for LLM coding agents",
@@ -101,12 +165,16 @@ func (a *app) rootCommand() *cobra.Command {
 	f.StringVar(&a.configFile, "config", "", "a config file read after the workspace's")
 	f.StringVar(&a.session, "session", "", "a session id whose state (such as Bash's directory) lasts across invocations")
 	f.BoolVarP(&a.quiet, "quiet", "q", false, "no progress spinner on the terminal")
-	root.AddCommand(
-		a.toolsCommand(), a.callCommand(), a.runCommand(), a.pluginsCommand(),
-		a.explainCommand(), a.configCommand(), a.mcpCommand(), a.versionCommand(),
-		a.trustCommand(), a.servePluginCommand(), a.serveCommand(),
-	)
-	root.InitDefaultCompletionCmd() // now, so that its arguments are checked in riot's words too
+	for _, c := range commands() {
+		if only == "" || c.name == only {
+			root.AddCommand(c.build(a))
+		}
+	}
+	if only != "" {
+		root.CompletionOptions.DisableDefaultCmd = true
+	} else {
+		root.InitDefaultCompletionCmd() // now, so that its arguments are checked in riot's words too
+	}
 	argsInOwnWords(root)
 	a.completions(root)
 	return root
@@ -170,6 +238,7 @@ func (a *app) trustedConfig() (*config.Config, string, error) {
 
 // host builds the host for a command; the caller closes it.
 func (a *app) host(ctx context.Context, opts core.Options) (*core.Host, error) {
+	a.awaitSignals()
 	cfg, ws, err := a.trustedConfig()
 	if err != nil {
 		return nil, err

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"io/fs"
@@ -41,14 +40,13 @@ the input is malformed.`,
 			}
 			spin := a.spinner()
 			defer spin.stop()
-			results, err := a.runTurn(cmd.Context(), uses, spin.event)
+			out, err := a.runTurn(cmd.Context(), uses, format, spin.onProgress())
 			if err != nil {
 				return err
 			}
 			spin.stop()
-			enc := json.NewEncoder(cmd.OutOrStdout())
-			enc.SetIndent("", "  ")
-			return enc.Encode(renderResults(results, format))
+			_, err = cmd.OutOrStdout().Write(out)
+			return err
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "anthropic", "API shape: anthropic or openai")
@@ -57,17 +55,24 @@ the input is malformed.`,
 }
 
 // runTurn runs uses in the session's host when one serves, and otherwise
-// in a host of this invocation's own.
-func (a *app) runTurn(ctx context.Context, uses []core.ToolUse, onProgress func(core.Progress)) ([]core.ToolResult, error) {
-	if results, ok, err := a.attachedTurn(ctx, uses, a.daemon, false, onProgress); err != nil || ok {
-		return results, err
+// in a host of this invocation's own, and returns the results rendered in
+// format: by the session host when it could, as the same bytes.
+func (a *app) runTurn(ctx context.Context, uses []core.ToolUse, format string, onProgress func(core.Progress)) ([]byte, error) {
+	reply, ok, err := a.attachedTurn(ctx, uses, a.daemon, false, format, onProgress)
+	switch {
+	case err != nil:
+		return nil, err
+	case ok && reply.Output != nil:
+		return reply.Output, nil
+	case ok:
+		return renderTurn(reply.Results, format)
 	}
 	h, err := a.host(ctx, core.Options{OnProgress: onProgress, OneShot: true})
 	if err != nil {
 		return nil, err
 	}
 	defer h.Close()
-	return h.RunTurn(ctx, uses), nil
+	return renderTurn(h.RunTurn(ctx, uses), format)
 }
 
 // readInput reads the file named by args[0], or stdin for "-" or none.

@@ -111,6 +111,12 @@ func (a *app) serveForeground(ctx context.Context, ws string, paths sessionhost.
 			}
 			return untrustedLine(cur.Trust)
 		},
+		Render: func(format string, results []core.ToolResult) ([]byte, error) {
+			if err := checkFormat(format); err != nil {
+				return nil, err
+			}
+			return renderTurn(results, format)
+		},
 		Logf: func(format string, args ...any) { logger.Info(fmt.Sprintf(format, args...)) },
 		Ready: func() {
 			if fd := os.Getenv(readyEnv); fd == "3" {

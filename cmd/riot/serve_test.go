@@ -636,3 +636,39 @@ func TestSessionHostKeepsEveryConcurrentClientsGrant(t *testing.T) {
 		}
 	}
 }
+
+// The host renders an attached run's results (Hello.Render) as the very
+// bytes the client prints running the turn itself, in both formats, HTML
+// characters, tabs and non-ASCII text included.
+func TestSessionHostRendersWhatTheClientWouldPrint(t *testing.T) {
+	e := newEnv(t)
+	allowBash(e, "")
+	if err := os.WriteFile(filepath.Join(e.ws, "a.txt"), []byte("a <b> & \"c\"\tü\n✓ 17\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := startHost(t, e, "S")
+	jobPID, _ := bgJob(t, e, "S", "exec sleep 600")
+	defer syscall.Kill(jobPID, syscall.SIGKILL)
+	anthropic := fmt.Sprintf(`[{"type":"tool_use","id":"r","name":"Read","input":{"file_path":%q}},
+		{"type":"tool_use","id":"g","name":"Grep","input":{"pattern":"17","output_mode":"content"}}]`, filepath.Join(e.ws, "a.txt"))
+	openai := fmt.Sprintf(`[{"id":"r","type":"function","function":{"name":"Read","arguments":%q}}]`,
+		fmt.Sprintf(`{"file_path":%q}`, filepath.Join(e.ws, "a.txt")))
+	for _, tc := range []struct{ format, turn string }{{"anthropic", anthropic}, {"openai", openai}} {
+		attached := e.riot(tc.turn, "run", "--session", "S", "--format", tc.format)
+		local := e.riot(tc.turn, "run", "--session", "N", "--format", tc.format)
+		if attached.code != 0 || local.code != 0 || attached.stderr != "" || local.stderr != "" {
+			t.Fatalf("%s: attached %+v, local %+v", tc.format, attached, local)
+		}
+		if attached.stdout != local.stdout {
+			t.Fatalf("%s: the attached run printed\n%s\nwhere the turn run here prints\n%s", tc.format, attached.stdout, local.stdout)
+		}
+		if !strings.Contains(local.stdout, `\u003cb\u003e \u0026`) {
+			t.Fatalf("%s: the fixture should exercise HTML escaping: %s", tc.format, local.stdout)
+		}
+	}
+	// The host served this session all along: its job is still there.
+	e.riot(`[{"type":"tool_use","id":"o","name":"BashOutput","input":{"bash_id":"bash_1"}}]`, "run", "--session", "S").want(t, 0, "Job bash_1 is running")
+	if err := syscall.Kill(m.Pid, 0); err != nil {
+		t.Fatalf("the host should still serve: %v", err)
+	}
+}

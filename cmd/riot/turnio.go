@@ -177,6 +177,18 @@ type openaiResult struct {
 	Status     string `json:"status"`
 }
 
+// renderTurn is what riot run prints for results in format, whether the
+// turn ran in this process or in a session host (Server.Render).
+func renderTurn(results []core.ToolResult, format string) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(renderResults(results, format)); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
 // renderResults is the turn's results in the named API's shape.
 func renderResults(results []core.ToolResult, format string) any {
 	if format == "openai" {

@@ -45,7 +45,9 @@ func dial(path string) (net.Conn, error) {
 	if err != nil {
 		return nil, ErrNoHost
 	}
-	c, err := net.Dial("unix", addr)
+	// DialUnix, not Dial: nothing to resolve, and a client pays for each
+	// step of its one connection.
+	c, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: addr, Net: "unix"})
 	done()
 	if err != nil {
 		return nil, ErrNoHost // a crashed host's socket
@@ -57,7 +59,8 @@ func dial(path string) (net.Conn, error) {
 type Handlers struct {
 	// Prompter answers the host's permission prompts; nil denies.
 	Prompter permission.Prompter
-	// Progress, if set, gets each call's progress.
+	// Progress, if set, gets each call's progress; unset, the host sends
+	// none.
 	Progress func(core.Progress)
 	// Warn, if set, gets what went wrong with the client's own frames
 	// during the turn.
@@ -67,15 +70,32 @@ type Handlers struct {
 	Notice func(string)
 }
 
+// Reply is a host's answer to a turn: its results, or, when the hello
+// asked the host to render them (Hello.Render), the text to print.
+type Reply struct {
+	Results []core.ToolResult
+	Output  []byte
+}
+
 // Turn sends a turn to the host on socket and returns its results.
 // Cancelling ctx cancels the turn in the host, whose results then say
 // Cancelled.
 func Turn(ctx context.Context, socket string, hello Hello, uses []core.ToolUse, hs Handlers) ([]core.ToolResult, error) {
+	hello.Render = ""
+	r, err := TurnReply(ctx, socket, hello, uses, hs)
+	return r.Results, err
+}
+
+// TurnReply is Turn that returns the host's reply whole: with
+// hello.Render set, the results as the host rendered them, or the results
+// themselves when it could not.
+func TurnReply(ctx context.Context, socket string, hello Hello, uses []core.ToolUse, hs Handlers) (Reply, error) {
 	c, err := dial(socket)
 	if err != nil {
-		return nil, err
+		return Reply{}, err
 	}
 	defer func() { _ = c.Close() }()
+	hello.Progress = hs.Progress != nil
 	var mu sync.Mutex
 	enc := json.NewEncoder(c)
 	send := func(f clientFrame) error {
@@ -84,7 +104,7 @@ func Turn(ctx context.Context, socket string, hello Hello, uses []core.ToolUse, 
 		return enc.Encode(f)
 	}
 	if err := send(clientFrame{Hello: &hello, Uses: uses}); err != nil {
-		return nil, ErrNoHost
+		return Reply{}, ErrNoHost
 	}
 	done := make(chan struct{})
 	defer close(done)
@@ -101,46 +121,66 @@ func Turn(ctx context.Context, socket string, hello Hello, uses []core.ToolUse, 
 		}
 	}
 	sc := bufio.NewScanner(c)
-	sc.Buffer(make([]byte, 0, 64<<10), maxHostFrame)
+	// Small at first: the scanner grows it for longer results, and a
+	// client is a fresh process, to which each page is a fault.
+	sc.Buffer(make([]byte, 0, 4<<10), maxHostFrame)
 	// started says the host has begun the turn (it prompted or reported
 	// progress): from then on the turn is not run again here.
 	started := false
+	notFrame := fmt.Errorf("%w: it sent a line that is not a frame", ErrHostDied)
 	for sc.Scan() {
-		var f hostFrame
+		var f hostLine
 		if err := json.Unmarshal(sc.Bytes(), &f); err != nil {
-			return nil, fmt.Errorf("%w: it sent a line that is not a frame", ErrHostDied)
+			return Reply{}, notFrame
 		}
 		switch {
 		case f.Local:
-			return nil, ErrNoHost
+			return Reply{}, ErrNoHost
 		case f.Refused != "":
-			return nil, &RefusedError{Reason: f.Refused}
+			return Reply{}, &RefusedError{Reason: f.Refused}
 		case f.Error != "" && !started:
-			return nil, &RefusedError{Reason: "the session host could not read this client's request: " + f.Error}
+			return Reply{}, &RefusedError{Reason: "the session host could not read this client's request: " + f.Error}
 		case f.Error != "":
 			warn("the session host could not read this client's frame: " + f.Error)
-		case f.Prompt != nil:
+		case present(f.Prompt):
 			started = true
+			var p promptFrame
+			if err := json.Unmarshal(f.Prompt, &p); err != nil {
+				return Reply{}, notFrame
+			}
 			a := permission.AnswerDeny
 			if hs.Prompter != nil {
-				if got, err := hs.Prompter.Prompt(ctx, f.Prompt.Request, f.Prompt.Decision); err == nil {
+				if got, err := hs.Prompter.Prompt(ctx, p.Request, p.Decision); err == nil {
 					a = got
 				}
 			}
 			_ = send(clientFrame{Answer: &a})
-		case f.Progress != nil:
+		case present(f.Progress):
 			started = true
+			var p core.Progress
+			if err := json.Unmarshal(f.Progress, &p); err != nil {
+				return Reply{}, notFrame
+			}
 			if hs.Progress != nil {
-				hs.Progress(*f.Progress)
+				hs.Progress(p)
 			}
 		case f.Done:
+			var r Reply
+			if present(f.Results) {
+				if err := json.Unmarshal(f.Results, &r.Results); err != nil {
+					return Reply{}, notFrame
+				}
+			}
+			if f.Output != "" {
+				r.Output = []byte(f.Output)
+			}
 			if f.Warning != "" && hs.Notice != nil {
 				hs.Notice(f.Warning)
 			}
-			return f.Results, nil
+			return r, nil
 		}
 	}
-	return nil, ErrHostDied
+	return Reply{}, ErrHostDied
 }
 
 // Stop asks the host on socket to exit and waits until it has closed its

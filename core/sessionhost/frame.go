@@ -33,10 +33,15 @@ type frameReader struct {
 	max int
 }
 
+// frameBuffer is the read buffer of a client's connection. A longer line
+// is read in pieces (line); a hello fits, and a host allocating 64 KiB
+// per connection collected garbage every few turns.
+const frameBuffer = 4 << 10
+
 // newFrameReader reads frames from r. Its buffer is no larger than a frame
 // may be, so that a line over the limit is refused as soon as it is.
 func newFrameReader(r io.Reader, max int) *frameReader {
-	return &frameReader{r: bufio.NewReaderSize(r, min(64<<10, max+1)), max: max}
+	return &frameReader{r: bufio.NewReaderSize(r, min(frameBuffer, max+1)), max: max}
 }
 
 // next reads and decodes the next frame. io.EOF means the client hung up

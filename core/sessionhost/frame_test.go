@@ -248,6 +248,13 @@ func TestGoodFrames(t *testing.T) {
 	if len(frames) != 1 || !frames[0].Stopped {
 		t.Fatalf("a stop is answered: %+v", frames)
 	}
+	// A hello many times the read buffer is read whole, in pieces.
+	long := newPipeHost(t, false)
+	long.srv.maxFrame = 16 * frameBuffer
+	big := use("a", "Read", map[string]string{"file_path": strings.Repeat("x", 10*frameBuffer)})
+	if frames := long.exchange(t, []byte(helloLine(self("/ws"), big)), false); len(frames) != 1 || !frames[0].Done {
+		t.Fatalf("a hello longer than the read buffer runs its turn: %+v", frames)
+	}
 	// A line of exactly the limit, newline aside, is a frame.
 	full := `{"stop":true}` + strings.Repeat(" ", 1024-13) + "\n"
 	frames = newPipeHost(t, false).exchange(t, []byte(full), true)
@@ -281,6 +288,17 @@ func TestClientReadsErrorAndDeadHosts(t *testing.T) {
 			return errors.Is(err, ErrHostDied) && strings.Contains(err.Error(), "it sent a line that is not a frame")
 		}},
 		{"hang up", "", func(err error) bool { return errors.Is(err, ErrHostDied) }},
+		// The parts decoded once the frame is known to hold them are
+		// checked all the same.
+		{"bad prompt", `{"prompt":{"request":5}}` + "\n", func(err error) bool {
+			return errors.Is(err, ErrHostDied) && strings.Contains(err.Error(), "it sent a line that is not a frame")
+		}},
+		{"bad progress", `{"progress":[1]}` + "\n", func(err error) bool {
+			return errors.Is(err, ErrHostDied) && strings.Contains(err.Error(), "it sent a line that is not a frame")
+		}},
+		{"bad results", `{"done":true,"results":{"ToolUseID":"a"}}` + "\n", func(err error) bool {
+			return errors.Is(err, ErrHostDied) && strings.Contains(err.Error(), "it sent a line that is not a frame")
+		}},
 		{"local", `{"local":true}` + "\n", func(err error) bool { return errors.Is(err, ErrNoHost) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/riot-tools/riot/core"
@@ -41,6 +42,9 @@ type Server struct {
 	// Warning, if set, is a line for the client of each turn, from the
 	// config the host runs it with.
 	Warning func() string
+	// Render, if set, renders a turn's results in the format a client's
+	// hello names (Hello.Render). An error sends the results instead.
+	Render func(format string, results []core.ToolResult) ([]byte, error)
 	// Logf logs one line of the server's life.
 	Logf func(format string, args ...any)
 	// Ready, if set, is called once the socket accepts turns.
@@ -81,6 +85,8 @@ type turn struct {
 	answers chan permission.Answer
 	askMu   sync.Mutex
 	done    chan struct{}
+	// begun says a progress frame went to a client that asked for none.
+	begun atomic.Bool
 }
 
 // conn is one client connection; its writes are serialised.
@@ -324,7 +330,15 @@ func (s *Server) run(t *turn) {
 	if s.Warning != nil {
 		warning = s.Warning()
 	}
-	if err := t.send(hostFrame{Results: results, Warning: warning, Done: true}); err != nil {
+	frame := hostFrame{Results: results, Warning: warning, Done: true}
+	if t.hello.Render != "" && s.Render != nil {
+		if out, err := s.Render(t.hello.Render, results); err != nil {
+			s.logf("sending the results unrendered: %v", err)
+		} else {
+			frame.Results, frame.Output = nil, string(out)
+		}
+	}
+	if err := t.send(frame); err != nil {
 		s.logf("a client left before its results: %v", err)
 	}
 	// The state the calls changed is written behind them (grants before
@@ -407,12 +421,17 @@ func (r *Relay) Prompt(ctx context.Context, req permission.Request, d permission
 	}
 }
 
-// Progress forwards a call's progress to the running turn's client.
+// Progress forwards a call's progress to the running turn's client: all
+// of it when the client asked for progress, else only the first, which
+// tells it the turn has begun and must not be run again elsewhere.
 func (r *Relay) Progress(p core.Progress) {
 	r.mu.Lock()
 	t := r.cur
 	r.mu.Unlock()
-	if t != nil {
+	if t == nil {
+		return
+	}
+	if t.hello.Progress || t.begun.CompareAndSwap(false, true) {
 		_ = t.send(hostFrame{Progress: &p})
 	}
 }

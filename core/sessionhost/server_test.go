@@ -1,6 +1,7 @@
 package sessionhost
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -403,5 +404,81 @@ func TestListDropsCrashedHosts(t *testing.T) {
 	}
 	if metas, err := List(filepath.Join(dir, "missing")); err != nil || metas != nil {
 		t.Fatalf("no directory is no host: %v %v", metas, err)
+	}
+}
+
+// A client that shows no progress gets only the first progress frame of
+// its turn, which tells it the host began the turn; one that asks for
+// progress gets each call's start and end.
+func TestProgressOnlyWhenAsked(t *testing.T) {
+	h := startHost(t)
+	uses := []core.ToolUse{use("a", "State", map[string]string{}), use("b", "State", map[string]string{})}
+	for _, asked := range []bool{false, true} {
+		hello := self(h.ws)
+		hello.Progress = asked
+		c, err := dial(h.srv.Paths.Socket)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.NewEncoder(c).Encode(clientFrame{Hello: &hello, Uses: uses}); err != nil {
+			t.Fatal(err)
+		}
+		progress, done := 0, false
+		sc := bufio.NewScanner(c)
+		for sc.Scan() {
+			var f hostFrame
+			if err := json.Unmarshal(sc.Bytes(), &f); err != nil {
+				t.Fatalf("not a frame: %q", sc.Bytes())
+			}
+			if f.Progress != nil {
+				progress++
+			}
+			if f.Done {
+				done = len(f.Results) == 2
+				break
+			}
+		}
+		_ = c.Close()
+		switch {
+		case !done:
+			t.Fatalf("asked=%v: the turn did not end with its two results", asked)
+		case !asked && progress != 1:
+			t.Fatalf("a client that asked for no progress got %d progress frames, want the first only", progress)
+		case asked && progress != 4:
+			t.Fatalf("a client that asked for progress got %d progress frames, want a start and an end per call", progress)
+		}
+	}
+}
+
+// A hello that names a format gets the results as the host's Render
+// renders them, and no results; one Render cannot serve gets the results
+// themselves; Turn never asks for rendering.
+func TestRenderedReply(t *testing.T) {
+	h := startHost(t, func(h *testHost) {
+		h.srv.Render = func(format string, rs []core.ToolResult) ([]byte, error) {
+			if format != "plain" {
+				return nil, errors.New("no such format")
+			}
+			return []byte(fmt.Sprintf("%d results, the first %s\n", len(rs), rs[0].Status)), nil
+		}
+	})
+	uses := []core.ToolUse{use("s", "State", map[string]string{})}
+	hello := self(h.ws)
+	hello.Render = "plain"
+	r, err := TurnReply(context.Background(), h.srv.Paths.Socket, hello, uses, Handlers{})
+	if err != nil || string(r.Output) != "1 results, the first ok\n" || r.Results != nil {
+		t.Fatalf("a rendered reply: %+v %v", r, err)
+	}
+	hello.Render = "fancy"
+	r, err = TurnReply(context.Background(), h.srv.Paths.Socket, hello, uses, Handlers{})
+	if err != nil || r.Output != nil || len(r.Results) != 1 {
+		t.Fatalf("a format the host cannot render gets the results: %+v %v", r, err)
+	}
+	if !strings.Contains(h.log(), "sending the results unrendered: no such format") {
+		t.Fatalf("the host should log why it sent the results: %s", h.log())
+	}
+	rs, err := Turn(context.Background(), h.srv.Paths.Socket, hello, uses, Handlers{})
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("Turn gets results whatever its hello says: %+v %v", rs, err)
 	}
 }

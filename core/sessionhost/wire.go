@@ -1,6 +1,8 @@
 package sessionhost
 
 import (
+	"encoding/json"
+
 	"github.com/riot-tools/riot/core"
 	"github.com/riot-tools/riot/core/permission"
 )
@@ -23,6 +25,17 @@ type Hello struct {
 	// does not know: `riot call` then runs it itself, whose usage error
 	// names the nearest tool.
 	KnownOnly bool `json:"known_only,omitempty"`
+	// Progress asks for every progress frame of the turn. A client that
+	// shows none (no terminal) gets only the first, which says the host
+	// has begun the turn: each frame is a write in the host and a wake-up
+	// and a decode in the client.
+	Progress bool `json:"progress,omitempty"`
+	// Render names the format the client prints the results in (riot
+	// run's --format): the host renders them (Server.Render) and sends the
+	// text to print instead. The host's build is the client's, so the text
+	// is what the client would print, and a short-lived client is spared
+	// decoding the results and encoding them again.
+	Render string `json:"render,omitempty"`
 }
 
 // clientFrame is one line from a client: exactly one of a hello (with the
@@ -49,6 +62,9 @@ type hostFrame struct {
 	Prompt   *promptFrame      `json:"prompt,omitempty"`
 	Progress *core.Progress    `json:"progress,omitempty"`
 	Results  []core.ToolResult `json:"results,omitempty"`
+	// Output is the results rendered as the hello's Render asked, sent
+	// instead of Results.
+	Output string `json:"output,omitempty"`
 	// Warning is a line the client prints before the results, as it would
 	// running the turn itself (the settings an untrusted workspace's files
 	// had ignored).
@@ -56,6 +72,27 @@ type hostFrame struct {
 	Done    bool   `json:"done,omitempty"`
 	Stopped bool   `json:"stopped,omitempty"`
 }
+
+// hostLine is a host frame as a client first decodes it: a prompt, a
+// progress report and the results stay raw until the frame holds them. A
+// client is a short-lived process, and decoding hostFrame whole would first
+// build JSON decoders for every type it can hold (a prompt's decision, its
+// rules and trace), a fifth of a millisecond of an attached turn that
+// receives none of them.
+type hostLine struct {
+	Refused  string          `json:"refused"`
+	Error    string          `json:"error"`
+	Local    bool            `json:"local"`
+	Prompt   json.RawMessage `json:"prompt"`
+	Progress json.RawMessage `json:"progress"`
+	Results  json.RawMessage `json:"results"`
+	Output   string          `json:"output"`
+	Warning  string          `json:"warning"`
+	Done     bool            `json:"done"`
+}
+
+// present reports whether a raw field of a hostLine was sent.
+func present(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
 
 type promptFrame struct {
 	Request  permission.Request  `json:"request"`

@@ -2,13 +2,11 @@ package sandbox
 
 import (
 	"errors"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -66,13 +64,13 @@ func runInit() int {
 	}
 	// Commands may not read or trace this process's memory or descriptors.
 	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
-	f := os.NewFile(initFD, "riot-sandbox-init")
-	conn, err := fileConn(f)
-	_ = f.Close()
-	if err != nil {
+	// The socket is read and written with blocking calls on this thread
+	// alone: a message wakes this thread and nothing else, where the
+	// runtime's poller would wake another thread to hand it over.
+	if unix.SetNonblock(initFD, false) != nil {
 		return 1
 	}
-	s := &initServer{conn: conn, procs: map[uint64]int{}}
+	s := &initServer{fd: initFD, in: newMsgBuf(), procs: map[uint64]*child{}}
 	if err := dropForCommands(); err != nil {
 		s.reply(reply{Err: "its capabilities cannot be set: " + startErrText(err)})
 		return 1
@@ -89,19 +87,45 @@ func runInit() int {
 	return 0
 }
 
+// initServer runs on the init's one locked thread: it waits in a single
+// ppoll for the plugin's next message and for the end of every running
+// command, so that no goroutine, lock or hand-over between threads sits
+// on a command's way in or out.
 type initServer struct {
-	conn *net.UnixConn
-	send sync.Mutex
+	fd int
+	in *msgBuf
+	// procs are the running commands, by request.
+	procs map[uint64]*child
+}
 
-	mu sync.Mutex
-	// procs are the running commands' pids, which are their groups.
-	procs map[uint64]int
+// child is a running command: its pid is its group, and pidfd becomes
+// readable when it exits.
+type child struct {
+	cmd   *exec.Cmd
+	pidfd int
 }
 
 func (s *initServer) serve() {
 	for {
+		ids, fds := s.pollSet()
+		if _, err := unix.Ppoll(fds, nil, nil); err != nil {
+			if errors.Is(err, unix.EINTR) {
+				continue
+			}
+			return
+		}
+		// Ends first: a command that exited is reported before the next
+		// message is read, which may well be the plugin's next command.
+		for i, id := range ids {
+			if fds[i+1].Revents != 0 {
+				s.finish(id)
+			}
+		}
+		if fds[0].Revents == 0 {
+			continue
+		}
 		var req request
-		files, err := recvMsg(s.conn, &req)
+		files, err := s.in.recvFD(s.fd, &req)
 		if err != nil {
 			// The plugin is gone, or sent what it never sends: either
 			// way, stop rather than guess.
@@ -119,25 +143,47 @@ func (s *initServer) serve() {
 	}
 }
 
+// pollSet is the socket, then each running command's pidfd, with the
+// commands' ids in the same order.
+func (s *initServer) pollSet() ([]uint64, []unix.PollFd) {
+	ids := make([]uint64, 0, len(s.procs))
+	fds := make([]unix.PollFd, 1, len(s.procs)+1)
+	fds[0] = unix.PollFd{Fd: int32(s.fd), Events: unix.POLLIN}
+	for id, c := range s.procs {
+		ids = append(ids, id)
+		fds = append(fds, unix.PollFd{Fd: int32(c.pidfd), Events: unix.POLLIN})
+	}
+	return ids, fds
+}
+
 func (s *initServer) reply(r reply) {
-	s.send.Lock()
-	defer s.send.Unlock()
-	_ = sendMsg(s.conn, r, nil)
+	_ = sendMsgFD(s.fd, r)
 }
 
 func (s *initServer) start(req request, files []*os.File) {
 	defer closeAll(files)
-	if len(files) == 0 || len(req.FDs) != len(files)-1 {
+	streams := files
+	var sp spec
+	switch {
+	case req.Spec != nil:
+		sp = *req.Spec
+	case len(files) == 0:
 		s.reply(reply{ID: req.ID, Err: "malformed start request"})
 		return
+	default:
+		var err error
+		if sp, err = readSpec(files[0]); err != nil {
+			s.reply(reply{ID: req.ID, Err: "malformed start request"})
+			return
+		}
+		streams = files[1:]
 	}
-	sp, err := readSpec(files[0])
-	if err != nil || sp.Path == "" {
+	if sp.Path == "" || len(req.FDs) != len(streams) {
 		s.reply(reply{ID: req.ID, Err: "malformed start request"})
 		return
 	}
 	cmd := &exec.Cmd{Path: sp.Path, Args: sp.Args, Env: sp.Env, Dir: sp.Dir}
-	for i, f := range files[1:] {
+	for i, f := range streams {
 		n := req.FDs[i]
 		switch {
 		case n == 0:
@@ -153,28 +199,26 @@ func (s *initServer) start(req request, files []*os.File) {
 			cmd.ExtraFiles[n-3] = f
 		}
 	}
-	cmd.SysProcAttr = commandAttr()
-	s.mu.Lock()
-	err = cmd.Start()
-	if err == nil {
-		s.procs[req.ID] = cmd.Process.Pid
-	}
-	s.mu.Unlock()
-	if err != nil {
+	pidfd := -1
+	cmd.SysProcAttr = commandAttr(&pidfd)
+	if err := cmd.Start(); err != nil {
 		s.reply(reply{ID: req.ID, Err: startErrText(err)})
 		return
 	}
+	s.procs[req.ID] = &child{cmd: cmd, pidfd: pidfd}
 	s.reply(reply{ID: req.ID, Pid: cmd.Process.Pid})
-	go s.wait(req.ID, cmd)
 }
 
 // commandAttr puts a command in PID and IPC namespaces of its own, in its
-// own process group, killed if the init (its thread) dies.
-func commandAttr() *syscall.SysProcAttr {
+// own process group, killed if the init (its thread) dies. The clone
+// stores a pidfd of the command in pidfd (close-on-exec), which the init
+// polls for the command's end; the probe shows that the kernel gives one.
+func commandAttr(pidfd *int) *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{
 		Cloneflags: syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC,
 		Setpgid:    true,
 		Pdeathsig:  syscall.SIGKILL,
+		PidFD:      pidfd,
 	}
 }
 
@@ -228,26 +272,27 @@ func probeCaps() int {
 // before any command depends on it.
 func probe() error {
 	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{"riot-sandbox-probe", probeArg}, Env: []string{initEnv + "=1"}}
-	cmd.SysProcAttr = commandAttr()
-	return cmd.Run()
+	pidfd := -1
+	cmd.SysProcAttr = commandAttr(&pidfd)
+	err := cmd.Run()
+	if pidfd >= 0 {
+		_ = unix.Close(pidfd)
+	} else if err == nil {
+		err = errors.New("the kernel gives no pidfd of a command")
+	}
+	return err
 }
 
-// wait reports the command's end. The command leaves the table before it
-// is reaped, so a signal never reaches a recycled pid.
-func (s *initServer) wait(id uint64, cmd *exec.Cmd) {
-	var info unix.Siginfo
-	for {
-		err := unix.Waitid(unix.P_PID, cmd.Process.Pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
-		if !errors.Is(err, unix.EINTR) {
-			break
-		}
-	}
-	s.mu.Lock()
+// finish reaps a command that exited and reports its end. It leaves the
+// table as it is reaped, on this thread, so a signal never reaches a
+// recycled pid.
+func (s *initServer) finish(id uint64) {
+	c := s.procs[id]
 	delete(s.procs, id)
-	s.mu.Unlock()
-	_ = cmd.Wait()
+	_ = unix.Close(c.pidfd)
+	_ = c.cmd.Wait()
 	status := 0
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
+	if ws, ok := c.cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
 		status = int(ws)
 	}
 	// The command's PID namespace is gone, and with it everything that
@@ -333,10 +378,8 @@ func clearDir(dir string, dev uint64) (ok, holdsMount bool) {
 // namespace's init, which only SIGKILL and signals it handles reach; the
 // rest of the group gets every signal.
 func (s *initServer) signal(id uint64, sig syscall.Signal) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if pid, ok := s.procs[id]; ok {
-		_ = syscall.Kill(-pid, sig)
+	if c, ok := s.procs[id]; ok {
+		_ = syscall.Kill(-c.cmd.Process.Pid, sig)
 	}
 }
 

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"encoding/json"
 	"errors"
 	"net"
 	"os"
@@ -238,6 +239,8 @@ type box struct {
 	bwrap *exec.Cmd
 	pgid  int
 	conn  *net.UnixConn
+	// in is where the init's replies are read: by startBox, then read.
+	in *msgBuf
 	// gone closes when the init is gone and every command with it.
 	gone chan struct{}
 	// reading: read() runs, and reaps the box when its socket closes.
@@ -276,14 +279,14 @@ func startBox(pl *Pool, bwrap string, mounts []string, key string, ids []pathID)
 		_ = conn.Close()
 		return nil, err
 	}
-	b := &box{key: key, ids: ids, pool: pl, bwrap: cmd, pgid: cmd.Process.Pid, conn: conn, gone: make(chan struct{}), pending: map[uint64]*Process{}}
+	b := &box{key: key, ids: ids, pool: pl, bwrap: cmd, pgid: cmd.Process.Pid, conn: conn, in: newMsgBuf(), gone: make(chan struct{}), pending: map[uint64]*Process{}}
 	if pl.Started != nil {
 		pl.Started(b.pgid)
 	}
 	// A bwrap that hangs must not hold every later command.
 	_ = conn.SetReadDeadline(time.Now().Add(startTimeout))
 	var hello reply
-	_, err = recvMsg(conn, &hello)
+	_, err = b.in.recv(conn, &hello)
 	_ = conn.SetReadDeadline(time.Time{})
 	if err != nil || hello.Err != "" {
 		b.close()
@@ -346,7 +349,7 @@ func (b *box) reap() {
 func (b *box) read() {
 	for {
 		var r reply
-		files, err := recvMsg(b.conn, &r)
+		files, err := b.in.recv(b.conn, &r)
 		closeAll(files)
 		if err != nil {
 			_ = b.conn.Close()
@@ -378,14 +381,26 @@ func (b *box) read() {
 // run asks the init to start cmd and waits until it has. The command is
 // counted out of b when it ends, or at once when it never started.
 func (b *box) run(cmd *exec.Cmd, files []*os.File, fds []int) (*Process, error) {
-	sf, err := specFile(spec{Path: cmd.Path, Args: cmd.Args, Env: sandboxEnv(cmd.Env), Dir: cmd.Dir})
+	req := request{Op: opStart, FDs: fds}
+	raw := make([]int, 0, len(files)+1)
+	sp := spec{Path: cmd.Path, Args: cmd.Args, Env: sandboxEnv(cmd.Env), Dir: cmd.Dir}
+	enc, err := json.Marshal(sp)
 	if err != nil {
 		b.pool.release(b)
 		return nil, err
 	}
-	defer sf.Close()
-	raw := make([]int, 0, len(files)+1)
-	raw = append(raw, int(sf.Fd()))
+	if len(enc) <= maxInlineSpec {
+		// A memfd costs a file made, written, passed, read and freed.
+		req.Spec = &sp
+	} else {
+		sf, err := specFile(enc)
+		if err != nil {
+			b.pool.release(b)
+			return nil, err
+		}
+		defer sf.Close()
+		raw = append(raw, int(sf.Fd()))
+	}
 	for _, f := range files {
 		raw = append(raw, int(f.Fd()))
 	}
@@ -404,7 +419,8 @@ func (b *box) run(cmd *exec.Cmd, files []*os.File, fds []int) (*Process, error) 
 	p := &Process{box: b, id: b.next, started: make(chan struct{}), exited: make(chan struct{})}
 	b.pending[p.id] = p
 	b.mu.Unlock()
-	if err := sendMsg(b.conn, request{Op: opStart, ID: p.id, FDs: fds}, raw); err != nil {
+	req.ID = p.id
+	if err := sendMsg(b.conn, req, raw); err != nil {
 		b.forget(p)
 		b.pool.release(b)
 		return nil, &LostError{}

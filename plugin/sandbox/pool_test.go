@@ -612,3 +612,37 @@ func TestEmptyDirs(t *testing.T) {
 		t.Fatal("a path that is not a directory was reported emptied")
 	}
 }
+
+// A command's environment arrives whole whether it travels in the start
+// request (small) or in a memfd (too large for one): the same command
+// sees the same value, byte for byte, either way.
+func TestPoolPassesSmallAndLargeEnvironments(t *testing.T) {
+	f := newPoolFixture(t)
+	p := f.profile(Write)
+	for _, size := range []int{10, maxInlineSpec + 1000, maxPacket + 1000} {
+		value := strings.Repeat("v'\"$x", size/5+1)[:size]
+		out, err := os.CreateTemp(filepath.Dir(f.out), "out")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("/bin/bash", "-c", `printf %s "$BIG"`)
+		cmd.Dir = f.ws
+		cmd.Env = []string{"PATH=/usr/bin:/bin", "BIG=" + value}
+		cmd.Stdout, cmd.Stderr = out, out
+		proc, err := f.pool.Start(f.bwrap, p, cmd)
+		if err != nil {
+			t.Fatalf("a %d-byte variable: %v", size, err)
+		}
+		if err := proc.Wait(); err != nil {
+			t.Fatalf("a %d-byte variable: %v", size, err)
+		}
+		got, _ := os.ReadFile(out.Name())
+		_ = out.Close()
+		if string(got) != value {
+			t.Fatalf("a %d-byte variable arrived as %d bytes", size, len(got))
+		}
+	}
+	if n := len(f.boxes()); n != 1 {
+		t.Fatalf("the commands ran in %d sandboxes, want one", n)
+	}
+}

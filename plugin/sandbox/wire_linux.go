@@ -13,7 +13,8 @@ import (
 
 // The plugin and a long-lived sandbox's init speak over a SOCK_SEQPACKET
 // socketpair: one JSON message per packet, descriptors alongside. A start
-// request's command line and environment travel in a memfd, so that no
+// request's command line and environment travel in the request when they
+// fit in maxInlineSpec, and otherwise in a memfd passed first, so that no
 // environment is too large for a packet.
 
 // request is what the plugin asks of the init.
@@ -21,12 +22,15 @@ type request struct {
 	Op string `json:"op"` // opStart or opSignal
 	ID uint64 `json:"id"`
 	// FDs are the command's descriptor numbers of the files passed with
-	// a start request, after the spec's memfd, in the same order.
+	// a start request, after the spec's memfd if any, in the same order.
 	FDs []int `json:"fds,omitempty"`
 	Sig int   `json:"sig,omitempty"`
+	// Spec is a start request's command when it is small enough; without
+	// it the command is in the memfd.
+	Spec *spec `json:"spec,omitempty"`
 }
 
-// spec is a start request's command, read from its memfd.
+// spec is a start request's command.
 type spec struct {
 	Path string   `json:"path"`
 	Args []string `json:"args"`
@@ -54,6 +58,9 @@ const (
 	maxPacket = 64 << 10
 	// maxFDs bounds the descriptors a start request passes.
 	maxFDs = 64
+	// maxInlineSpec bounds the encoded command that travels in the start
+	// request itself, well inside maxPacket.
+	maxInlineSpec = 32 << 10
 )
 
 // socketpair is a connected SOCK_SEQPACKET pair: the plugin's end as a
@@ -100,27 +107,67 @@ func sendMsg(c *net.UnixConn, v any, files []int) error {
 	return err
 }
 
-// recvMsg reads one message into v, with the descriptors that came with
-// it (close-on-exec). io.EOF is the other end gone.
-func recvMsg(c *net.UnixConn, v any) ([]*os.File, error) {
-	buf := make([]byte, maxPacket)
-	oob := make([]byte, unix.CmsgSpace(4*maxFDs))
-	n, oobn, flags, _, err := c.ReadMsgUnix(buf, oob)
+// msgBuf is the room one reader receives messages in, reused for each:
+// a packet's worth for every message made the plugin collect garbage
+// every few commands.
+type msgBuf struct{ buf, oob []byte }
+
+func newMsgBuf() *msgBuf {
+	return &msgBuf{buf: make([]byte, maxPacket), oob: make([]byte, unix.CmsgSpace(4*maxFDs))}
+}
+
+// recv reads one message into v, with the descriptors that came with it
+// (close-on-exec). io.EOF is the other end gone.
+func (m *msgBuf) recv(c *net.UnixConn, v any) ([]*os.File, error) {
+	n, oobn, flags, _, err := c.ReadMsgUnix(m.buf, m.oob)
 	if err != nil {
 		return nil, err
 	}
-	files, ferr := parseRights(oob[:oobn])
+	return decodeMsg(m.buf[:n], m.oob[:oobn], flags, v)
+}
+
+// sendMsgFD and recvFD are sendMsg and recv on a blocking socket, for
+// the init, which calls them on its one thread.
+func sendMsgFD(fd int, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	for {
+		err = unix.Sendmsg(fd, b, nil, nil, 0)
+		if !errors.Is(err, unix.EINTR) {
+			return err
+		}
+	}
+}
+
+func (m *msgBuf) recvFD(fd int, v any) ([]*os.File, error) {
+	for {
+		n, oobn, flags, _, err := unix.Recvmsg(fd, m.buf, m.oob, unix.MSG_CMSG_CLOEXEC)
+		switch {
+		case errors.Is(err, unix.EINTR):
+			continue
+		case err != nil:
+			return nil, err
+		}
+		return decodeMsg(m.buf[:n], m.oob[:oobn], flags, v)
+	}
+}
+
+// decodeMsg reads a received message into v and returns its descriptors.
+func decodeMsg(b, oob []byte, flags int, v any) ([]*os.File, error) {
+	files, ferr := parseRights(oob)
 	switch {
 	case ferr != nil:
 		closeAll(files)
 		return nil, ferr
-	case n == 0 && oobn == 0:
+	case len(b) == 0 && len(oob) == 0:
 		return nil, io.EOF
 	case flags&(unix.MSG_TRUNC|unix.MSG_CTRUNC) != 0:
 		closeAll(files)
 		return nil, errors.New("message truncated")
 	}
-	if err := json.Unmarshal(buf[:n], v); err != nil {
+	if err := json.Unmarshal(b, v); err != nil {
 		closeAll(files)
 		return nil, fmt.Errorf("bad message: %w", err)
 	}
@@ -157,12 +204,8 @@ func closeAll(files []*os.File) {
 	}
 }
 
-// specFile is s in a memfd, read from offset 0.
-func specFile(s spec) (*os.File, error) {
-	b, err := json.Marshal(s)
-	if err != nil {
-		return nil, err
-	}
+// specFile is an encoded spec in a memfd, read from offset 0.
+func specFile(b []byte) (*os.File, error) {
 	fd, err := unix.MemfdCreate("riot-sandbox-spec", unix.MFD_CLOEXEC)
 	if err != nil {
 		return nil, err

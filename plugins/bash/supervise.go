@@ -166,10 +166,19 @@ func leftRunning(proc plugin.Process) bool {
 	return !sandboxed(proc) && groupAlive(proc.Pid())
 }
 
-// copyOutput copies the pipe to out as the data arrives, in reads of up to
-// the pipe's size, until the pipe closes.
+// Reads of the output start at firstRead bytes and grow to maxRead at the
+// first read that fills the buffer: a short command's call allocates no
+// large buffer (one per call, a quarter MiB, made the plugin collect every
+// few calls), and a stream is still read in large pieces.
+const (
+	firstRead = 16 << 10
+	maxRead   = 256 << 10
+)
+
+// copyOutput copies the pipe to out as the data arrives until the pipe
+// closes.
 func copyOutput(out io.Writer, r *os.File) {
-	buf := make([]byte, 256<<10)
+	buf := make([]byte, firstRead)
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
@@ -177,6 +186,9 @@ func copyOutput(out io.Writer, r *os.File) {
 		}
 		if err != nil {
 			return
+		}
+		if n == len(buf) && len(buf) < maxRead {
+			buf = make([]byte, maxRead)
 		}
 	}
 }
