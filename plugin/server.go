@@ -117,6 +117,8 @@ func (s *Server) Call(ctx context.Context, req *toolv1.CallRequest, send func(*t
 	if streamed {
 		next = 1
 	}
+	// What follows goes out with the Final: the streamed output is sent.
+	shared.HoldUntilFinal(ctx)
 	if outcome.ok {
 		for _, b := range outcome.content {
 			// Text on the wire is UTF-8; the host refuses anything else.

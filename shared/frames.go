@@ -152,7 +152,11 @@ func newFrameWriter(w io.Writer) *frameWriter {
 // write sends m as one frame. A message over MaxMessageSize is refused
 // before anything is written, so the connection stays usable, as gRPC
 // refuses to send one.
-func (f *frameWriter) write(m proto.Message) error {
+func (f *frameWriter) write(m proto.Message) error { return f.put(m, true) }
+
+// put is write, flushed or left in the buffer for the next flush: frames
+// that go out together cost one write and one wake-up of the reader.
+func (f *frameWriter) put(m proto.Message, flush bool) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	b, err := proto.MarshalOptions{}.MarshalAppend(f.buf[:0], m)
@@ -165,17 +169,22 @@ func (f *frameWriter) write(m proto.Message) error {
 	if cap(b) <= reuseBelow {
 		f.buf = b
 	}
-	return f.writeRaw(b)
+	return f.frame(b, flush)
 }
 
 // writeRaw writes b as one frame and flushes it.
-func (f *frameWriter) writeRaw(b []byte) error {
+func (f *frameWriter) writeRaw(b []byte) error { return f.frame(b, true) }
+
+func (f *frameWriter) frame(b []byte, flush bool) error {
 	var n [binary.MaxVarintLen64]byte
 	if _, err := f.w.Write(n[:binary.PutUvarint(n[:], uint64(len(b)))]); err != nil {
 		return err
 	}
 	if _, err := f.w.Write(b); err != nil {
 		return err
+	}
+	if !flush {
+		return nil
 	}
 	return f.w.Flush()
 }
@@ -286,6 +295,9 @@ func newPluginLink(conn net.Conn) *pluginLink {
 }
 
 func (l *pluginLink) Send(f *toolv1.SessionResponse) error { return l.w.write(f) }
+
+// SendHeld writes f for the next Send to flush with its own frame.
+func (l *pluginLink) SendHeld(f *toolv1.SessionResponse) error { return l.w.put(f, false) }
 
 func (l *pluginLink) Recv() (*toolv1.SessionRequest, error) {
 	f := &toolv1.SessionRequest{}

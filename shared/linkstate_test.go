@@ -3,11 +3,13 @@ package shared
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
@@ -150,5 +152,102 @@ func TestStateDeltaOutOfStep(t *testing.T) {
 	same := &toolv1.SessionRequest{State: &toolv1.StateDelta{Base: plugin.version, Version: plugin.version, Removed: []string{"a"}}}
 	if err := plugin.apply(same); !errors.Is(err, errStateOutOfStep) {
 		t.Fatalf("changes without a new version: %v", err)
+	}
+}
+
+// populate sets every field of m, and of the messages it holds down to
+// depth, to a value that is not its zero; of a oneof, the member member.
+func populate(m protoreflect.Message, member protoreflect.Name, depth int) {
+	fields := m.Descriptor().Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		if o := fd.ContainingOneof(); o != nil && !o.IsSynthetic() && fd.Name() != member {
+			continue
+		}
+		switch {
+		case fd.IsMap():
+			mp := m.Mutable(fd).Map()
+			v := mp.NewValue()
+			if fd.MapValue().Message() == nil {
+				v = populated(fd.MapValue())
+			}
+			mp.Set(populated(fd.MapKey()).MapKey(), v)
+		case fd.IsList():
+			l := m.Mutable(fd).List()
+			if fd.Message() != nil {
+				l.Append(protoreflect.ValueOfMessage(l.NewElement().Message()))
+			} else {
+				l.Append(populated(fd))
+			}
+		case fd.Message() != nil:
+			sub := m.Mutable(fd).Message()
+			if depth > 0 {
+				populate(sub, member, depth-1)
+			}
+		default:
+			m.Set(fd, populated(fd))
+		}
+	}
+}
+
+// populated is a value of fd's kind that is not its zero.
+func populated(fd protoreflect.FieldDescriptor) protoreflect.Value {
+	switch fd.Kind() {
+	case protoreflect.BoolKind:
+		return protoreflect.ValueOfBool(true)
+	case protoreflect.EnumKind:
+		return protoreflect.ValueOfEnum(1)
+	case protoreflect.StringKind:
+		return protoreflect.ValueOfString("s")
+	case protoreflect.BytesKind:
+		return protoreflect.ValueOfBytes([]byte("b"))
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
+		return protoreflect.ValueOfInt32(7)
+	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		return protoreflect.ValueOfInt64(7)
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
+		return protoreflect.ValueOfUint32(7)
+	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		return protoreflect.ValueOfUint64(7)
+	case protoreflect.FloatKind:
+		return protoreflect.ValueOfFloat32(7)
+	case protoreflect.DoubleKind:
+		return protoreflect.ValueOfFloat64(7)
+	}
+	panic(fmt.Sprintf("populated: a field of kind %v", fd.Kind()))
+}
+
+// shallowCopy copies every field of the messages it copies, whichever
+// field is added to them later, and changes nothing in the original.
+func TestShallowCopyKeepsEveryField(t *testing.T) {
+	for _, tc := range []struct {
+		m      proto.Message
+		member protoreflect.Name
+	}{
+		{&toolv1.SessionRequest{}, "prepare"},
+		{&toolv1.SessionRequest{}, "call"},
+		{&toolv1.PrepareRequest{}, ""},
+		{&toolv1.CallRequest{}, ""},
+		{&toolv1.CallContext{}, ""},
+	} {
+		populate(tc.m.ProtoReflect(), tc.member, 1)
+		want := proto.Clone(tc.m)
+		var got proto.Message
+		switch m := tc.m.(type) {
+		case *toolv1.SessionRequest:
+			got = shallowCopy(m)
+		case *toolv1.PrepareRequest:
+			got = shallowCopy(m)
+		case *toolv1.CallRequest:
+			got = shallowCopy(m)
+		case *toolv1.CallContext:
+			got = shallowCopy(m)
+		}
+		if !proto.Equal(got, want) || !proto.Equal(tc.m, want) {
+			t.Fatalf("%T (%s): the copy is\n%v\nwant\n%v", tc.m, tc.member, got, want)
+		}
+		if got == tc.m {
+			t.Fatalf("%T: the copy is the original", tc.m)
+		}
 	}
 }

@@ -635,19 +635,22 @@ func (s *SessionServer) serve(ctx context.Context, id uint64, f *toolv1.SessionR
 	case *toolv1.SessionRequest_Prepare:
 		resp, err := s.Impl.Prepare(ctx, fr.Prepare)
 		if err == nil {
-			err = out.send(&toolv1.SessionResponse{Id: id, Frame: &toolv1.SessionResponse_Prepared{Prepared: resp}})
+			err = out.send(&toolv1.SessionResponse{Id: id, Frame: &toolv1.SessionResponse_Prepared{Prepared: resp}}, false)
 		}
 		if err != nil {
 			out.end(id, err)
 		}
 	case *toolv1.SessionRequest_Call:
 		final := false
+		ctx, hold := withHold(ctx)
 		err := s.Impl.Call(ctx, fr.Call, func(ev *toolv1.CallEvent) error {
 			if err := ctx.Err(); err != nil {
 				// The host cancelled the exchange and reads no more of it.
 				return status.FromContextError(err).Err()
 			}
-			if err := out.send(&toolv1.SessionResponse{Id: id, Frame: &toolv1.SessionResponse_Event{Event: ev}}); err != nil {
+			// A Final flushes what was held before it; so does an End.
+			held := hold.on.Load() && ev.GetFinal() == nil
+			if err := out.send(&toolv1.SessionResponse{Id: id, Frame: &toolv1.SessionResponse_Event{Event: ev}}, held); err != nil {
 				return err
 			}
 			final = final || ev.GetFinal() != nil
@@ -667,15 +670,25 @@ type frameSender struct {
 	stream sessionServerConn
 }
 
-// send sends one frame. A frame over the host's message limit is refused
-// here, as gRPC refuses an RPC's message: on the shared stream it would
-// end every exchange, not only its own.
-func (o *frameSender) send(f *toolv1.SessionResponse) error {
+// heldSender is a connection that can write a frame for the next Send to
+// flush with its own (a link; a gRPC stream batches by itself).
+type heldSender interface {
+	SendHeld(*toolv1.SessionResponse) error
+}
+
+// send sends one frame; held, it may wait for the next frame's write. A
+// frame over the host's message limit is refused here, as gRPC refuses an
+// RPC's message: on the shared stream it would end every exchange, not
+// only its own.
+func (o *frameSender) send(f *toolv1.SessionResponse, held bool) error {
 	if n := proto.Size(f); n > MaxMessageSize {
 		return status.Errorf(codes.ResourceExhausted, "a message of %d bytes is over the host's limit of %d", n, MaxMessageSize)
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if hs, ok := o.stream.(heldSender); ok && held {
+		return hs.SendHeld(f)
+	}
 	return o.stream.Send(f)
 }
 
@@ -690,5 +703,5 @@ func (o *frameSender) end(id uint64, err error) {
 		}
 		e.Code, e.Message = int32(st.Code()), st.Message()
 	}
-	_ = o.send(&toolv1.SessionResponse{Id: id, Frame: &toolv1.SessionResponse_End{End: e}})
+	_ = o.send(&toolv1.SessionResponse{Id: id, Frame: &toolv1.SessionResponse_End{End: e}}, false)
 }

@@ -66,6 +66,9 @@ type Client struct {
 	Timeout time.Duration
 	// Sandbox is the sandbox profile the host sends; nil sends none.
 	Sandbox *toolv1.Sandbox
+	// OnEvent, when set, sees each event of a Call as it arrives, while
+	// the tool may still run: a test of streaming waits on it.
+	OnEvent func(*toolv1.CallEvent)
 
 	calls int
 }
@@ -224,6 +227,9 @@ func (c *Client) call(ctx context.Context, tool string, input any, unprepared bo
 	err := c.stub.Call(ctx, &toolv1.CallRequest{
 		Tool: tool, CallId: c.nextID(), Input: c.raw(input), Context: cc, Unprepared: unprepared,
 	}, func(ev *toolv1.CallEvent) error {
+		if c.OnEvent != nil {
+			c.OnEvent(ev)
+		}
 		events++
 		switch e := ev.Event.(type) {
 		case *toolv1.CallEvent_Prepared:
