@@ -7,7 +7,10 @@
 // owned by the user); a directory or socket others can write is refused on
 // both sides. The wire is JSON lines: the client sends a hello and the
 // turn's calls, and may then answer permission prompts or cancel; the host
-// sends prompts and progress, then the turn's results. Turns from every
+// sends prompts and progress (only the first progress frame, which says the
+// turn began, to a client that shows none: Hello.Progress), then the turn's
+// results, or the text to print when the hello asks the host to render them
+// (Hello.Render, Server.Render). Turns from every
 // client run one at a time, in arrival order. A line the host cannot read
 // as a frame is answered with an error frame saying why (frame.go).
 package sessionhost
