@@ -8,7 +8,9 @@
 //   - the session host's config watch (core/sessionhost), which skips
 //     reparsing the config while none of its files changed;
 //   - a session's state file (core/session), reloaded when another
-//     process replaced it.
+//     process replaced it;
+//   - the CLI's build id (cmd/riot), by which a session host and its
+//     clients tell that they are the same build.
 //
 // An ID is one version of one file as one stat saw it; two stats of an
 // unchanged file give equal IDs (==), and a change that a tool can make
