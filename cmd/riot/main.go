@@ -1,7 +1,9 @@
 // Command riot is the riot CLI: it lists tools, runs single calls and
 // whole turns through the host's pipeline, explains permission decisions,
-// shows the effective config, serves riot's tools over MCP, and serves its
-// builtin tool sets to itself as `riot __plugin NAME`.
+// shows the effective config, installs and verifies plugins, records
+// workspace trust, serves riot's tools over MCP, runs session hosts that
+// `riot run` and `riot call --session` attach to, and serves its builtin
+// tool sets to itself as `riot __plugin NAME`.
 package main
 
 import (
