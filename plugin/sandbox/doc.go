@@ -13,5 +13,7 @@
 // A Pool keeps such sandboxes running (bwrap with this binary as its init,
 // pool_linux.go and init_linux.go), so that a command in a profile already
 // built costs a fork and an exec in nested user, PID and IPC namespaces
-// instead of a bwrap start.
+// instead of a bwrap start. The init serves on one thread, in one ppoll over
+// its socket and each running command's pidfd; a start request carries the
+// command inline up to 32 KiB, and in a memfd beyond (wire_linux.go).
 package sandbox
