@@ -12,7 +12,9 @@
 // nothing is not read-only, not concurrency-safe, asks in auto mode and has
 // a 50,000-character result budget. CascadesOnFailure is the one default
 // that points the other way: false, because a cascade cancels unrelated
-// calls.
+// calls. A tool that implements none of the interfaces that shape
+// Prepare's answer is declared in its manifest as having the default
+// Prepare (defaultprepare.go), and the host may then skip that exchange.
 //
 // A tool never returns an error. Inside Call it may use errors freely, but
 // at the boundary every error becomes Failed, with a message addressed to
