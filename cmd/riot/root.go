@@ -141,7 +141,7 @@ func (a *app) rootCommand(only string) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "riot",
 		Short:         "A tool host for LLM coding agents",
-		Long:          "riot runs an agent's tool calls (Bash, Grep, Read, Diagnostics and plugins) through one pipeline:\nschema validation, the permission chain, parallel scheduling, cascade cancellation and result budgets.",
+		Long:          "riot runs an agent's tool calls (the builtin Bash, Read, Edit, Write, Glob, Grep and Diagnostics, and plugins) through one pipeline:\nschema validation, the permission chain, parallel scheduling, cascade cancellation and result budgets.",
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,

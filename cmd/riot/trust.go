@@ -31,9 +31,9 @@ func (a *app) trustCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "trust [DIR]",
 		Short: "Trust a workspace, so that its own config may loosen checks and its plugins may run",
-		Long: `Until you trust a workspace, its .riot/config.toml and .riot/config.local.toml may only add
-deny and ask rules, and .riot/plugins is not searched: a cloned repository must not be able to
-switch checks off or start a binary. riot trust DIR (the working directory by default) records
+		Long: `Until you trust a workspace, its .riot/config.toml and .riot/config.local.toml may only
+tighten riot (add deny and ask rules, and [sandbox] deny_read paths), and .riot/plugins is not
+searched: a cloned repository must not be able to switch checks off or start a binary. riot trust DIR (the working directory by default) records
 the trust in ` + "`$XDG_CONFIG_HOME/riot/" + trust.FileName + "`" + `, outside any workspace, by the directory's real
 path; it does not extend to subdirectories. --list shows the record, --revoke removes DIR from it.`,
 		Args: cobra.MaximumNArgs(1),
@@ -176,7 +176,7 @@ func (a *app) askTrust(cfg *config.Config) bool {
 		fmt.Fprintf(&b, "  %s: %s\n", relTo(t.Workspace, f), strings.Join(t.IgnoredKeys(f), ", "))
 	}
 	fmt.Fprintf(&b, "  A cloned repository can use these to switch checks off or start a binary.\n")
-	fmt.Fprintf(&b, "  [t] trust %s (as riot trust does)\n  [n] ignore them; deny and ask rules still apply (the default)\nAnswer: ", t.Workspace)
+	fmt.Fprintf(&b, "  [t] trust %s (as riot trust does)\n  [n] ignore them; what they tighten (deny and ask rules, deny_read) still applies (the default)\nAnswer: ", t.Workspace)
 	// What was typed before the question appeared does not answer it.
 	if f, ok := a.stdin.(*os.File); ok {
 		_ = flushInput(int(f.Fd()))

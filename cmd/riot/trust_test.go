@@ -305,7 +305,7 @@ func TestTrustQuestionOnTerminal(t *testing.T) {
 	// "t" typed before the question appeared does not answer it.
 	tm := e.typedAhead("t\n", "call", "Bash", `{"command":"echo hi"}`)
 	tm.waitFor(question)
-	tm.waitFor("[n] ignore them; deny and ask rules still apply (the default)\nAnswer: ")
+	tm.waitFor("[n] ignore them; what they tighten (deny and ask rules, deny_read) still applies (the default)\nAnswer: ")
 	tm.answer("n")
 	shown, code := tm.wait()
 	if code != 0 || !strings.Contains(shown, "riot: this workspace is not trusted") || tm.stdout.String() != "hi\n" || exists(marker) {
