@@ -33,9 +33,10 @@ func (a *app) trustCommand() *cobra.Command {
 		Short: "Trust a workspace, so that its own config may loosen checks and its plugins may run",
 		Long: `Until you trust a workspace, its .riot/config.toml and .riot/config.local.toml may only
 tighten riot (add deny and ask rules, and [sandbox] deny_read paths), and .riot/plugins is not
-searched: a cloned repository must not be able to switch checks off or start a binary. riot trust DIR (the working directory by default) records
-the trust in ` + "`$XDG_CONFIG_HOME/riot/" + trust.FileName + "`" + `, outside any workspace, by the directory's real
-path; it does not extend to subdirectories. --list shows the record, --revoke removes DIR from it.`,
+searched: a cloned repository must not be able to switch checks off or start a binary.
+riot trust DIR (the working directory by default) records the trust in
+` + "`$XDG_CONFIG_HOME/riot/" + trust.FileName + "`" + `, outside any workspace, by the directory's real path; it does
+not extend to subdirectories. --list shows the record, --revoke removes DIR from it.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if list && (revoke || len(args) > 0) {
