@@ -13,35 +13,15 @@ set -eu
 cd "$(dirname "$0")/.."
 base=${1:-main}
 repeats=${2:-3}
-B=$(mktemp -d)
-mkdir -p "$B/src" "$B/old" "$B/new"
-git archive "$base" | tar -x -C "$B/src"
-make -s -C "$B/src" build plugins BIN="$B/old" >/dev/null
-make -s build plugins BIN="$B/new" >/dev/null
-go build -o "$B/rotate" ./bench/internal/rotate
-export HOME="$B/home" XDG_STATE_HOME="$B/state" XDG_CONFIG_HOME="$B/home/.config" XDG_DATA_HOME="$B/home/.local/share"
-mkdir -p "$B/ws/sub" "$HOME"
-seq 1 200 >"$B/ws/a.txt"
+. bench/ab-hosts.sh
+ab_hosts "$base"
+(cd "$ROOT" && go build -o "$B/rotate" ./bench/internal/rotate)
 bash_turn() {
 	printf '[{"type":"tool_use","id":"b","name":"Bash","input":{"command":"%s"}}]\n' "$2" >"$B/$1.json"
 }
 bash_turn true true
 bash_turn ls ls
 bash_turn cd 'echo hi; cd sub'
-cat >"$B/three.json" <<JSON
-[{"type":"tool_use","id":"r","name":"Read","input":{"file_path":"$B/ws/a.txt"}},
- {"type":"tool_use","id":"g","name":"Grep","input":{"pattern":"17"}},
- {"type":"tool_use","id":"b","name":"Bash","input":{"command":"ls"}}]
-JSON
-cd "$B/ws"
-cleanup() {
-	"$B/old/riot" serve --stop --session O >/dev/null 2>&1 || true
-	"$B/new/riot" serve --stop --session N >/dev/null 2>&1 || true
-	rm -rf "$B"
-}
-trap cleanup EXIT
-"$B/old/riot" serve --session O
-"$B/new/riot" serve --session N
 # Every turn must run whole on both builds, without an error.
 for r in "old O" "new N"; do
 	set -- $r

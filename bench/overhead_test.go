@@ -14,6 +14,7 @@ import (
 
 	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/core"
+	"github.com/riot-tools/riot/internal/benchrotate"
 	"github.com/riot-tools/riot/plugin"
 	"github.com/riot-tools/riot/shared"
 	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
@@ -123,24 +124,9 @@ func noopPair(b *testing.B, stub shared.ToolPlugin) {
 	}
 }
 
-// rotate runs every way once per iteration, starting one further along
-// each time, and returns each way's total time: ratios of these totals
-// hold on a machine whose load moves, as separate benchmarks do not.
-func rotate(b *testing.B, ways []func()) []time.Duration {
-	total := make([]time.Duration, len(ways))
-	i := 0
-	b.ResetTimer()
-	for b.Loop() {
-		for k := range ways {
-			w := (i + k) % len(ways)
-			start := time.Now()
-			ways[w]()
-			total[w] += time.Since(start)
-		}
-		i++
-	}
-	return total
-}
+// rotate is benchrotate.Totals: ratios of these totals hold on a machine
+// whose load moves, as separate benchmarks do not.
+func rotate(b *testing.B, ways []func()) []time.Duration { return benchrotate.Totals(b, ways) }
 
 type noopIn struct{}
 type noop struct{}

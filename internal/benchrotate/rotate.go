@@ -18,6 +18,19 @@ func Run(b *testing.B, names []string, ways []func()) {
 	if len(names) != len(ways) {
 		b.Fatalf("%d names for %d ways", len(names), len(ways))
 	}
+	total := Totals(b, ways)
+	for k, name := range names {
+		b.ReportMetric(float64(total[k].Microseconds())/1000/float64(b.N), name+"-ms/op")
+	}
+	// The loop's own ns/op is the sum of the ways, which says nothing.
+	b.ReportMetric(0, "ns/op")
+}
+
+// Totals runs every way once per iteration of b's loop, starting one
+// further along each time, and returns each way's total time, for callers
+// that report their own ratios.
+func Totals(b *testing.B, ways []func()) []time.Duration {
+	b.Helper()
 	total := make([]time.Duration, len(ways))
 	i := 0
 	b.ResetTimer()
@@ -30,9 +43,5 @@ func Run(b *testing.B, names []string, ways []func()) {
 		}
 		i++
 	}
-	for k, name := range names {
-		b.ReportMetric(float64(total[k].Microseconds())/1000/float64(b.N), name+"-ms/op")
-	}
-	// The loop's own ns/op is the sum of the ways, which says nothing.
-	b.ReportMetric(0, "ns/op")
+	return total
 }
