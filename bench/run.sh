@@ -182,7 +182,7 @@ bash)
 	hyperfine -N --warmup 5 --runs 50 "$riot call Bash '{\"command\":\"true\"}'" "bash -c true"
 	echo "## Bash: 500 MB of output through riot (spilled) vs the same pipeline to a file"
 	cmd='yes abcdefghijklmnopqrstuvwxyz0123456789 | head -c 500000000'
-	hyperfine --warmup 1 --runs 5 --prepare "$clean" \
+	hyperfine --warmup 1 --runs 10 --prepare "$clean" \
 		-n "riot call Bash" "$riot call Bash '{\"command\":\"$cmd\"}' --mode bypassPermissions --json > /dev/null" \
 		-n "bash to a file" "bash -c '$cmd > $work/out'"
 	;;
