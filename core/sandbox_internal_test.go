@@ -182,23 +182,7 @@ func uncachedProfile(h *Host, readOnly bool, req permission.Request, d permissio
 		p.ReadPaths = appendForms(p.ReadPaths, abs, nil)
 	}
 	p.ReadPaths = appendForms(p.ReadPaths, h.stateDir, nil)
-	for _, s := range req.Subjects {
-		if s.Kind != permission.PathSubject || d.Behavior != permission.Allow {
-			continue
-		}
-		abs := filepath.Clean(config.ExpandHome(s.Value))
-		if !filepath.IsAbs(abs) {
-			abs = filepath.Join(h.opts.Workspace, abs)
-		}
-		if coveredBy(p.WritePaths, abs) {
-			continue
-		}
-		if s.Access == permission.Read {
-			p.ReadPaths = appendForms(p.ReadPaths, abs, nil)
-		} else {
-			p.WritePaths = appendForms(p.WritePaths, existingAncestor(abs), nil)
-		}
-	}
+	h.addAllowedPaths(p, req, d)
 	for _, r := range roots {
 		for _, rel := range protectedInRoot {
 			prot := filepath.Join(r, rel)

@@ -30,8 +30,17 @@ func (h *Host) profile(readOnly bool, req permission.Request, d permission.Decis
 		p.WritePaths = slices.Clone(b.write)
 	}
 	p.ReadPaths = slices.Clone(b.read)
-	// A path outside the roots that the decision allowed is added for this
-	// call: reads read-only, writes writable.
+	h.addAllowedPaths(p, req, d)
+	inRoot := slices.DeleteFunc(slices.Clone(b.inRoot), func(prot string) bool { return decisionCovers(d, prot) })
+	p.ProtectedPaths = append(inRoot, b.own...)
+	p.MaskedPaths = slices.Concat(b.masks, b.secrets)
+	return p
+}
+
+// addAllowedPaths adds to p each path outside its writable paths that the
+// decision allowed this call: reads read-only, writes writable (the
+// nearest existing ancestor, so that the file may be made).
+func (h *Host) addAllowedPaths(p *toolv1.Sandbox, req permission.Request, d permission.Decision) {
 	for _, s := range req.Subjects {
 		if s.Kind != permission.PathSubject || d.Behavior != permission.Allow {
 			continue
@@ -49,10 +58,6 @@ func (h *Host) profile(readOnly bool, req permission.Request, d permission.Decis
 			p.WritePaths = appendForms(p.WritePaths, existingAncestor(abs), nil)
 		}
 	}
-	inRoot := slices.DeleteFunc(slices.Clone(b.inRoot), func(prot string) bool { return decisionCovers(d, prot) })
-	p.ProtectedPaths = append(inRoot, b.own...)
-	p.MaskedPaths = slices.Concat(b.masks, b.secrets)
-	return p
 }
 
 // profileReason says why a call gets its profile, for the model.
