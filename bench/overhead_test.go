@@ -124,10 +124,6 @@ func noopPair(b *testing.B, stub shared.ToolPlugin) {
 	}
 }
 
-// rotate is benchrotate.Totals: ratios of these totals hold on a machine
-// whose load moves, as separate benchmarks do not.
-func rotate(b *testing.B, ways []func()) []time.Duration { return benchrotate.Totals(b, ways) }
-
 type noopIn struct{}
 type noop struct{}
 
@@ -254,7 +250,7 @@ func BenchmarkNoopPaired(b *testing.B) {
 			b.Fatalf("the protocol %d plugin negotiated %+v", want, p)
 		}
 	}
-	total := rotate(b, ways[:])
+	total := benchrotate.Totals(b, ways[:])
 	us := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(b.N) }
 	ratio := func(a, c int) float64 { return float64(total[a]) / float64(total[c]) }
 	b.ReportMetric(us(total[wHost]), "host-us")
@@ -303,7 +299,7 @@ func BenchmarkNoopRawPaired(b *testing.B) {
 	for _, w := range ways {
 		w()
 	}
-	total := rotate(b, ways)
+	total := benchrotate.Totals(b, ways)
 	us := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(b.N) }
 	b.ReportMetric(us(total[0]), "link-pair-us")
 	b.ReportMetric(us(total[1]), "session-pair-us")

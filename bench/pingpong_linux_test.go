@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/riot-tools/riot/internal/benchrotate"
 )
 
 // The floor under one exchange on a link: two Go processes bouncing 200
@@ -143,7 +145,7 @@ func BenchmarkSocketPingPong(b *testing.B) {
 			ways[i]() // warm
 		}
 	}
-	total := rotate(b, ways)
+	total := benchrotate.Totals(b, ways)
 	for i, name := range names {
 		b.ReportMetric(float64(total[i].Nanoseconds())/1e3/float64(b.N), name+"-us")
 		if i > 0 {
