@@ -11,6 +11,7 @@ command -v hyperfine >/dev/null || { echo "install hyperfine (apt-get install hy
 base=${1:-main}
 repeats=${2:-3}
 . bench/ab-hosts.sh
+. bench/medians.sh
 ab_hosts "$base"
 for r in "old O" "new N"; do
 	set -- $r
@@ -27,9 +28,6 @@ while [ "$i" -le "$repeats" ]; do
 		-n version "$B/new/riot version" \
 		-n "attached-$base" "$B/old/riot run --session O $B/three.json" \
 		-n attached-this "$B/new/riot run --session N $B/three.json"
-	if command -v jq >/dev/null; then
-		jq -r '.results as $r | ($r[0].median) as $v | ($r[0].min) as $vm
-			| $r[] | "\(.command): median \(.median * 1e4 | round / 10) ms (\(.median / $v * 100 | round / 100)x version), min \(.min * 1e4 | round / 10) ms (\(.min / $vm * 100 | round / 100)x)"' "$B/run.json"
-	fi
+	medians "$B/run.json"
 	i=$((i + 1))
 done

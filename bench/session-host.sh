@@ -10,6 +10,7 @@
 #   RUNS=100 bench/session-host.sh 3   # more runs per hyperfine run (default 30)
 set -eu
 cd "$(dirname "$0")/.."
+. bench/medians.sh
 command -v hyperfine >/dev/null || { echo "install hyperfine (apt-get install hyperfine)"; exit 2; }
 repeats=${1:-3}
 B=$(mktemp -d)
@@ -53,10 +54,6 @@ while [ "$i" -le "$repeats" ]; do
 		-n attached "$riot run --session H $B/turn.json" \
 		-n attached-nosandbox "$riot run --session U --config $B/nosandbox.toml $B/turn.json" \
 		-n no-host "$riot run --session N $B/turn.json"
-	# Medians and minimums resist a busy machine better than means.
-	if command -v jq >/dev/null; then
-		jq -r '.results as $r | ($r[0].median) as $v | ($r[0].min) as $vm
-			| $r[] | "\(.command): median \(.median * 1e4 | round / 10) ms (\(.median / $v * 100 | round / 100)x version), min \(.min * 1e4 | round / 10) ms (\(.min / $vm * 100 | round / 100)x)"' "$B/run.json"
-	fi
+	medians "$B/run.json"
 	i=$((i + 1))
 done
