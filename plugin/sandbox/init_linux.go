@@ -55,6 +55,14 @@ func runInit() int {
 	// for it below; init functions run on the main goroutine, which this
 	// locks to the main thread for good.
 	runtime.LockOSThread()
+	// One P: the init's Go code runs on this thread alone, and with a
+	// second, idle P the runtime's monitor neither takes this thread's P
+	// while it waits in ppoll (for up to 10 ms) nor sleeps: it wakes every
+	// 20 µs and more rarely after, some 30 times during a short command,
+	// CPU that bash needs on a busy machine (BENCHMARKS.md, "An attached
+	// Bash turn, hop by hop"). With one P it takes the P at its first look
+	// and sleeps until this thread is back.
+	runtime.GOMAXPROCS(1)
 	// No descriptor of the init's may reach a command: the socket would
 	// let it start processes outside its call, and whatever else the
 	// plugin inherited is none of the command's business.
