@@ -1,6 +1,9 @@
 package session
 
-import "sync"
+import (
+	"sync"
+	"time"
+)
 
 // writeBehind is a session's background writer. Changes are applied to the
 // view in memory at once and queued; the writer takes whatever is queued
@@ -8,6 +11,14 @@ import "sync"
 // one write, exactly as a synchronous change would. What is queued or
 // being written is applied again over any version reloaded from disk, so
 // the view never loses a change the host made.
+//
+// The writer waits writeSettle after the first change it is woken for
+// before it writes: a session host flushes after each turn's results, so
+// the changes of a turn shorter than that are written once, after it,
+// instead of beside its calls, where the write's encoding, fsyncs and
+// rename took the CPU and the disk from the call that was still running
+// (BENCHMARKS.md, "An attached Bash turn, hop by hop"). A longer turn's
+// changes are written writeSettle after the first.
 //
 // A change not yet written when the process is killed is lost. The loss
 // fails closed: a lost Read record makes Edit say the file wasn't read.
@@ -19,6 +30,8 @@ type writeBehind struct {
 
 	wmu  sync.Mutex // one write at a time: the writer's or Flush's
 	kick chan struct{}
+	// after is time.After; tests hold the settling window open or end it.
+	after func(time.Duration) <-chan time.Time
 	stop chan struct{}
 	done chan struct{}
 	once sync.Once
@@ -33,7 +46,7 @@ func (s *Session) WriteBehind() {
 	if s.path == "" || s.wb != nil {
 		return
 	}
-	w := &writeBehind{kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	w := &writeBehind{kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}), after: time.After}
 	s.wb = w
 	go s.writer(w)
 }
@@ -45,10 +58,29 @@ func (s *Session) writer(w *writeBehind) {
 		case <-w.stop:
 			return
 		case <-w.kick:
-			// A failure stays queued for the next write; Flush reports it.
-			_ = s.write(w)
+			if !s.settleAndWrite(w) {
+				return
+			}
 		}
 	}
+}
+
+// writeSettle is how long the writer lets changes gather before it writes
+// them, unless a Flush writes them first.
+const writeSettle = time.Second
+
+// settleAndWrite waits out the settling window, then writes what is still
+// queued (a Flush meanwhile leaves nothing). It reports false when the
+// session is closing, which writes what is queued itself.
+func (s *Session) settleAndWrite(w *writeBehind) bool {
+	select {
+	case <-w.stop:
+		return false
+	case <-w.after(writeSettle):
+	}
+	// A failure stays queued for the next write; Flush reports it.
+	_ = s.write(w)
+	return true
 }
 
 // queue adds a change applied in memory; the caller holds Session.mu.

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"slices"
 	"testing"
+	"time"
 )
 
 // openWriteBehind opens session id write-behind, closed with the test.
@@ -203,5 +204,91 @@ func TestWriteBehindWritesGrantsAtOnce(t *testing.T) {
 	own, grants := onDisk(t, dir, "s")
 	if !slices.Contains(grants, "Bash(make:*)") || own["a"] != "1" {
 		t.Fatalf("on disk after AddGrants: %v %v, want the grant and the change before it", own, grants)
+	}
+}
+
+// settleClock holds the writer's settling window open until the test
+// ends it, and tells the test each time the writer opens one.
+type settleClock struct {
+	opened chan time.Duration
+	end    chan time.Time
+}
+
+func holdSettle(t *testing.T, s *Session) *settleClock {
+	t.Helper()
+	c := &settleClock{opened: make(chan time.Duration, 1), end: make(chan time.Time)}
+	// Set before the first change wakes the writer, which reads it after.
+	s.wb.after = func(d time.Duration) <-chan time.Time {
+		c.opened <- d
+		return c.end
+	}
+	return c
+}
+
+// waitOpened is the window the writer opened; a writer that writes
+// without one never opens it.
+func (c *settleClock) waitOpened(t *testing.T) time.Duration {
+	t.Helper()
+	select {
+	case d := <-c.opened:
+		return d
+	case <-time.After(10 * time.Second):
+		t.Fatal("the writer did not wait before writing")
+		return 0
+	}
+}
+
+// A turn's changes are not written beside its calls: the writer, free to
+// write, waits out its window, and the host's Flush after the results
+// writes them.
+func TestWriteBehindWaitsOutTheTurn(t *testing.T) {
+	dir := t.TempDir()
+	s := openWriteBehind(t, dir, "s")
+	c := holdSettle(t, s)
+	if err := s.Update("read", map[string]string{"a": "1"}); err != nil {
+		t.Fatal(err)
+	}
+	if d := c.waitOpened(t); d != writeSettle {
+		t.Fatalf("window %v, want %v", d, writeSettle)
+	}
+	if own, _ := onDisk(t, dir, "s"); own["a"] != "" {
+		t.Fatalf("the change was written during the turn: %v", own)
+	}
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if own, _ := onDisk(t, dir, "s"); own["a"] != "1" {
+		t.Fatalf("after Flush the change is not on disk: %v", own)
+	}
+}
+
+// A turn longer than the window has its changes written when the window
+// ends, without a Flush; what comes later waits for the next window, and
+// Close writes it.
+func TestWriteBehindWritesALongTurnAfterTheWindow(t *testing.T) {
+	dir := t.TempDir()
+	s := openWriteBehind(t, dir, "s")
+	c := holdSettle(t, s)
+	if err := s.Update("read", map[string]string{"a": "1"}); err != nil {
+		t.Fatal(err)
+	}
+	c.waitOpened(t)
+	if err := s.Update("read", map[string]string{"b": "2"}); err != nil {
+		t.Fatal(err)
+	}
+	c.end <- time.Now()
+	if err := s.Update("read", map[string]string{"c": "3"}); err != nil {
+		t.Fatal(err)
+	}
+	// The writer opens its next window only after its write is done.
+	c.waitOpened(t)
+	if own, _ := onDisk(t, dir, "s"); own["a"] != "1" || own["b"] != "2" {
+		t.Fatalf("on disk after the window = %v, want a and b", own)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if own, _ := onDisk(t, dir, "s"); own["c"] != "3" {
+		t.Fatalf("after Close = %v, want c too", own)
 	}
 }
