@@ -32,9 +32,9 @@ type writeBehind struct {
 	kick chan struct{}
 	// after is time.After; tests hold the settling window open or end it.
 	after func(time.Duration) <-chan time.Time
-	stop chan struct{}
-	done chan struct{}
-	once sync.Once
+	stop  chan struct{}
+	done  chan struct{}
+	once  sync.Once
 }
 
 // WriteBehind makes s write its changes in the background: for the one
