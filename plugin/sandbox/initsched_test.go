@@ -13,8 +13,8 @@ import (
 // While a command runs, the init's threads other than the one that serves
 // sleep: the runtime's monitor takes the serving thread's P as soon as it
 // waits in ppoll, instead of polling every 20 µs for up to 10 ms, which it
-// does when the init has a second P (about 50 wake-ups a command, measured
-// with the line that sets one P removed; 15-20 with it).
+// does when the init has a second P (23-37 wake-ups a command, measured
+// with the line that sets one P removed; 3-5 with it).
 func TestInitRuntimeSleepsWhileACommandRuns(t *testing.T) {
 	f := newPoolFixture(t)
 	p := f.profile(Write)
@@ -27,16 +27,23 @@ func TestInitRuntimeSleepsWhileACommandRuns(t *testing.T) {
 	}
 	initPid := initOf(t, boxes[0].pgid)
 	const commands = 10
-	before := helperSwitches(t, initPid)
+	woke := 0
 	for range commands {
-		// Long enough for the monitor's backoff to reach its 10 ms
-		// ceiling if it polls.
-		if out, err := f.run(t, p, "sleep 0.03"); err != nil {
-			t.Fatalf("sleep: %v (%s)", err, out)
+		// From the start's reply to the end's: the init waits in ppoll
+		// but for its reply and its reap, so its own work, which a busy
+		// machine stretches, hardly counts. The command is long enough
+		// for the monitor's backoff to reach its 10 ms ceiling if it
+		// polls.
+		proc, out := f.start(t, p, "sleep 0.03")
+		before := helperSwitches(t, initPid)
+		if err := proc.Wait(); err != nil {
+			b, _ := os.ReadFile(out.Name())
+			t.Fatalf("sleep: %v (%s)", err, b)
 		}
+		woke += helperSwitches(t, initPid) - before
 	}
-	after := helperSwitches(t, initPid)
-	if per := (after - before) / commands; per > 30 {
+	t.Logf("%d wake-ups a command", woke/commands)
+	if per := woke / commands; per > 15 {
 		t.Errorf("the init's helper threads woke %d times a command; its runtime polls while commands run (one P not set?)", per)
 	}
 }
