@@ -22,12 +22,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/riot-tools/riot/internal/atomicfile"
 	"github.com/riot-tools/riot/internal/fileid"
@@ -40,9 +42,22 @@ type Session struct {
 
 	mu   sync.Mutex
 	data data
-	seen fileid.ID // the state file as last loaded or written
+	seen version // the state file as last loaded or written
 
-	wb *writeBehind // nil: every change is written before it returns
+	wb  *writeBehind     // nil: every change is written before it returns
+	now func() time.Time // the clock the racy window is judged by
+}
+
+// version is the state file as this process last knew it: its identity,
+// the time just before that identity was taken, and its bytes. An identity
+// taken within fileid.RacyWindow of the file's last change does not prove
+// that a later version differs from it (another process can replace the
+// file with one of the same size in the same clock tick, onto the inode
+// just freed), so until a look outside the window the bytes decide.
+type version struct {
+	id  fileid.ID
+	at  time.Time
+	raw []byte
 }
 
 // data is the state file's content.
@@ -73,17 +88,17 @@ func Open(stateDir, id string) (*Session, error) {
 	if id == "" {
 		b := make([]byte, 8)
 		_, _ = rand.Read(b)
-		return &Session{id: "ephemeral-" + hex.EncodeToString(b), data: data{State: map[string]map[string]string{}}}, nil
+		return &Session{id: "ephemeral-" + hex.EncodeToString(b), data: data{State: map[string]map[string]string{}}, now: time.Now}, nil
 	}
 	if !ValidID(id) {
 		return nil, fmt.Errorf("session id %q must be letters, digits, '.', '_' and '-', at most 128 characters", id)
 	}
-	s := &Session{id: id, path: filepath.Join(stateDir, "sessions", id+".json")}
-	d, st, err := s.load()
+	s := &Session{id: id, path: filepath.Join(stateDir, "sessions", id+".json"), now: time.Now}
+	d, v, err := s.load()
 	if err != nil {
 		return nil, err
 	}
-	s.data, s.seen = d, st
+	s.data, s.seen = d, v
 	return s, nil
 }
 
@@ -180,102 +195,113 @@ func (s *Session) change(f func(*data)) error {
 		s.wb.queue(f)
 		return nil
 	}
-	d, st, written, err := s.persist([]func(*data){f})
+	d, v, err := s.persist([]func(*data){f})
 	if err != nil {
 		return err
 	}
-	s.keep(d, st, written)
+	s.data, s.seen = d, v
 	return nil
 }
 
-// keep makes d, just persisted, this process's view: st is the file as
-// persist loaded it, which is still what is on disk unless it wrote.
-func (s *Session) keep(d data, st fileid.ID, written bool) {
-	s.data = d
-	if written {
-		s.seen, _ = fileid.Stat(s.path)
-	} else {
-		s.seen = st
-	}
-}
-
 // persist applies fs, in order, to the state on disk under the lock and
-// writes the result when it differs. It returns the merged state, the
-// identity of the file as loaded, and whether it wrote.
-func (s *Session) persist(fs []func(*data)) (data, fileid.ID, bool, error) {
+// writes the result when it differs. It returns the merged state and the
+// version of the file it leaves, taken under the lock: after it, another
+// process may write, and that version must not pass for this one.
+func (s *Session) persist(fs []func(*data)) (data, version, error) {
 	unlock, err := lockFile(s.path + ".lock")
 	if err != nil {
-		return data{}, fileid.ID{}, false, fmt.Errorf("lock session %s: %w", s.id, err)
+		return data{}, version{}, fmt.Errorf("lock session %s: %w", s.id, err)
 	}
 	defer unlock()
-	d, st, err := s.load()
+	d, v, err := s.load()
 	if err != nil {
-		return d, st, false, err
+		return d, v, err
 	}
 	before, err := json.MarshalIndent(d, "", "  ")
 	if err != nil {
-		return d, st, false, fmt.Errorf("encode session %s: %w", s.id, err)
+		return d, v, fmt.Errorf("encode session %s: %w", s.id, err)
 	}
 	for _, f := range fs {
 		f(&d)
 	}
 	out, err := json.MarshalIndent(d, "", "  ")
 	if err != nil {
-		return d, st, false, fmt.Errorf("encode session %s: %w", s.id, err)
+		return d, v, fmt.Errorf("encode session %s: %w", s.id, err)
 	}
 	if bytes.Equal(before, out) {
 		// Nothing changed (Bash reports the directory it stayed in after
 		// every command): a write would cost two fsyncs on the call's path
 		// and tell no reader anything new.
-		return d, st, false, nil
+		return d, v, nil
 	}
 	// Replaced whole, so that the reads of other processes, which take no
 	// lock, see one version or the other.
 	if err := atomicfile.Write(s.path, out, 0o600); err != nil {
-		return d, st, false, fmt.Errorf("write session %s: %w", s.id, err)
+		return d, v, fmt.Errorf("write session %s: %w", s.id, err)
 	}
-	return d, st, true, nil
+	at := s.now()
+	id, err := fileid.Stat(s.path)
+	if err != nil {
+		// Unknown: the next read loads the file whatever it holds.
+		id = fileid.ID{}
+	}
+	return d, version{id: id, at: at, raw: out}, nil
 }
 
 // refresh reloads the state file if another process replaced it since it
-// was last seen. A file that cannot be read now keeps the view in memory:
-// Update reports the problem when it next writes.
+// was last seen: when its identity differs, or when the identity seen was
+// taken too soon after a change to prove anything and its bytes differ. A
+// file that cannot be read now keeps the view in memory: Update reports
+// the problem when it next writes.
 func (s *Session) refresh() {
 	if s.path == "" {
 		return
 	}
-	st, err := fileid.Stat(s.path)
-	if err != nil || st == s.seen {
+	id, err := fileid.Stat(s.path)
+	if err != nil || id == s.seen.id && !fileid.Racy(id.Changed(), s.seen.at) {
 		return
 	}
-	if d, st, err := s.load(); err == nil {
-		// Changes not yet written are this process's newest word.
-		s.wb.reapply(&d)
-		s.data, s.seen = d, st
+	d, v, err := s.load()
+	switch {
+	case err != nil:
+		return
+	case v.id == s.seen.id && bytes.Equal(v.raw, s.seen.raw):
+		// The version already held, looked at again: once this look is
+		// outside its window, its identity alone will do.
+		s.seen.at = v.at
+		return
 	}
+	// Changes not yet written are this process's newest word.
+	s.wb.reapply(&d)
+	s.data, s.seen = d, v
 }
 
 // load reads the state file; a missing one is an empty state.
-func (s *Session) load() (data, fileid.ID, error) {
+func (s *Session) load() (data, version, error) {
 	d := data{}
+	at := s.now()
 	f, err := os.Open(s.path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		d.State = map[string]map[string]string{}
-		return d, fileid.ID{}, nil
+		return d, version{at: at}, nil
 	case err != nil:
-		return d, fileid.ID{}, fmt.Errorf("read session %s: %w", s.id, err)
+		return d, version{}, fmt.Errorf("read session %s: %w", s.id, err)
 	}
 	defer func() { _ = f.Close() }()
 	info, err := f.Stat()
 	if err != nil {
-		return d, fileid.ID{}, fmt.Errorf("read session %s: %w", s.id, err)
+		return d, version{}, fmt.Errorf("read session %s: %w", s.id, err)
 	}
-	if err := json.NewDecoder(f).Decode(&d); err != nil {
-		return d, fileid.ID{}, fmt.Errorf("session file %s is corrupt: %w", s.path, err)
+	raw, err := io.ReadAll(f)
+	if err != nil {
+		return d, version{}, fmt.Errorf("read session %s: %w", s.id, err)
+	}
+	if err := json.Unmarshal(raw, &d); err != nil {
+		return d, version{}, fmt.Errorf("session file %s is corrupt: %w", s.path, err)
 	}
 	if d.State == nil {
 		d.State = map[string]map[string]string{}
 	}
-	return d, fileid.Of(s.path, info), nil
+	return d, version{id: fileid.Of(s.path, info), at: at, raw: raw}, nil
 }

@@ -117,7 +117,7 @@ func (s *Session) write(w *writeBehind) error {
 	if len(batch) == 0 {
 		return nil
 	}
-	d, st, written, err := s.persist(batch)
+	d, v, err := s.persist(batch)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	w.inflight = nil
@@ -128,7 +128,7 @@ func (s *Session) write(w *writeBehind) error {
 	for _, f := range w.pending {
 		f(&d)
 	}
-	s.keep(d, st, written)
+	s.data, s.seen = d, v
 	return nil
 }
 
