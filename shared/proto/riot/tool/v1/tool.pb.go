@@ -835,8 +835,10 @@ func (x *CallContext) GetSpillFile() *SpillFile {
 // and writes there the text it received; from then on the plugin may open
 // it (write only, never creating it, no symlink followed) and write its
 // further text at the offsets that follow, announcing each stretch with a
-// Chunk whose file_length is set. The host reads every announced byte back
-// for the budget's accounting and the preview, and keeps only those.
+// Chunk whose file_length is set. The host takes a stretch by the counts it
+// carries (Chunk.file_chars, file_newlines), reading back only what the
+// preview shows, or reads one without counts back whole; it keeps only
+// announced bytes.
 type SpillFile struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Path  string                 `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
