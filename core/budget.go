@@ -215,9 +215,9 @@ func (c *collector) spill() {
 	}
 	c.at = &offsetWriter{f: f}
 	c.file, c.w = f, bufio.NewWriterSize(c.at, 256<<10)
-	data := c.text.Bytes()
-	c.head = append([]byte(nil), data[:min(len(data), keepBytes)]...)
-	c.toFile(data, false)
+	// toFile keeps the head: setting it here too doubled the head of a
+	// text spilled under keepBytes, as a small budget spills it.
+	c.toFile(c.text.Bytes(), false)
 	c.text = bytes.Buffer{}
 }
 

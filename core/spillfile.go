@@ -1,9 +1,7 @@
 package core
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"unicode/utf8"
 
@@ -90,15 +88,12 @@ func (c *collector) readBack(end int64) error {
 		if err != nil {
 			return err
 		}
-		valid := validUTF8Prefix(data)
-		if valid < len(data) {
-			// A character cut by this read is read again whole by the next
-			// one; one that the stretch ends inside, or a bad byte, breaks
-			// the protocol.
-			rest := data[valid:]
-			if c.nbytes+int64(len(data)) == end || len(rest) >= utf8.UTFMax || utf8.FullRune(rest) {
-				return &malformedError{Why: fmt.Sprintf("text that is not valid UTF-8, at byte %s of its output", commas(c.nbytes+int64(valid)))}
-			}
+		// A character cut by this read is read again whole by the next one;
+		// one that the stretch ends inside, or a bad byte, breaks the
+		// protocol.
+		valid, ok := checkUTF8(data, c.nbytes+int64(len(data)) < end)
+		if !ok {
+			return &malformedError{Why: fmt.Sprintf("text that is not valid UTF-8, at byte %s of its output", commas(c.nbytes+int64(valid)))}
 		}
 		c.writeText(data[:valid], true)
 		c.fromFile += int64(valid)
@@ -109,15 +104,22 @@ func (c *collector) readBack(end int64) error {
 // readAt reads len(p) bytes of the spill file at off, of a stretch
 // announced up to end.
 func (c *collector) readAt(p []byte, off, end int64) ([]byte, error) {
-	got, err := c.file.ReadAt(p, off)
+	// A short read is the file's end, or an error reading it (which riot
+	// cannot tell the model more of): either way the text is not there.
+	got, _ := c.file.ReadAt(p, off)
 	c.reread += int64(got)
 	if got < len(p) {
-		if err != nil && !errors.Is(err, io.EOF) {
-			return nil, &malformedError{Why: fmt.Sprintf("text announced in the spill file that riot could not read back at byte %s", commas(off))}
-		}
 		return nil, &malformedError{Why: fmt.Sprintf("text announced up to byte %s of the spill file, which holds %s", commas(end), commas(off+int64(got)))}
 	}
 	return p, nil
+}
+
+// checkUTF8 reports the length of p's longest valid UTF-8 prefix, and
+// whether p is valid: with cut, p may end inside a character, whose rest
+// follows it.
+func checkUTF8(p []byte, cut bool) (valid int, ok bool) {
+	valid = validUTF8Prefix(p)
+	return valid, valid == len(p) || cut && !utf8.FullRune(p[valid:])
 }
 
 // counted takes a stretch whose characters and newlines the plugin counted
@@ -171,10 +173,8 @@ func (c *collector) counted(ch *toolv1.Chunk) error {
 	if err != nil {
 		return err
 	}
-	if valid := validUTF8Prefix(head); valid < len(head) {
-		if rest := head[valid:]; len(rest) >= utf8.UTFMax || utf8.FullRune(rest) {
-			return &malformedError{Why: fmt.Sprintf("text that is not valid UTF-8, at byte %s of its output", commas(start+int64(valid)))}
-		}
+	if valid, ok := checkUTF8(head, true); !ok {
+		return &malformedError{Why: fmt.Sprintf("text that is not valid UTF-8, at byte %s of its output", commas(start+int64(valid)))}
 	}
 	headChars, headLines := textcount.Chars(head), textcount.Newlines(head)
 	c.head = append(c.head, head...)
@@ -182,11 +182,13 @@ func (c *collector) counted(ch *toolv1.Chunk) error {
 	if err != nil {
 		return err
 	}
+	// The tail piece is keepBytes long, so longer than the up to three
+	// bytes that end a character the middle holds the start of.
 	skip := 0
-	for skip < len(tail) && skip < utf8.UTFMax && !utf8.RuneStart(tail[skip]) {
+	for skip < utf8.UTFMax && !utf8.RuneStart(tail[skip]) {
 		skip++
 	}
-	if valid := validUTF8Prefix(tail[skip:]); skip == utf8.UTFMax || skip+valid < len(tail) {
+	if valid, ok := checkUTF8(tail[skip:], false); skip == utf8.UTFMax || !ok {
 		return &malformedError{Why: fmt.Sprintf("text that is not valid UTF-8, at byte %s of its output", commas(tailFrom+int64(skip+valid)))}
 	}
 	if !plausible(chars, lines, headChars+textcount.Chars(tail), headLines+textcount.Newlines(tail), tailFrom-start-needHead) {

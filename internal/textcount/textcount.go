@@ -21,7 +21,7 @@ const high = 0x8080808080808080
 func Chars(p []byte) int64 {
 	cont := 0
 	rest := p
-	for len(rest) >= 32 {
+	for len(rest) > 31 { // 32 bytes at least, read whole below
 		w0 := binary.LittleEndian.Uint64(rest)
 		w1 := binary.LittleEndian.Uint64(rest[8:])
 		w2 := binary.LittleEndian.Uint64(rest[16:])
@@ -33,7 +33,7 @@ func Chars(p []byte) int64 {
 		}
 		rest = rest[32:]
 	}
-	for len(rest) >= 8 {
+	for len(rest) > 7 {
 		w := binary.LittleEndian.Uint64(rest)
 		// In each byte, bit 7 set and bit 6 clear; w<<1 brings bit 6 of
 		// each byte under its bit 7.
