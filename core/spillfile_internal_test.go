@@ -176,7 +176,7 @@ func TestCountedStretchTaken(t *testing.T) {
 	}{
 		{"the head held", strings.Repeat("x", 8000), 7000, strings.Repeat(line, 300) + "no newline"},
 		{"the head not held", "0123456789", 5, strings.Repeat(line, 300)},
-		{"a small stretch", "0123456789", 5, "abc\nd"},
+		{"a small stretch", "01234\n6789", 5, "abc\nd"},
 		{"just past what the preview reads", "0123456789", 5, strings.Repeat("y", 2*keepBytes+1)},
 		{"all newlines", "01234\n6789", 5, strings.Repeat("\n", 30_000)},
 		// The head piece ends inside "€", the unread middle is its second
