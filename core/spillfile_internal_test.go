@@ -182,6 +182,9 @@ func TestCountedStretchTaken(t *testing.T) {
 		// The head piece ends inside "€", the unread middle is its second
 		// byte and the tail piece starts with its third.
 		{"a character across the unread middle", "0123456789", 5, strings.Repeat("a", keepBytes-11) + "€" + strings.Repeat("a", keepBytes-1)},
+		// The unread middle is as long as its characters allow: the three
+		// bytes that end the "😀" the head piece cut, and one "😀" whole.
+		{"the longest unread middle", "0123456789", 5, strings.Repeat("a", keepBytes-11) + "😀😀" + strings.Repeat("a", keepBytes)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			want := spilledCollector(t, tc.budget, tc.streamed)
