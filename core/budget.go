@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/riot-tools/riot/internal/atomicfile"
+	"github.com/riot-tools/riot/internal/textcount"
 	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
 
@@ -69,6 +70,7 @@ type collector struct {
 	offered  bool
 	readBuf  []byte
 	fromFile int64 // text bytes the plugin wrote to the file itself
+	reread   int64 // bytes of the file read back: all of an uncounted stretch, the preview's of a counted one
 }
 
 func newCollector(budget int64, spillPath string, store *resultStore) *collector {
@@ -102,7 +104,7 @@ func (c *collector) chunk(ch *toolv1.Chunk) error {
 	c.haveBlock, c.curBlock = true, ch.GetBlock()
 	switch ch.GetKind() {
 	case toolv1.BlockKind_BLOCK_KIND_IMAGE:
-		if ch.GetFileLength() > 0 {
+		if announces(ch) {
 			return &malformedError{Why: "an image announced in the spill file, which holds text only"}
 		}
 		c.image(newBlock, ch)
@@ -112,7 +114,7 @@ func (c *collector) chunk(ch *toolv1.Chunk) error {
 		return &malformedError{Why: fmt.Sprintf("a content chunk of unknown kind %d", ch.GetKind())}
 	}
 	c.curImage = 0
-	if ch.GetFileLength() > 0 || ch.GetFileOffset() > 0 {
+	if announces(ch) {
 		return c.extent(ch)
 	}
 	data := ch.GetData()
@@ -184,9 +186,9 @@ func (c *collector) writeText(p []byte, inFile bool) {
 		return
 	}
 	c.nbytes += int64(len(p))
-	c.lines += int64(bytes.Count(p, []byte{'\n'}))
+	c.lines += textcount.Newlines(p)
 	c.lastNL = p[len(p)-1] == '\n'
-	c.chars += leadBytes(p)
+	c.chars += textcount.Chars(p)
 	switch {
 	case c.file != nil:
 		c.toFile(p, inFile)
@@ -213,9 +215,9 @@ func (c *collector) spill() {
 	}
 	c.at = &offsetWriter{f: f}
 	c.file, c.w = f, bufio.NewWriterSize(c.at, 256<<10)
-	data := c.text.Bytes()
-	c.head = append([]byte(nil), data[:min(len(data), keepBytes)]...)
-	c.toFile(data, false)
+	// toFile keeps the head: setting it here too doubled the head of a
+	// text spilled under keepBytes, as a small budget spills it.
+	c.toFile(c.text.Bytes(), false)
 	c.text = bytes.Buffer{}
 }
 

@@ -458,7 +458,7 @@ func (h *Host) execute(ctx context.Context, c *call) {
 	if c.col.err != nil {
 		h.log.Error("cannot write a spilled result", "path", c.col.spillPath, "error", c.col.err)
 	} else if c.col.spilled() {
-		h.log.Debug("spilled a result", "path", c.col.spillPath, "bytes", c.col.nbytes, "written_by_plugin", c.col.fromFile)
+		h.log.Debug("spilled a result", "path", c.col.spillPath, "bytes", c.col.nbytes, "written_by_plugin", c.col.fromFile, "read_back", c.col.reread)
 	}
 	started = started || ans.started()
 	if c.elided && ans.unanswered(err, fault) {

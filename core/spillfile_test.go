@@ -2,6 +2,7 @@ package core_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -113,5 +114,119 @@ func TestSpillFileFaults(t *testing.T) {
 	// Only the two good spills are left: a discarded one leaves nothing.
 	if entries, _ := os.ReadDir(filepath.Dir(r.Spill.Path)); len(entries) != 3 {
 		t.Fatalf("the results directory holds %v, want the lock and two spill files", entries)
+	}
+}
+
+var spillLogged = regexp.MustCompile(`spilled a result: .*bytes=(\d+) written_by_plugin=(\d+) read_back=(\d+)`)
+
+// lastSpill is the byte counts of the last spill the host logged: the
+// text, what the plugin wrote to the file, and what riot read back of it.
+func lastSpill(t *testing.T, log *syncLog) (total, byPlugin, readBack int) {
+	t.Helper()
+	all := spillLogged.FindAllStringSubmatch(log.String(), -1)
+	if len(all) == 0 {
+		t.Fatalf("the host logged no spill:\n%.2000s", log.String())
+	}
+	m := all[len(all)-1]
+	total, _ = strconv.Atoi(m[1])
+	byPlugin, _ = strconv.Atoi(m[2])
+	readBack, _ = strconv.Atoi(m[3])
+	return total, byPlugin, readBack
+}
+
+// The same bytes make the same result whichever way they come: written by
+// the SDK to the spill file with their counts, written there without counts
+// (as an SDK older than the counts does, and riot reads them back), or all
+// streamed. The SDK's own output (its spill file, or the text when nothing
+// spilled) is what the other ways replay, so they get the bytes the SDK
+// made of invalid UTF-8 and of characters cut between writes.
+func TestSpillWaysAgree(t *testing.T) {
+	log := &syncLog{}
+	h := newHost(t, withPlugins(testkit(), wirefault()), func(o *core.Options) {
+		o.Logger = hclog.New(&hclog.LoggerOptions{Output: log, Level: hclog.Debug})
+	})
+	const budget = 50_000
+	ascii := []byte(strings.Repeat("abcdefghijklmnopqrstuvwxyz0123456789\n", 1000)) // 37,000 bytes
+	multi := []byte(strings.Repeat("é€😀\n", 2000))                                  // 20,000 bytes, 8,000 characters
+	// Outputs of megabytes, so that the SDK surely finds the spill file: it
+	// can be the RPC's flow-control window ahead of riot when riot creates it.
+	for _, tc := range []struct {
+		name   string
+		in     map[string]any
+		counts bool // whether the SDK wrote to the file, with counts
+	}{
+		{"ASCII", map[string]any{"writes": [][]byte{ascii}, "times": 260}, true}, // 9.6 MB, several announcements
+		{"multibyte cut across writes", map[string]any{"writes": [][]byte{multi[:1001], multi[1001:3333], multi[3333:]}, "times": 200}, true},
+		{"invalid bytes", map[string]any{"writes": [][]byte{ascii, []byte("bad \xff\xfe here\n"), []byte("cut \xe2\x82"), []byte("x and \xc3"), []byte("\xa9 then\n")}, "times": 100}, true},
+		{"no final newline", map[string]any{"writes": [][]byte{ascii}, "times": 100, "then": [][]byte{[]byte("the end, no newline")}}, true},
+		{"exactly at the budget", map[string]any{"writes": [][]byte{[]byte(strings.Repeat("x", budget-1) + "\n")}}, false},
+		{"one past the budget", map[string]any{"writes": [][]byte{[]byte(strings.Repeat("y", budget) + "\n")}}, false},
+		{"a trickle announced by the flusher", map[string]any{"writes": [][]byte{ascii}, "times": 100, "then": [][]byte{[]byte("one\n"), []byte("two é"), []byte("\nthree")}, "pause": true}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in, err := json.Marshal(tc.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			counted := runOne(t, h, "Writes", string(in))
+			wantResult(t, counted, core.StatusOK)
+			var out []byte
+			if counted.Spill != nil {
+				out = readSpill(t, counted)
+				total, byPlugin, readBack := lastSpill(t, log)
+				if total != len(out) {
+					t.Fatalf("the host logged %d bytes for a %d-byte spill file", total, len(out))
+				}
+				if tc.counts && (byPlugin == 0 || readBack > 2*(4*(1500+64))*(1+byPlugin/(1<<20))) {
+					t.Fatalf("of %d bytes the plugin wrote %d and riot read back %d: the counts were not taken", total, byPlugin, readBack)
+				}
+			} else {
+				out = []byte(counted.Text())
+			}
+			from := filepath.Join(t.TempDir(), "text")
+			if err := os.WriteFile(from, out, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			// Past the budget of characters, where the host spills.
+			stream := len(out)
+			if counted.Spill != nil {
+				stream = len(string([]rune(string(out))[:budget+1]))
+			}
+			for _, way := range []string{"streamed", "uncounted", "counted"} {
+				if stream == len(out) && way != "streamed" {
+					continue
+				}
+				r := runOne(t, h, "Replay", fmt.Sprintf(`{"from":%q,"way":%q,"stream":%d,"announce":%d}`, from, way, stream, 1<<20+3))
+				sameResult(t, way, counted, r)
+				if r.Spill == nil {
+					continue
+				}
+				if _, byPlugin, readBack := lastSpill(t, log); way == "uncounted" && readBack < byPlugin {
+					t.Fatalf("riot read back %d of the %d bytes written without counts", readBack, byPlugin)
+				}
+			}
+		})
+	}
+}
+
+// sameResult fails unless r is want, byte for byte, but for the spill
+// file's name: its status, content, counts and the file's bytes.
+func sameResult(t *testing.T, way string, want, r core.ToolResult) {
+	t.Helper()
+	if r.Status != want.Status || (r.Spill == nil) != (want.Spill == nil) {
+		t.Fatalf("%s: %s, spilled %v; the SDK's: %s, spilled %v:\n%.500s", way, r.Status, r.Spill != nil, want.Status, want.Spill != nil, r.Text())
+	}
+	text, wantText := r.Text(), want.Text()
+	if r.Spill != nil {
+		text, wantText = strings.ReplaceAll(text, r.Spill.Path, "PATH"), strings.ReplaceAll(wantText, want.Spill.Path, "PATH")
+		if r.Spill.Chars != want.Spill.Chars || r.Spill.Lines != want.Spill.Lines || r.Spill.Bytes != want.Spill.Bytes {
+			t.Fatalf("%s: %+v, the SDK's %+v", way, *r.Spill, *want.Spill)
+		}
+		if got, exp := readSpill(t, r), readSpill(t, want); !bytes.Equal(got, exp) {
+			t.Fatalf("%s: the spill file holds %d bytes, the SDK's %d", way, len(got), len(exp))
+		}
+	}
+	if text != wantText {
+		t.Fatalf("%s: the content differs from the SDK's:\n%s\n---\n%s", way, text, wantText)
 	}
 }

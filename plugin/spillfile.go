@@ -8,6 +8,9 @@ import (
 	"syscall"
 	"unicode/utf8"
 
+	"google.golang.org/protobuf/proto"
+
+	"github.com/riot-tools/riot/internal/textcount"
 	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
 
@@ -29,6 +32,10 @@ type spillFile struct {
 	f         *os.File
 	failed    bool
 	announced int64 // the offset up to which the host was told
+	// chars and newlines are the counts of the text written since the
+	// last announcement, which it carries so the host need not read the
+	// text back.
+	chars, newlines int64
 }
 
 func newSpillFile(offer *toolv1.SpillFile) *spillFile {
@@ -60,7 +67,7 @@ func (sf *spillFile) try(sent int64) {
 		sf.failed = true
 		return
 	}
-	sf.f, sf.announced = f, sent
+	sf.f, sf.announced, sf.chars, sf.newlines = f, sent, 0, 0
 }
 
 func (sf *spillFile) close() {
@@ -88,8 +95,10 @@ func (o *output) writeFileLocked(p []byte) (int, error) {
 		keep = incompleteSuffix(data)
 	}
 	body := data[:len(data)-keep]
-	if !utf8.Valid(body) {
+	chars, newlines, ok := textcount.Scan(body)
+	if !ok {
 		body = bytes.ToValidUTF8(body, []byte(string(utf8.RuneError)))
+		chars, newlines, _ = textcount.Scan(body)
 	}
 	if _, err := o.spill.f.WriteAt(body, o.sent); err != nil {
 		o.spill.close()
@@ -101,6 +110,8 @@ func (o *output) writeFileLocked(p []byte) (int, error) {
 		return len(p), o.streamLocked()
 	}
 	o.sent += int64(len(body))
+	o.spill.chars += chars
+	o.spill.newlines += newlines
 	o.buf = append(o.buf[:0], data[len(data)-keep:]...)
 	if o.sent-o.spill.announced >= announceSize {
 		if err := o.announceLocked(); err != nil {
@@ -111,7 +122,7 @@ func (o *output) writeFileLocked(p []byte) (int, error) {
 }
 
 // announceLocked tells the host of the text written to the file since the
-// last announcement.
+// last announcement, with its counts, which spare the host reading it back.
 func (o *output) announceLocked() error {
 	sf := o.spill
 	if sf == nil || o.sent == sf.announced {
@@ -120,7 +131,8 @@ func (o *output) announceLocked() error {
 	ev := &toolv1.CallEvent{Event: &toolv1.CallEvent_Chunk{Chunk: &toolv1.Chunk{
 		Block: 0, Kind: toolv1.BlockKind_BLOCK_KIND_TEXT,
 		FileOffset: uint64(sf.announced), FileLength: uint64(o.sent - sf.announced),
+		FileChars: proto.Uint64(uint64(sf.chars)), FileNewlines: proto.Uint64(uint64(sf.newlines)),
 	}}}
-	sf.announced = o.sent
+	sf.announced, sf.chars, sf.newlines = o.sent, 0, 0
 	return o.s.event(ev)
 }

@@ -1,12 +1,15 @@
 package plugin
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"unicode/utf8"
 
 	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
@@ -18,6 +21,9 @@ type wire struct {
 	announced [][2]uint64
 	text      []byte // the output, taking each announced stretch from file
 	file      string
+	// miscounted are the announcements whose counts are missing or not
+	// their stretch's.
+	miscounted []string
 }
 
 func (w *wire) send(ev *toolv1.CallEvent) error {
@@ -25,7 +31,13 @@ func (w *wire) send(ev *toolv1.CallEvent) error {
 	if n := ch.GetFileLength(); n > 0 {
 		w.announced = append(w.announced, [2]uint64{ch.GetFileOffset(), n})
 		data, _ := os.ReadFile(w.file)
-		w.text = append(w.text, data[ch.GetFileOffset():ch.GetFileOffset()+n]...)
+		stretch := data[ch.GetFileOffset() : ch.GetFileOffset()+n]
+		w.text = append(w.text, stretch...)
+		chars, lines := uint64(utf8.RuneCount(stretch)), uint64(bytes.Count(stretch, []byte{'\n'}))
+		if ch.FileChars == nil || ch.FileNewlines == nil || ch.GetFileChars() != chars || ch.GetFileNewlines() != lines {
+			w.miscounted = append(w.miscounted, fmt.Sprintf("%d bytes at %d: %v characters and %v newlines, want %d and %d",
+				n, ch.GetFileOffset(), ch.FileChars, ch.FileNewlines, chars, lines))
+		}
 		return nil
 	}
 	w.streamed = append(w.streamed, ch.GetData()...)
@@ -80,8 +92,48 @@ func TestOutputWritesTheOfferedSpillFile(t *testing.T) {
 	if len(w.streamed) > 1<<20 {
 		t.Fatalf("%d bytes streamed once the file existed", len(w.streamed))
 	}
+	if len(w.miscounted) > 0 {
+		t.Fatalf("announcements without their stretch's counts: %v", w.miscounted)
+	}
 	if _, err := o.Write([]byte("late")); err == nil {
 		t.Fatal("a write after close was taken")
+	}
+}
+
+// Each announcement counts what the output wrote to the file: the bytes
+// it made of invalid UTF-8 (U+FFFD) and characters cut between writes,
+// which it counts in the stretch that holds them whole, a trickle the
+// flusher announces, and a character cut off at close.
+func TestOutputCountsWhatItWrites(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".spill.part")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w := &wire{file: path}
+	o := newOutput(context.Background(), &sender{send: w.send}, &toolv1.SpillFile{Path: path})
+	for _, p := range []string{strings.Repeat("x", flushSize), "bad \xff\xfe here\n", "cut \xe2\x82", "\xac done\n", "x \xc3"} {
+		if _, err := o.Write([]byte(p)); err != nil {
+			t.Fatal(err)
+		}
+		if !o.spill.open() {
+			t.Fatal("the output did not take the spill file")
+		}
+		// What the flusher does on its tick.
+		o.mu.Lock()
+		err := o.flushLocked()
+		o.mu.Unlock()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := o.close(); err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Repeat("x", flushSize) + "bad \uFFFD here\ncut € done\nx \uFFFD"; string(w.text) != want {
+		t.Fatalf("the host gets %q", w.text[flushSize:])
+	}
+	if len(w.announced) != 5 || len(w.miscounted) > 0 {
+		t.Fatalf("announced %v, miscounted %v", w.announced, w.miscounted)
 	}
 }
 

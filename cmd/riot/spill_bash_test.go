@@ -14,7 +14,9 @@ import (
 
 // Bash's output past the budget reaches the spill file without crossing
 // the RPC: the plugin writes it into the file riot created, and riot's log
-// says how much. The file holds the command's output exactly.
+// says how much, and that it read back of the file only what the preview
+// shows, taking the counts the plugin announced. The file holds the
+// command's output exactly.
 func TestBashSpillWrittenByThePlugin(t *testing.T) {
 	const size = 24_000_000
 	e := newEnv(t)
@@ -47,7 +49,7 @@ func TestBashSpillWrittenByThePlugin(t *testing.T) {
 		b, _ := os.ReadFile(l)
 		all.Write(b)
 	}
-	m := regexp.MustCompile(`spilled a result: .*bytes=(\d+) written_by_plugin=(\d+)`).FindStringSubmatch(all.String())
+	m := regexp.MustCompile(`spilled a result: .*bytes=(\d+) written_by_plugin=(\d+) read_back=(\d+)`).FindStringSubmatch(all.String())
 	if m == nil {
 		t.Fatalf("riot's log says nothing of the spill:\n%s", all.String())
 	}
@@ -58,5 +60,10 @@ func TestBashSpillWrittenByThePlugin(t *testing.T) {
 	inFlight := shared.ConnWindow + 2*shared.ChunkSize + 1<<20
 	if byPlugin, _ := strconv.Atoi(m[2]); m[1] != strconv.Itoa(size) || byPlugin < size-inFlight {
 		t.Fatalf("of %s bytes the plugin wrote %s into the spill file, want all but the budget and the window in flight", m[1], m[2])
+	}
+	// A head and a tail of about 6 KB for each announcement, one every 4
+	// MiB or 50 ms.
+	if readBack, _ := strconv.Atoi(m[3]); readBack > 1<<20 {
+		t.Fatalf("riot read back %d bytes of the %s the plugin wrote, not only the preview's", readBack, m[2])
 	}
 }

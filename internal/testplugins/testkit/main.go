@@ -44,6 +44,7 @@ func main() {
 		plugin.New[failIn](fail{}),
 		plugin.New[streamIn](stream{name: "Stream"}),
 		plugin.New[streamIn](stream{name: "StreamUnlimited", unlimited: true}),
+		plugin.New[writesIn](writes{}),
 		plugin.New[imageIn](image{}),
 		plugin.New[stateIn](state{}),
 		plugin.New[sleepIn](sleep{}),
@@ -269,6 +270,48 @@ func (stream) Call(_ context.Context, in streamIn, env *plugin.Env) plugin.Outco
 		return plugin.Failed(in.Note)
 	}
 	return plugin.Ok().WithNote(in.Note)
+}
+
+// Writes writes each of Writes, Times over, then each of Then, to its
+// output as one write each: bytes that need not be UTF-8 or end on a
+// character among them. With Pause, it waits after each of Then long
+// enough for the output's flusher to announce it, as a command printing a
+// trickle does.
+type writesIn struct {
+	Writes [][]byte `json:"writes"`
+	Times  int      `json:"times,omitempty"`
+	Then   [][]byte `json:"then,omitempty"`
+	Pause  bool     `json:"pause,omitempty"`
+}
+type writes struct{}
+
+func (writes) Name() string                { return "Writes" }
+func (writes) Prompt() string              { return "Writes output." }
+func (writes) Describe(writesIn) string    { return "Write output" }
+func (writes) IsReadOnly(writesIn) bool    { return true }
+func (writes) ResultBudget() plugin.Budget { return plugin.Limit(plugin.DefaultBudgetChars) }
+func (writes) Call(ctx context.Context, in writesIn, env *plugin.Env) plugin.Outcome {
+	out := env.Output()
+	for range max(1, in.Times) {
+		for _, w := range in.Writes {
+			if _, err := out.Write(w); err != nil {
+				return plugin.Failed("The host went away.")
+			}
+		}
+	}
+	for _, w := range in.Then {
+		if _, err := out.Write(w); err != nil {
+			return plugin.Failed("The host went away.")
+		}
+		if in.Pause {
+			// The flusher runs every 50 ms. Whether it did or not, the
+			// result is the same: only the announcements differ.
+			if err := env.Clock.Sleep(ctx, 120*time.Millisecond); err != nil {
+				return plugin.Failed("The host went away.")
+			}
+		}
+	}
+	return plugin.Ok()
 }
 
 // Image returns a one-pixel PNG.

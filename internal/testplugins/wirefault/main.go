@@ -154,6 +154,7 @@ func (faults) Manifest(ctx context.Context) (*toolv1.ManifestResponse, error) {
 	for _, name := range tools {
 		m.Tools = append(m.Tools, &toolv1.ToolSpec{Name: name, Prompt: "Breaks the protocol.", InputSchema: []byte(`{"type":"object","additionalProperties":false}`)})
 	}
+	m.Tools = append(m.Tools, &toolv1.ToolSpec{Name: "Replay", Prompt: "Replays a file's text.", InputSchema: []byte(replaySchema)})
 	for _, name := range elided {
 		m.Tools = append(m.Tools, &toolv1.ToolSpec{Name: name, Prompt: "Breaks the protocol.", InputSchema: []byte(`{"type":"object","additionalProperties":false}`), DefaultPrepare: true})
 	}
@@ -212,6 +213,11 @@ func (faults) Call(_ context.Context, req *toolv1.CallRequest, send func(*toolv1
 		events = []*toolv1.CallEvent{prepared(&toolv1.PrepareResponse{Describe: "x"}), prepared(&toolv1.PrepareResponse{Describe: "x"}), ok}
 	case "ElidedStatusError":
 		end = status.Error(codes.Internal, "wirefault: internal detail the model must not see")
+	case "Replay":
+		var err error
+		if events, err = replay(req); err != nil {
+			return status.Error(codes.Internal, "wirefault: cannot replay: "+err.Error())
+		}
 	default:
 		var err error
 		if events, err = spillFault(req); err != nil {

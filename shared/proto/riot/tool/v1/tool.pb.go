@@ -835,8 +835,10 @@ func (x *CallContext) GetSpillFile() *SpillFile {
 // and writes there the text it received; from then on the plugin may open
 // it (write only, never creating it, no symlink followed) and write its
 // further text at the offsets that follow, announcing each stretch with a
-// Chunk whose file_length is set. The host reads every announced byte back
-// for the budget's accounting and the preview, and keeps only those.
+// Chunk whose file_length is set. The host takes a stretch by the counts it
+// carries (Chunk.file_chars, file_newlines), reading back only what the
+// preview shows, or reads one without counts back whole; it keeps only
+// announced bytes.
 type SpillFile struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Path  string                 `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
@@ -1533,8 +1535,17 @@ type Chunk struct {
 	// A text chunk whose data is in CallContext.spill_file, not here: bytes
 	// [file_offset, file_offset+file_length) of it, whole UTF-8 characters.
 	// The offset is the count of text bytes the call has returned so far.
-	FileOffset    uint64 `protobuf:"varint,30,opt,name=file_offset,json=fileOffset,proto3" json:"file_offset,omitempty"`
-	FileLength    uint64 `protobuf:"varint,31,opt,name=file_length,json=fileLength,proto3" json:"file_length,omitempty"`
+	FileOffset uint64 `protobuf:"varint,30,opt,name=file_offset,json=fileOffset,proto3" json:"file_offset,omitempty"`
+	FileLength uint64 `protobuf:"varint,31,opt,name=file_length,json=fileLength,proto3" json:"file_length,omitempty"`
+	// The stretch's character count (bytes that start a UTF-8 character)
+	// and newline count, which the plugin counted as it wrote it. With both
+	// set, the host takes them instead of reading the stretch back, and
+	// reads only what the preview shows; with neither (an older SDK), it
+	// reads the stretch back whole. One without the other is malformed. A
+	// plugin whose counts are wrong misstates only the counts in the
+	// result's summary: the file's bytes are its own output either way.
+	FileChars     *uint64 `protobuf:"varint,32,opt,name=file_chars,json=fileChars,proto3,oneof" json:"file_chars,omitempty"`
+	FileNewlines  *uint64 `protobuf:"varint,33,opt,name=file_newlines,json=fileNewlines,proto3,oneof" json:"file_newlines,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1607,6 +1618,20 @@ func (x *Chunk) GetFileOffset() uint64 {
 func (x *Chunk) GetFileLength() uint64 {
 	if x != nil {
 		return x.FileLength
+	}
+	return 0
+}
+
+func (x *Chunk) GetFileChars() uint64 {
+	if x != nil && x.FileChars != nil {
+		return *x.FileChars
+	}
+	return 0
+}
+
+func (x *Chunk) GetFileNewlines() uint64 {
+	if x != nil && x.FileNewlines != nil {
+		return *x.FileNewlines
 	}
 	return 0
 }
@@ -2305,7 +2330,7 @@ const file_riot_tool_v1_tool_proto_rawDesc = "" +
 	"\bprepared\x18\x04 \x01(\v2\x1d.riot.tool.v1.PrepareResponseH\x00R\bpreparedB\a\n" +
 	"\x05event\"$\n" +
 	"\bProgress\x12\x18\n" +
-	"\amessage\x18\x01 \x01(\tR\amessage\"\xbf\x01\n" +
+	"\amessage\x18\x01 \x01(\tR\amessage\"\xae\x02\n" +
 	"\x05Chunk\x12\x14\n" +
 	"\x05block\x18\x01 \x01(\rR\x05block\x12+\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x17.riot.tool.v1.BlockKindR\x04kind\x12\x1d\n" +
@@ -2315,7 +2340,12 @@ const file_riot_tool_v1_tool_proto_rawDesc = "" +
 	"\vfile_offset\x18\x1e \x01(\x04R\n" +
 	"fileOffset\x12\x1f\n" +
 	"\vfile_length\x18\x1f \x01(\x04R\n" +
-	"fileLength\"\xfb\x01\n" +
+	"fileLength\x12\"\n" +
+	"\n" +
+	"file_chars\x18  \x01(\x04H\x00R\tfileChars\x88\x01\x01\x12(\n" +
+	"\rfile_newlines\x18! \x01(\x04H\x01R\ffileNewlines\x88\x01\x01B\r\n" +
+	"\v_file_charsB\x10\n" +
+	"\x0e_file_newlines\"\xfb\x01\n" +
 	"\x05Final\x12,\n" +
 	"\x06status\x18\x01 \x01(\x0e2\x14.riot.tool.v1.StatusR\x06status\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12\x1d\n" +
@@ -2511,6 +2541,7 @@ func file_riot_tool_v1_tool_proto_init() {
 		(*CallEvent_Final)(nil),
 		(*CallEvent_Prepared)(nil),
 	}
+	file_riot_tool_v1_tool_proto_msgTypes[15].OneofWrappers = []any{}
 	file_riot_tool_v1_tool_proto_msgTypes[17].OneofWrappers = []any{
 		(*SessionRequest_Prepare)(nil),
 		(*SessionRequest_Call)(nil),
