@@ -60,7 +60,6 @@ func TestAnswerTakeWithAGuess(t *testing.T) {
 	}
 }
 
-
 // FuzzAnswerTake: for any guess and any answer, both as the wire may carry
 // them, and any event after, taking never panics; a call starts exactly
 // when the answer accepts the input and is the guess but for its
