@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/core"
@@ -113,23 +112,6 @@ func TestSpeculatedPrepareDecidesAsPrepare(t *testing.T) {
 	if wantProtocol != 3 {
 		t.Skip("the plugins of this run are all of an older protocol")
 	}
-	hook := func(body string) func(*config.Config, func(string) string) {
-		return func(c *config.Config, script func(string) string) {
-			c.Hooks.PreToolUse = append(c.Hooks.PreToolUse, config.Hook{Matcher: "Mark", Command: script(body), Timeout: 10 * time.Second})
-		}
-	}
-	rules := []struct {
-		name string
-		set  func(*config.Config, func(string) string)
-	}{
-		{"no rule", func(*config.Config, func(string) string) {}},
-		{"allow rule", func(c *config.Config, _ func(string) string) { c.Permissions.Allow = []config.Rule{{Text: "Mark"}} }},
-		{"ask rule", func(c *config.Config, _ func(string) string) { c.Permissions.Ask = []config.Rule{{Text: "Mark"}} }},
-		{"deny rule", func(c *config.Config, _ func(string) string) { c.Permissions.Deny = []config.Rule{{Text: "Mark"}} }},
-		{"allow rule for another tool", func(c *config.Config, _ func(string) string) { c.Permissions.Allow = []config.Rule{{Text: "Touch"}} }},
-		{"hook allows", hook(hookAllow)},
-		{"hook denies", hook(hookDeny)},
-	}
 	const readOnly, write = `{"n":7}`, `{"n":8,"write":true}`
 	inputs := []struct{ name, input, same, other string }{
 		{"read-only", `{"n":1}`, readOnly, write},
@@ -152,24 +134,12 @@ func TestSpeculatedPrepareDecidesAsPrepare(t *testing.T) {
 			return []core.ToolUse{use("toolu_1", "Mark", m), use("toolu_2", "Echo", `{"text":"after"}`)}
 		}, 0},
 	}
-	for _, mode := range []string{"default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"} {
-		for _, rule := range rules {
+	for _, mode := range permissionModes {
+		for _, rule := range ruleCases("Mark") {
 			for _, layout := range layouts {
 				t.Run(mode+"/"+rule.name+"/"+layout.name, func(t *testing.T) {
 					prompter := &markPrompter{}
-					scripts := map[string]string{} // one per hook for both hosts: its path is in the reason
-					script := func(body string) string {
-						if scripts[body] == "" {
-							scripts[body] = hookScript(t, body)
-						}
-						return scripts[body]
-					}
-					host := func(path string) *core.Host {
-						cfg := testConfig(t, func(c *config.Config) { c.Permissions.Mode = mode; c.Limits.MaxParallel = layout.maxParallel })
-						rule.set(cfg, script)
-						return newHost(t, withConfig(cfg), withPlugins(core.PluginSpec{Name: "testkit", Path: path}), func(o *core.Options) { o.Prompter = prompter })
-					}
-					guessing, asked := host(bins.testkit), host(bins.testkitV2)
+					guessing, asked := hostPair(t, mode, rule, prompter, func(c *config.Config) { c.Limits.MaxParallel = layout.maxParallel })
 					seen := observe(guessing)
 					dir := t.TempDir()
 					n := 0
