@@ -148,9 +148,8 @@ type tool struct {
 	// the tests of elision read.
 	prepares atomic.Int64
 	// expected is the last answer the host accepted from the tool's
-	// Prepare, without its description: the guess for its next call
-	// (speculate.go).
-	expected atomic.Pointer[toolv1.PrepareResponse]
+	// Prepare, the guess for its next call (speculate.go).
+	expected atomic.Pointer[expectation]
 }
 
 func (t *tool) validator() (*validator, error) {

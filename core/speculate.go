@@ -25,6 +25,13 @@ import (
 // got, then sends it prepared (retry): the decisions, prompts and texts of
 // a call whose Prepare was asked, at the cost of its two exchanges.
 //
+// A tool whose answers change from call to call (Read's subjects name its
+// path) would have most guesses missed, and a miss costs the host a Call
+// set up for nothing: the guess is made only while the tool's answers are
+// steady, that is, while its last answer was the same as the one before
+// it (or was its first). A miss, or any changed answer, stops the guessing
+// until the tool answers the same twice in a row.
+//
 // Only a plugin whose manifest says it honours the guess
 // (ToolSpec.honours_expect) is sent one: an older plugin would run the
 // call whatever its answer.
@@ -50,12 +57,20 @@ func (h *Host) guess(c *call) bool {
 	if !c.tool.spec.GetHonoursExpect() {
 		return false
 	}
-	e := c.tool.expected.Load()
-	if e == nil || e.GetClassifierInput() != "" && h.policy.Mode() == "auto" {
+	x := c.tool.expected.Load()
+	if x == nil || !x.steady || x.answer.GetClassifierInput() != "" && h.policy.Mode() == "auto" {
 		return false
 	}
-	c.prep, c.expect, c.elided = e, e, true
+	c.prep, c.expect, c.elided = x.answer, x.answer, true
 	return true
+}
+
+// expectation is the last answer the host accepted from a tool's Prepare,
+// without its description, and whether the tool's answers are steady: it
+// was the tool's first, or the same as the one before it.
+type expectation struct {
+	answer *toolv1.PrepareResponse
+	steady bool
 }
 
 // remember keeps p, an answer t's Prepare gave and the host accepted, as
@@ -65,12 +80,16 @@ func (t *tool) remember(p *toolv1.PrepareResponse) {
 	if !t.spec.GetHonoursExpect() {
 		return
 	}
-	if old := t.expected.Load(); old != nil && shared.SameAnswer(old, p) {
+	old := t.expected.Load()
+	if old != nil && shared.SameAnswer(old.answer, p) {
+		if !old.steady {
+			t.expected.Store(&expectation{answer: old.answer, steady: true})
+		}
 		return
 	}
 	e := proto.CloneOf(p)
 	e.Describe = ""
-	t.expected.Store(e)
+	t.expected.Store(&expectation{answer: e, steady: old == nil})
 }
 
 // missed records the plugin's answer p to a call whose guess it is not:

@@ -152,7 +152,8 @@ func TestSpeculatedPrepareDecidesAsPrepare(t *testing.T) {
 									prime = in.other
 								}
 								what := fmt.Sprintf("answer %d, %s input, guess %s", answer, in.name, guess)
-								for _, h := range []*core.Host{guessing, asked} {
+								// Twice, so that the tool's answers are steady.
+								for _, h := range []*core.Host{guessing, asked, guessing, asked} {
 									h.RunTurn(context.Background(), []core.ToolUse{use("toolu_0", "Mark", prime)})
 								}
 								prompter.take()
@@ -288,7 +289,7 @@ func TestGuessedCallsRunAlone(t *testing.T) {
 				for i, in := range turn {
 					uses = append(uses, use(fmt.Sprint("toolu_", i+1), "Mark", in))
 				}
-				for _, h := range []*core.Host{guessing, asked} {
+				for _, h := range []*core.Host{guessing, asked, guessing, asked} {
 					h.RunTurn(context.Background(), []core.ToolUse{use("toolu_0", "Mark", prime)})
 				}
 				gseen.take()
@@ -344,5 +345,42 @@ func TestGuessOnlyWhereDeclared(t *testing.T) {
 	}
 	if got := core.PrepareExchanges(h, "Noop"); got != want {
 		t.Errorf("%d Prepare exchanges for three Noop calls over protocol %d, want %d", got, wantProtocol, want)
+	}
+}
+
+// A guess is made only while the tool's answers are steady: after a miss,
+// or any change of answer, the tool's calls are prepared until it answers
+// the same twice in a row, so a tool whose answer changes with each call
+// (Read of one file, then another) pays for one miss, not one per call.
+func TestGuessOnlyWhileTheAnswersAreSteady(t *testing.T) {
+	if wantProtocol != 3 {
+		t.Skip("the plugins of this run are all of an older protocol")
+	}
+	h := newHost(t, withConfig(testConfig(t, bypass)))
+	seen := observe(h)
+	const ro, wr = `{"n":1}`, `{"n":2,"write":true}`
+	for i, step := range []struct {
+		input   string
+		guessed bool
+		prepare int64 // Prepare exchanges
+	}{
+		{ro, false, 1}, // the first answer: steady
+		{wr, true, 0},  // guessed read-only, missed: no longer steady
+		{ro, false, 1}, // changed again
+		{wr, false, 1},
+		{wr, false, 1}, // the same twice: steady
+		{wr, true, 0},  // guessed right
+		{wr, true, 0},
+		{ro, true, 0}, // missed
+		{ro, false, 1},
+		{ro, true, 0},
+	} {
+		before := core.PrepareExchanges(h, "Mark")
+		r := runOne(t, h, "Mark", step.input)
+		_, guessed := seen.take()
+		if r.Status != core.StatusOK || guessed["toolu_1"] != step.guessed || core.PrepareExchanges(h, "Mark")-before != step.prepare {
+			t.Errorf("call %d (%s): %s %q, guessed %v, %d Prepare exchanges; want ok, guessed %v, %d", i, step.input, r.Status, r.Text(),
+				guessed["toolu_1"], core.PrepareExchanges(h, "Mark")-before, step.guessed, step.prepare)
+		}
 	}
 }
