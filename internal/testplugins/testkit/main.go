@@ -426,7 +426,7 @@ func (touch) Call(_ context.Context, in touchIn, _ *plugin.Env) plugin.Outcome {
 }
 
 // Mark has checks whose answer varies by input: read-only and
-// concurrency-safe unless write, so that a guessed answer (the previous
+// concurrency-safe unless write, which has a classifier input, so that a guessed answer (the previous
 // call's) can be wrong. A call that runs creates marker, which tells a test
 // whether and when it ran. It cascades; an n past int64 passes the schema
 // and fails decoding, as Plain's.
@@ -444,6 +444,14 @@ func (mark) Describe(in markIn) string        { return fmt.Sprintf("Mark %d", in
 func (mark) IsReadOnly(in markIn) bool        { return !in.Write }
 func (mark) IsConcurrencySafe(in markIn) bool { return !in.Write }
 func (mark) CascadesOnFailure() bool          { return true }
+
+// ClassifierInput: a write gives auto mode's classifier something to judge.
+func (mark) ClassifierInput(in markIn) string {
+	if in.Write {
+		return "leave a mark"
+	}
+	return ""
+}
 func (mark) Call(_ context.Context, in markIn, _ *plugin.Env) plugin.Outcome {
 	if in.Marker != "" {
 		if err := os.WriteFile(in.Marker, nil, 0o600); err != nil {
