@@ -413,3 +413,39 @@ func TestNoGuessForTheClassifier(t *testing.T) {
 		t.Errorf("%d Prepare exchanges, want 5: every write, and the read-only calls until their answer was steady", n)
 	}
 }
+
+// A required sandbox that cannot start refuses a guessed call only once
+// the plugin's Prepare has answered it, and when that answer is not the
+// guess, only after the call is judged on it: a write guessed read-only is
+// asked about in default mode before the refusal, as the call of a tool
+// that honours no guess is. The texts, descriptions and prompts are the
+// same, and the tool never runs.
+func TestGuessBeforeASandboxRefusal(t *testing.T) {
+	if wantProtocol != 3 {
+		t.Skip("the plugins of this run are all of an older protocol")
+	}
+	t.Setenv("PATH", t.TempDir()) // no bwrap
+	for _, mode := range []string{"bypassPermissions", "default"} {
+		prompter := &markPrompter{answer: permission.AnswerAllowOnce}
+		guessing, asked := hostPair(t, mode, ruleCases("Mark")[0], prompter, func(c *config.Config) { c.Sandbox.Mode = "required" })
+		seen := observe(guessing)
+		dir := t.TempDir()
+		for i, in := range []string{`{"n":1}`, `{"n":2}`, `{"n":3,"write":true}`, `{"n":4,"write":true}`, `{"n":5,"write":true}`, `{"n":6}`} {
+			markers := [2]string{filepath.Join(dir, fmt.Sprint("g", i)), filepath.Join(dir, fmt.Sprint("a", i))}
+			got := runOne(t, guessing, "Mark", markInput(t, in, markers[0]))
+			gotAsks, _ := prompter.take()
+			want := runOne(t, asked, "Mark", markInput(t, in, markers[1]))
+			wantAsks, _ := prompter.take()
+			if got.Status != want.Status || got.Text() != want.Text() || got.Describe != want.Describe || strings.Join(gotAsks, "\n") != strings.Join(wantAsks, "\n") {
+				t.Errorf("%s, call %d (%s): guessed %s %q (%q), asked %q; without guessing %s %q (%q), asked %q", mode, i, in,
+					got.Status, got.Text(), got.Describe, gotAsks, want.Status, want.Text(), want.Describe, wantAsks)
+			}
+			if !strings.Contains(got.Text(), "the kernel sandbox is required") || exists(markers[0]) {
+				t.Errorf("%s, call %d: %q, ran %v; want the sandbox's refusal, unrun", mode, i, got.Text(), exists(markers[0]))
+			}
+		}
+		if _, guessed := seen.take(); len(guessed) == 0 {
+			t.Errorf("%s: no call was guessed", mode)
+		}
+	}
+}
