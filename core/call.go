@@ -38,6 +38,11 @@ type call struct {
 	// so nothing that follows a run applies to it.
 	elided bool
 	unrun  bool
+	// expect: the call is elided with a guessed answer, which prep holds
+	// (speculate.go). retry: the guess was wrong, and the call is to be
+	// judged on the plugin's answer, now in prep.
+	expect *toolv1.PrepareResponse
+	retry  bool
 }
 
 // resolve checks what needs no RPC: the name and the input's structure.
@@ -78,7 +83,9 @@ func (h *Host) resolve(use ToolUse) *ToolResult {
 // check validates the call and runs the tool's Prepare: the part of
 // preparing that asks no one and changes nothing, so the checks of calls
 // that may run together run in parallel (prepare.go).
-func (h *Host) check(ctx context.Context, use ToolUse) *call {
+// A call that runs alone whatever its answer (alone) may be judged with a
+// guessed answer instead (speculate.go).
+func (h *Host) check(ctx context.Context, use ToolUse, alone bool) *call {
 	c := &call{use: use}
 	if r := h.resolve(use); r != nil {
 		c.result, c.done = *r, true
@@ -88,6 +95,9 @@ func (h *Host) check(ctx context.Context, use ToolUse) *call {
 	c.cascades = c.tool.spec.GetCascadesOnFailure()
 	if c.tool.spec.GetDefaultPrepare() {
 		c.prep, c.elided = &toolv1.PrepareResponse{}, true
+		return c
+	}
+	if alone && h.guess(c) {
 		return c
 	}
 	h.prepareRPC(ctx, c)
@@ -172,6 +182,7 @@ func (h *Host) prepareRPC(ctx context.Context, c *call) bool {
 	}
 	c.prep = prep
 	c.result.Describe = prep.GetDescribe()
+	c.tool.remember(prep)
 	return true
 }
 
@@ -403,8 +414,9 @@ func (h *Host) execute(ctx context.Context, c *call) {
 	sandbox, refused := h.sandboxFor(ctx, c)
 	if refused != "" {
 		if c.elided {
-			// Prepare's rejection comes first.
-			if !h.unelide(ctx, c) {
+			// Prepare's rejection comes first, and an answer other than
+			// the guess is judged before anything is refused.
+			if e := c.expect; !h.unelide(ctx, c) || c.missedAfterAsking(e) {
 				return
 			}
 			started = true
@@ -423,9 +435,9 @@ func (h *Host) execute(ctx context.Context, c *call) {
 	cc.AllowedReads = c.decision.Reads
 	cc.Sandbox = sandbox
 	cc.SpillFile = c.col.offer()
-	ans := answer{c: c}
+	ans := answer{c: c, expect: c.expect}
 	err = stub.Call(cctx, &toolv1.CallRequest{
-		Tool: c.use.Name, CallId: c.use.ID, Input: c.use.Input, Context: cc, Unprepared: c.elided,
+		Tool: c.use.Name, CallId: c.use.ID, Input: c.use.Input, Context: cc, Unprepared: c.elided, Expect: c.expect,
 	}, func(ev *toolv1.CallEvent) error {
 		if c.elided {
 			switch took, err := ans.take(ev); {
@@ -436,8 +448,8 @@ func (h *Host) execute(ctx context.Context, c *call) {
 					h.progress(c, "start", "", 0)
 				}
 				return nil
-			case ans.rejected():
-				return nil // the Final after the rejection
+			case ans.rejected() || ans.missed:
+				return nil // the Final after the rejection or the miss
 			}
 		}
 		if pr := ev.GetProgress(); pr != nil {
@@ -461,6 +473,12 @@ func (h *Host) execute(ctx context.Context, c *call) {
 		h.log.Debug("spilled a result", "path", c.col.spillPath, "bytes", c.col.nbytes, "written_by_plugin", c.col.fromFile, "read_back", c.col.reread)
 	}
 	started = started || ans.started()
+	if ans.missed && fault != faultMalformed {
+		// The tool did not run: whatever became of the stream after the
+		// answer, the host judges it now.
+		c.missed(ans.prep)
+		return
+	}
 	if c.elided && ans.unanswered(err, fault) {
 		// The plugin failed before it answered the check: as its Prepare
 		// would have, and the tool did not run.

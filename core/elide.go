@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 
+	"github.com/riot-tools/riot/shared"
 	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
 
@@ -23,7 +24,7 @@ import (
 // tool without the declaration is asked. It reports whether the call may
 // go on; if not, its result is set.
 func (h *Host) unelide(ctx context.Context, c *call) bool {
-	c.elided = false
+	c.elided, c.expect = false, nil
 	if !h.prepareRPC(ctx, c) {
 		c.unrun = true
 		return false
@@ -41,11 +42,18 @@ func (h *Host) hasPreToolUse(tool string) bool {
 type answer struct {
 	c    *call
 	prep *toolv1.PrepareResponse
+	// expect is the guessed answer the call was judged with
+	// (speculate.go); nil for the default one. missed: the answer accepted
+	// the input and is not the guess, so the tool did not run.
+	expect *toolv1.PrepareResponse
+	missed bool
 }
 
 // take reads ev as the answer, or checks it against the answer already
 // taken. took: ev was the answer. An answer other than first, twice, or
-// other than the default the manifest declared breaks the protocol.
+// other than the default the manifest declared breaks the protocol; so
+// does anything but an empty failed Final after an answer that is not the
+// guess, since the tool must not have run.
 func (a *answer) take(ev *toolv1.CallEvent) (took bool, err error) {
 	p := ev.GetPrepared()
 	switch {
@@ -54,23 +62,45 @@ func (a *answer) take(ev *toolv1.CallEvent) (took bool, err error) {
 	case a.prep != nil && p != nil:
 		return false, &malformedError{Why: "a second answer to the check of the input"}
 	case a.prep != nil:
-		if a.rejected() && ev.GetFinal() == nil {
-			return false, &malformedError{Why: "output after rejecting the input"}
-		}
-		return false, nil
-	case !isDefaultAnswer(p):
+		return false, a.afterUnrun(ev)
+	case a.expect == nil && !isDefaultAnswer(p):
 		return false, &malformedError{Why: "an answer to the check of the input other than the default one its manifest declares"}
 	}
 	a.prep = p
-	if !a.rejected() {
+	switch {
+	case a.rejected():
+	case a.expect != nil && !shared.SameAnswer(p, a.expect):
+		// The tool's own answer, which says whether a stream that goes on
+		// regardless may have changed anything.
+		a.missed = true
+		a.c.prep = p
+	default:
 		a.c.prep = p
 		a.c.result.Describe = p.GetDescribe()
 	}
 	return true, nil
 }
 
-// started: the answer came and accepted the input.
-func (a *answer) started() bool { return a.prep != nil && a.prep.GetRejected() == "" }
+// afterUnrun checks an event after an answer on which the tool does not
+// run: only a Final may follow, and after a miss, one that reports
+// nothing.
+func (a *answer) afterUnrun(ev *toolv1.CallEvent) error {
+	f := ev.GetFinal()
+	switch {
+	case a.rejected() && f == nil:
+		return &malformedError{Why: "output after rejecting the input"}
+	case !a.missed:
+		return nil
+	case f == nil:
+		return &malformedError{Why: "output after an answer to the check of the input other than the one riot expected, on which the tool must not run"}
+	case f.GetStatus() == toolv1.Status_STATUS_OK || f.GetMessage() != "" || len(f.GetStateUpdates()) > 0 || len(f.GetUiPayload()) > 0:
+		return &malformedError{Why: "a call that reports a result after an answer to the check of the input other than the one riot expected, on which the tool must not run"}
+	}
+	return nil
+}
+
+// started: the answer came, accepted the input, and the tool runs.
+func (a *answer) started() bool { return a.prep != nil && a.prep.GetRejected() == "" && !a.missed }
 
 // rejected: the answer came and rejected the input.
 func (a *answer) rejected() bool { return a.prep.GetRejected() != "" }

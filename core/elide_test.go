@@ -37,6 +37,56 @@ func (a *asks) take() []string {
 	return s
 }
 
+// permissionModes are every permission mode, for the tests that compare
+// a call's end under each.
+var permissionModes = []string{"default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"}
+
+// ruleCase is a kind of permission rule or PreToolUse hook, which set adds
+// to a config; script makes a hook's script of a body.
+type ruleCase struct {
+	name string
+	set  func(c *config.Config, script func(body string) string)
+}
+
+// ruleCases are the kinds of rule the comparison tests run under, for
+// calls of tool.
+func ruleCases(tool string) []ruleCase {
+	hook := func(body string) func(*config.Config, func(string) string) {
+		return func(c *config.Config, script func(string) string) {
+			c.Hooks.PreToolUse = append(c.Hooks.PreToolUse, config.Hook{Matcher: tool, Command: script(body), Timeout: 10 * time.Second})
+		}
+	}
+	return []ruleCase{
+		{"no rule", func(*config.Config, func(string) string) {}},
+		{"allow rule", func(c *config.Config, _ func(string) string) { c.Permissions.Allow = []config.Rule{{Text: tool}} }},
+		{"ask rule", func(c *config.Config, _ func(string) string) { c.Permissions.Ask = []config.Rule{{Text: tool}} }},
+		{"deny rule", func(c *config.Config, _ func(string) string) { c.Permissions.Deny = []config.Rule{{Text: tool}} }},
+		{"allow rule for another tool", func(c *config.Config, _ func(string) string) { c.Permissions.Allow = []config.Rule{{Text: "Touch"}} }},
+		{"hook allows", hook(hookAllow)},
+		{"hook denies", hook(hookDeny)},
+	}
+}
+
+// hostPair starts two hosts of one config (mode, rule, then configure),
+// which ask prompter: one over testkit, and one over testkit as built
+// against an SDK before protocol 3, which declares nothing. Their hooks
+// run the same scripts, since a script's path is in a hook's reason.
+func hostPair(t *testing.T, mode string, rule ruleCase, prompter permission.Prompter, configure func(*config.Config)) (newer, older *core.Host) {
+	scripts := map[string]string{}
+	script := func(body string) string {
+		if scripts[body] == "" {
+			scripts[body] = hookScript(t, body)
+		}
+		return scripts[body]
+	}
+	host := func(path string) *core.Host {
+		cfg := testConfig(t, func(c *config.Config) { c.Permissions.Mode = mode }, configure)
+		rule.set(cfg, script)
+		return newHost(t, withConfig(cfg), withPlugins(core.PluginSpec{Name: "testkit", Path: path}), func(o *core.Options) { o.Prompter = prompter })
+	}
+	return host(bins.testkit), host(bins.testkitV2)
+}
+
 // plainRejected is the SDK's decoding hint for Plain's n past int64: the
 // JSON Schema lets such an integer through, the Go type does not.
 const plainRejected = "`n` must be an integer, not number 99999999999999999999. Send it with that type."
@@ -53,45 +103,16 @@ func TestElidedPrepareDecidesAsPrepare(t *testing.T) {
 	if wantProtocol != 3 {
 		t.Skip("the plugins of this run are all of an older protocol")
 	}
-	hook := func(body string) func(*config.Config, func(string) string) {
-		return func(c *config.Config, script func(string) string) {
-			c.Hooks.PreToolUse = append(c.Hooks.PreToolUse, config.Hook{Matcher: "Plain", Command: script(body), Timeout: 10 * time.Second})
-		}
-	}
-	rules := []struct {
-		name string
-		set  func(*config.Config, func(string) string)
-	}{
-		{"no rule", func(*config.Config, func(string) string) {}},
-		{"allow rule", func(c *config.Config, _ func(string) string) { c.Permissions.Allow = []config.Rule{{Text: "Plain"}} }},
-		{"ask rule", func(c *config.Config, _ func(string) string) { c.Permissions.Ask = []config.Rule{{Text: "Plain"}} }},
-		{"deny rule", func(c *config.Config, _ func(string) string) { c.Permissions.Deny = []config.Rule{{Text: "Plain"}} }},
-		{"allow rule for another tool", func(c *config.Config, _ func(string) string) { c.Permissions.Allow = []config.Rule{{Text: "Touch"}} }},
-		{"hook allows", hook(hookAllow)},
-		{"hook denies", hook(hookDeny)},
-	}
 	inputs := []struct{ name, input string }{
 		{"valid", `{"n":1}`},
 		{"rejected", `{"n":99999999999999999999}`},
 		{"failing", `{"n":2,"fail":true}`},
 	}
-	for _, mode := range []string{"default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"} {
-		for _, rule := range rules {
+	for _, mode := range permissionModes {
+		for _, rule := range ruleCases("Plain") {
 			t.Run(mode+"/"+rule.name, func(t *testing.T) {
 				prompter := &asks{}
-				scripts := map[string]string{} // one per hook for both hosts: its path is in the reason
-				script := func(body string) string {
-					if scripts[body] == "" {
-						scripts[body] = hookScript(t, body)
-					}
-					return scripts[body]
-				}
-				host := func(path string) *core.Host {
-					cfg := testConfig(t, func(c *config.Config) { c.Permissions.Mode = mode })
-					rule.set(cfg, script)
-					return newHost(t, withConfig(cfg), withPlugins(core.PluginSpec{Name: "testkit", Path: path}), func(o *core.Options) { o.Prompter = prompter })
-				}
-				elided, asked := host(bins.testkit), host(bins.testkitV2)
+				elided, asked := hostPair(t, mode, rule, prompter, func(*config.Config) {})
 				for _, answer := range []permission.Answer{permission.AnswerAllowOnce, permission.AnswerDeny} {
 					prompter.answer = answer
 					for _, in := range inputs {

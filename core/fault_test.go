@@ -53,6 +53,30 @@ func TestWireFaults(t *testing.T) {
 		{"ElidedTwice", []string{"The ElidedTwice tool sent malformed output (a second answer to the check of the input)"}},
 		{"ElidedStatusError", []string{"The ElidedStatusError tool failed while checking this call (its plugin answered with gRPC status Internal instead of a verdict; its text is in riot's log), so the call did not run."}},
 	}
+	// Tools that honour an expected answer and lie about it: the first
+	// call is prepared, the second carries the guess, and its stream
+	// breaks the rule that a miss runs nothing.
+	guessed := []struct {
+		tool string
+		want []string
+	}{
+		{"GuessRunsAnyway", []string{"The GuessRunsAnyway tool sent malformed output (output after an answer to the check of the input other than the one riot expected, on which the tool must not run), so riot discarded this call's result", "It may have partially run"}},
+		{"GuessOkAfterMiss", []string{"The GuessOkAfterMiss tool sent malformed output (a call that reports a result after an answer to the check of the input other than the one riot expected, on which the tool must not run)", "It may have partially run"}},
+		{"GuessTwice", []string{"The GuessTwice tool sent malformed output (a second answer to the check of the input)"}},
+		{"GuessAnswerAfterOutput", []string{"The GuessAnswerAfterOutput tool sent malformed output (a stream that did not begin with the answer to the check of the input)"}},
+	}
+	for _, tc := range guessed {
+		t.Run(tc.tool, func(t *testing.T) {
+			wantResult(t, runOne(t, h, tc.tool, `{}`), core.StatusOK, "prepared call")
+			r := runOne(t, h, tc.tool, `{}`)
+			wantResult(t, r, core.StatusFailed, tc.want...)
+			for _, bad := range []string{"ran anyway", "ran first", "prepared call"} {
+				if strings.Contains(r.Text(), bad) {
+					t.Fatalf("the result keeps the lying stream's output %q:\n%s", bad, r.Text())
+				}
+			}
+		})
+	}
 	for _, tc := range cases {
 		t.Run(tc.tool, func(t *testing.T) {
 			r := runOne(t, h, tc.tool, `{}`)

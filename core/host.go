@@ -122,6 +122,10 @@ type Host struct {
 
 	sbox sandboxHost
 
+	// groupSeen, when set, sees each group of calls a turn runs, before
+	// they run: the tests of scheduling set it (export_test.go).
+	groupSeen func(group []*call)
+
 	closeOnce sync.Once
 
 	mcp      []*mcpsource.Source
@@ -143,6 +147,9 @@ type tool struct {
 	// prepares counts the Prepare exchanges of the tool's calls, which
 	// the tests of elision read.
 	prepares atomic.Int64
+	// expected is the last answer the host accepted from the tool's
+	// Prepare, the guess for its next call (speculate.go).
+	expected atomic.Pointer[expectation]
 }
 
 func (t *tool) validator() (*validator, error) {

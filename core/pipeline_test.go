@@ -19,7 +19,7 @@ func TestToolsKeepManifestOrder(t *testing.T) {
 	for _, ti := range h.Tools() {
 		names = append(names, ti.Name)
 	}
-	want := "Noop Echo Crash Block Barrier Fail Stream StreamUnlimited Writes Image State Sleep Look Touch Plain"
+	want := "Noop Echo Crash Block Barrier Fail Stream StreamUnlimited Writes Image State Sleep Look Touch Plain Mark"
 	if got := strings.Join(names, " "); got != want {
 		t.Fatalf("tools = %s, want %s", got, want)
 	}

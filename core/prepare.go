@@ -20,12 +20,14 @@ type checks struct {
 }
 
 // startChecks checks uses, each on its own goroutine; one is checked on
-// the caller's. The caller bounds len(uses) by limits.max_parallel.
-func (h *Host) startChecks(ctx context.Context, uses []ToolUse) *checks {
+// the caller's, and may be guessed when it runs alone whatever its answer
+// (alone; speculate.go). The caller bounds len(uses) by
+// limits.max_parallel.
+func (h *Host) startChecks(ctx context.Context, uses []ToolUse, alone bool) *checks {
 	cctx, cancel := context.WithCancel(ctx)
 	w := &checks{calls: make([]*call, len(uses)), ready: make([]chan struct{}, len(uses)), cancel: cancel}
 	if len(uses) == 1 {
-		w.calls[0] = h.check(cctx, uses[0])
+		w.calls[0] = h.check(cctx, uses[0], alone)
 		w.ready[0] = make(chan struct{})
 		close(w.ready[0])
 		return w
@@ -36,7 +38,7 @@ func (h *Host) startChecks(ctx context.Context, uses []ToolUse) *checks {
 		go func() {
 			defer w.wg.Done()
 			defer close(w.ready[i])
-			w.calls[i] = h.check(cctx, u)
+			w.calls[i] = h.check(cctx, u, false)
 		}()
 	}
 	return w

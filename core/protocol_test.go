@@ -14,7 +14,7 @@ import (
 
 // The suites a plugin of an older protocol must pass as one of the newest
 // does: crashes, hangs, cancellation, budgets, wire faults, state.
-const protocolSuites = "^(TestProtocolNegotiated|TestPrepareElidedOnlyWhereDeclared|TestCrashMatrix|TestRecoveredPanicKeepsThePlugin|TestSIGKILLMidCall|TestHangPastDeadline|TestCrashLoopDisablesThePlugin|TestWireFaults|TestCrashedPluginsSocketIsRemoved|TestPanicStackOnlyInTheLogFile|TestParallelGroup|TestMaxParallel|TestResultsKeepInputOrder|TestCascade|TestNonCascadingFailureCancelsNothing|TestCallerCancellation|TestSessionState|TestBudgetEdges|TestSpillUTF8|TestImagesAreNeverSpilled|TestTurnBudget|TestTurnBudgetKeepsTheReasonOfACancelledCall|TestManyCallsOneSession)$"
+const protocolSuites = "^(TestProtocolNegotiated|TestPrepareElidedOnlyWhereDeclared|TestGuessOnlyWhereDeclared|TestCrashMatrix|TestRecoveredPanicKeepsThePlugin|TestSIGKILLMidCall|TestHangPastDeadline|TestCrashLoopDisablesThePlugin|TestWireFaults|TestCrashedPluginsSocketIsRemoved|TestPanicStackOnlyInTheLogFile|TestParallelGroup|TestMaxParallel|TestResultsKeepInputOrder|TestCascade|TestNonCascadingFailureCancelsNothing|TestCallerCancellation|TestSessionState|TestBudgetEdges|TestSpillUTF8|TestImagesAreNeverSpilled|TestTurnBudget|TestTurnBudgetKeepsTheReasonOfACancelledCall|TestManyCallsOneSession)$"
 
 // testkit and wirefault negotiate the protocol this run builds them for:
 // the newest, or 1 or 2 in TestSuitesOverProtocol1's or 2's run.

@@ -107,7 +107,11 @@ func (h *Host) nextGroup(ctx context.Context, uses []ToolUse, calls []*call, i i
 		if afterUnsafe && len(group) == 0 {
 			n = 1
 		}
-		w := h.startChecks(ctx, uses[i:i+n])
+		// A call checked with no group before it that is the turn's last,
+		// or the only one a group may hold, runs alone whatever its
+		// answer: only such a call's answer may be guessed (speculate.go).
+		alone := n == 1 && len(group) == 0 && (i == len(uses)-1 || limit == 1)
+		w := h.startChecks(ctx, uses[i:i+n], alone)
 		stop := false
 		for j := range n {
 			if ctx.Err() != nil {
@@ -159,6 +163,9 @@ func (h *Host) cancelled(ctx context.Context, use ToolUse, cause *cascadeCause, 
 func (h *Host) runGroup(ctx context.Context, cancel context.CancelCauseFunc, group []*call, running map[*call]bool) {
 	run := func(c *call) {
 		h.execute(ctx, c)
+		if c.retry {
+			h.retry(ctx, c) // the guess was wrong: judged on the answer
+		}
 		if c.unrun {
 			return // as a call its Prepare stopped: it did not run
 		}
@@ -166,6 +173,9 @@ func (h *Host) runGroup(ctx context.Context, cancel context.CancelCauseFunc, gro
 		if c.cascades && c.result.Status == StatusFailed {
 			cancel(&cascadeCause{id: c.use.ID, tool: c.use.Name, describe: c.result.Describe, cause: causeOf(c)})
 		}
+	}
+	if h.groupSeen != nil {
+		h.groupSeen(group)
 	}
 	for _, c := range group {
 		running[c] = true

@@ -43,8 +43,9 @@ func (h *typed[In]) unprepared(ctx context.Context, raw []byte, env *Env) (*tool
 // unprepared answers the Prepare part of a Call the host sent without one:
 // it sends Prepare's answer as the stream's first event and returns the
 // call to run, or, when the answer rejects the input, ends the stream with
-// a Final that fails with the same correction and returns nil. A panic
-// while checking is Prepare's rejection too.
+// a Final that fails with the same correction and returns nil; so too,
+// with no correction, when the answer is not the one the host expected. A
+// panic while checking is Prepare's rejection too.
 func (s *Server) unprepared(ctx context.Context, h Handler, req *toolv1.CallRequest, env *Env, snd *sender) func() Outcome {
 	resp, run := func() (resp *toolv1.PrepareResponse, run func() Outcome) {
 		defer s.preparePanic(req.GetTool(), req.GetCallId(), &resp)
@@ -56,7 +57,10 @@ func (s *Server) unprepared(ctx context.Context, h Handler, req *toolv1.CallRequ
 	if resp.GetRejected() != "" {
 		run = nil
 	}
-	if snd.event(&toolv1.CallEvent{Event: &toolv1.CallEvent_Prepared{Prepared: resp}}) != nil || run == nil {
+	// An answer other than the one the host expected ends the stream
+	// without running the tool: a failed Final with nothing in it
+	// (speculate.go).
+	if snd.event(&toolv1.CallEvent{Event: &toolv1.CallEvent_Prepared{Prepared: resp}}) != nil || run == nil || missesExpectation(req, resp) {
 		if snd.err == nil {
 			_ = snd.event(final(Failed(resp.GetRejected()), s.rt.Log))
 		}

@@ -80,6 +80,7 @@ func (h *typed[In]) spec() *toolv1.ToolSpec {
 		ResultBudget:            &toolv1.Budget{Unlimited: budget.IsUnlimited(), LimitChars: int64(budget.Chars())},
 		ReadOnlyWithoutSubjects: readOnly && !subjects,
 		DefaultPrepare:          h.defaultPrepare && declaresDefaultPrepare,
+		HonoursExpect:           honoursExpect,
 	}
 }
 

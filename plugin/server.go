@@ -95,12 +95,12 @@ func (s *Server) preparePanic(tool, callID string, resp **toolv1.PrepareResponse
 func (s *Server) Call(ctx context.Context, req *toolv1.CallRequest, send func(*toolv1.CallEvent) error) error {
 	snd := &sender{send: send}
 	h, ok := s.byName[req.GetTool()]
-	if !ok && !req.GetUnprepared() {
+	if !ok && !isUnprepared(req) {
 		return snd.event(final(Failed(s.unknownTool(req.GetTool())), s.rt.Log))
 	}
 	env := s.env(req.GetCallId(), req.GetContext())
 	run := func() Outcome { return h.call(ctx, req.GetInput(), env) }
-	if req.GetUnprepared() {
+	if isUnprepared(req) {
 		if run = s.unprepared(ctx, h, req, env, snd); run == nil {
 			return snd.err
 		}

@@ -63,7 +63,7 @@ func TestPluginsWarnsAboutToolsWithoutSubjects(t *testing.T) {
 	e.enableTestkit()
 	for range 2 { // the second listing reads the manifest cache
 		r := e.riot("", "plugins")
-		r.want(t, 0, "testkit (plugin, enabled)", "  warning:  Noop, Echo, Crash, Block, Barrier, Fail, Stream, StreamUnlimited, Writes, Image, Sleep, Look can be read-only but declare no permission subjects", "neither the workspace fence nor a deny rule sees what they read")
+		r.want(t, 0, "testkit (plugin, enabled)", "  warning:  Noop, Echo, Crash, Block, Barrier, Fail, Stream, StreamUnlimited, Writes, Image, Sleep, Look, Mark can be read-only but declare no permission subjects", "neither the workspace fence nor a deny rule sees what they read")
 		if strings.Count(r.stdout, "warning:") != 1 {
 			t.Fatalf("a builtin is warned about:\n%s", r.stdout)
 		}

@@ -193,7 +193,7 @@ func (c *Client) Call(tool string, input any) Result {
 // CallContext is Call with a context, to test cancellation.
 func (c *Client) CallContext(ctx context.Context, tool string, input any) Result {
 	c.t.Helper()
-	_, res := c.call(ctx, tool, input, false)
+	_, res := c.call(ctx, tool, input, false, nil)
 	return res
 }
 
@@ -203,14 +203,29 @@ func (c *Client) CallContext(ctx context.Context, tool string, input any) Result
 // the result; it fails the test if the stream did not begin so.
 func (c *Client) CallUnprepared(tool string, input any) (Prepared, Result) {
 	c.t.Helper()
-	p, res := c.call(context.Background(), tool, input, true)
+	p, res := c.call(context.Background(), tool, input, true, nil)
 	if p == nil {
 		c.t.Fatalf("plugintest: the unprepared Call of %s did not begin with Prepare's answer", tool)
 	}
 	return *p, res
 }
 
-func (c *Client) call(ctx context.Context, tool string, input any, unprepared bool) (*Prepared, Result) {
+// CallExpecting calls tool as a host does that guesses its Prepare answer
+// (ToolSpec.honours_expect): without a Prepare first, with expect, the
+// answer guessed. It returns the answer the stream began with, and the
+// result, which, when the answer accepts the input but is not expect but
+// for its description, is a failed one with nothing in it: the tool did
+// not run.
+func (c *Client) CallExpecting(tool string, input any, expect *toolv1.PrepareResponse) (Prepared, Result) {
+	c.t.Helper()
+	p, res := c.call(context.Background(), tool, input, true, expect)
+	if p == nil {
+		c.t.Fatalf("plugintest: the Call of %s with an expected answer did not begin with Prepare's answer", tool)
+	}
+	return *p, res
+}
+
+func (c *Client) call(ctx context.Context, tool string, input any, unprepared bool, expect *toolv1.PrepareResponse) (*Prepared, Result) {
 	c.t.Helper()
 	var prep *Prepared
 	events := 0
@@ -225,7 +240,7 @@ func (c *Client) call(ctx context.Context, tool string, input any, unprepared bo
 	cc := c.context(deadline)
 	cc.AllowedReads = c.AllowedReads
 	err := c.stub.Call(ctx, &toolv1.CallRequest{
-		Tool: tool, CallId: c.nextID(), Input: c.raw(input), Context: cc, Unprepared: unprepared,
+		Tool: tool, CallId: c.nextID(), Input: c.raw(input), Context: cc, Unprepared: unprepared, Expect: expect,
 	}, func(ev *toolv1.CallEvent) error {
 		if c.OnEvent != nil {
 			c.OnEvent(ev)

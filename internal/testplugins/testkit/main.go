@@ -51,6 +51,7 @@ func main() {
 		plugin.New[lookIn](&look{b: b, inFlight: map[string]int{}, peak: map[string]int{}}),
 		plugin.New[touchIn](touch{}),
 		plugin.New[plainIn](plain{}),
+		plugin.New[markIn](mark{}),
 	)
 }
 
@@ -465,4 +466,43 @@ func (touch) Call(_ context.Context, in touchIn, _ *plugin.Env) plugin.Outcome {
 		return plugin.Failed("Cannot create the file.")
 	}
 	return plugin.Ok(plugin.Text("touched"))
+}
+
+// Mark has checks whose answer varies by input: read-only and
+// concurrency-safe unless write, which has a classifier input, so that a guessed answer (the previous
+// call's) can be wrong. A call that runs creates marker, which tells a test
+// whether and when it ran. It cascades; an n past int64 passes the schema
+// and fails decoding, as Plain's.
+type markIn struct {
+	N      int    `json:"n"`
+	Write  bool   `json:"write,omitempty"`
+	Fail   bool   `json:"fail,omitempty"`
+	Marker string `json:"marker,omitempty"`
+}
+type mark struct{}
+
+func (mark) Name() string                     { return "Mark" }
+func (mark) Prompt() string                   { return "Leaves a mark." }
+func (mark) Describe(in markIn) string        { return fmt.Sprintf("Mark %d", in.N) }
+func (mark) IsReadOnly(in markIn) bool        { return !in.Write }
+func (mark) IsConcurrencySafe(in markIn) bool { return !in.Write }
+func (mark) CascadesOnFailure() bool          { return true }
+
+// ClassifierInput: a write gives auto mode's classifier something to judge.
+func (mark) ClassifierInput(in markIn) string {
+	if in.Write {
+		return "leave a mark"
+	}
+	return ""
+}
+func (mark) Call(_ context.Context, in markIn, _ *plugin.Env) plugin.Outcome {
+	if in.Marker != "" {
+		if err := os.WriteFile(in.Marker, nil, 0o600); err != nil {
+			return plugin.Failed("Cannot create the marker.")
+		}
+	}
+	if in.Fail {
+		return plugin.Failed(fmt.Sprintf("Mark %d failed as asked.", in.N))
+	}
+	return plugin.Ok(plugin.Text(fmt.Sprintf("mark %d", in.N)))
 }

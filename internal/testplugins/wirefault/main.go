@@ -85,6 +85,12 @@ var tools = []string{"EarlyClose", "StatusError", "HugeMessage", "BadKind", "Bad
 // Call's stream must begin with.
 var elided = []string{"ElidedNoAnswer", "ElidedNotDefault", "ElidedTwice", "ElidedStatusError"}
 
+// guessed are tools that honour an expected answer (ToolSpec.honours_expect)
+// and lie about it: their Prepare answers read-only, so the host guesses
+// that for their next call, and that Call answers otherwise and runs
+// anyway, or answers twice, or after output.
+var guessed = []string{"GuessRunsAnyway", "GuessOkAfterMiss", "GuessTwice", "GuessAnswerAfterOutput"}
+
 // overBudget is more text than the default budget, which makes the host
 // spill and create the offered spill file.
 const overBudget = 60_000
@@ -158,7 +164,30 @@ func (faults) Manifest(ctx context.Context) (*toolv1.ManifestResponse, error) {
 	for _, name := range elided {
 		m.Tools = append(m.Tools, &toolv1.ToolSpec{Name: name, Prompt: "Breaks the protocol.", InputSchema: []byte(`{"type":"object","additionalProperties":false}`), DefaultPrepare: true})
 	}
+	for _, name := range guessed {
+		m.Tools = append(m.Tools, &toolv1.ToolSpec{Name: name, Prompt: "Breaks the protocol.", InputSchema: []byte(`{"type":"object","additionalProperties":false}`), HonoursExpect: true})
+	}
 	return m, nil
+}
+
+// guessFault is the stream of a guessed tool's Call: a plain result when
+// it was prepared, its fault when it carries an expected answer.
+func guessFault(req *toolv1.CallRequest) []*toolv1.CallEvent {
+	const txt = toolv1.BlockKind_BLOCK_KIND_TEXT
+	if req.GetExpect() == nil {
+		return []*toolv1.CallEvent{text(0, txt, []byte("prepared call")), ok}
+	}
+	other := prepared(&toolv1.PrepareResponse{Describe: req.GetTool()})
+	switch req.GetTool() {
+	case "GuessRunsAnyway":
+		return []*toolv1.CallEvent{other, text(0, txt, []byte("ran anyway")), ok}
+	case "GuessOkAfterMiss":
+		return []*toolv1.CallEvent{other, ok}
+	case "GuessTwice":
+		return []*toolv1.CallEvent{prepared(&toolv1.PrepareResponse{Describe: req.GetTool(), ReadOnly: true}), other, ok}
+	default: // GuessAnswerAfterOutput
+		return []*toolv1.CallEvent{text(0, txt, []byte("ran first")), other, ok}
+	}
 }
 
 func (faults) Prepare(_ context.Context, req *toolv1.PrepareRequest) (*toolv1.PrepareResponse, error) {
@@ -218,6 +247,8 @@ func (faults) Call(_ context.Context, req *toolv1.CallRequest, send func(*toolv1
 		if events, err = replay(req); err != nil {
 			return status.Error(codes.Internal, "wirefault: cannot replay: "+err.Error())
 		}
+	case "GuessRunsAnyway", "GuessOkAfterMiss", "GuessTwice", "GuessAnswerAfterOutput":
+		events = guessFault(req)
 	default:
 		var err error
 		if events, err = spillFault(req); err != nil {

@@ -449,8 +449,12 @@ type ToolSpec struct {
 	// CallRequest.unprepared set. Unset, as every plugin before it has it:
 	// the host sends Prepare.
 	DefaultPrepare bool `protobuf:"varint,8,opt,name=default_prepare,json=defaultPrepare,proto3" json:"default_prepare,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// The plugin honours CallRequest.expect: it runs a Call that carries an
+	// expected Prepare answer only when its own answer is that one. Unset, as
+	// every plugin before it has it: the host never sends expect.
+	HonoursExpect bool `protobuf:"varint,9,opt,name=honours_expect,json=honoursExpect,proto3" json:"honours_expect,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ToolSpec) Reset() {
@@ -535,6 +539,13 @@ func (x *ToolSpec) GetAnnotations() *Annotations {
 func (x *ToolSpec) GetDefaultPrepare() bool {
 	if x != nil {
 		return x.DefaultPrepare
+	}
+	return false
+}
+
+func (x *ToolSpec) GetHonoursExpect() bool {
+	if x != nil {
+		return x.HonoursExpect
 	}
 	return false
 }
@@ -1292,7 +1303,15 @@ type CallRequest struct {
 	// would and sends that PrepareResponse as the stream's first event,
 	// before the tool runs. A rejection is followed only by a Final, and the
 	// tool does not run.
-	Unprepared    bool `protobuf:"varint,5,opt,name=unprepared,proto3" json:"unprepared,omitempty"`
+	Unprepared bool `protobuf:"varint,5,opt,name=unprepared,proto3" json:"unprepared,omitempty"`
+	// Set with unprepared, to a plugin whose spec has honours_expect: the
+	// answer the host judged the call with (describe unset). The plugin
+	// sends its own answer first as for any unprepared Call; when that answer
+	// accepts the input and differs from this one ignoring describe (the
+	// messages compared whole, unknown fields included), the tool does not
+	// run and the stream ends with a failed Final carrying nothing else, and
+	// the host judges the call on the plugin's answer.
+	Expect        *PrepareResponse `protobuf:"bytes,6,opt,name=expect,proto3" json:"expect,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1360,6 +1379,13 @@ func (x *CallRequest) GetUnprepared() bool {
 		return x.Unprepared
 	}
 	return false
+}
+
+func (x *CallRequest) GetExpect() *PrepareResponse {
+	if x != nil {
+		return x.Expect
+	}
+	return nil
 }
 
 type CallEvent struct {
@@ -2230,7 +2256,7 @@ const file_riot_tool_v1_tool_proto_rawDesc = "" +
 	"\x10ManifestResponse\x12,\n" +
 	"\x05tools\x18\x01 \x03(\v2\x16.riot.tool.v1.ToolSpecR\x05tools\x12\x1f\n" +
 	"\vsdk_version\x18\x02 \x01(\tR\n" +
-	"sdkVersion\"\xe7\x02\n" +
+	"sdkVersion\"\x8e\x03\n" +
 	"\bToolSpec\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
 	"\x06prompt\x18\x02 \x01(\tR\x06prompt\x12!\n" +
@@ -2239,7 +2265,8 @@ const file_riot_tool_v1_tool_proto_rawDesc = "" +
 	"\rresult_budget\x18\x05 \x01(\v2\x14.riot.tool.v1.BudgetR\fresultBudget\x12;\n" +
 	"\x1aread_only_without_subjects\x18\a \x01(\bR\x17readOnlyWithoutSubjects\x12;\n" +
 	"\vannotations\x18\x06 \x01(\v2\x19.riot.tool.v1.AnnotationsR\vannotations\x12'\n" +
-	"\x0fdefault_prepare\x18\b \x01(\bR\x0edefaultPrepare\"\x9f\x01\n" +
+	"\x0fdefault_prepare\x18\b \x01(\bR\x0edefaultPrepare\x12%\n" +
+	"\x0ehonours_expect\x18\t \x01(\bR\rhonoursExpect\"\x9f\x01\n" +
 	"\vAnnotations\x12\x14\n" +
 	"\x05title\x18\x01 \x01(\tR\x05title\x12\x1b\n" +
 	"\tread_only\x18\x02 \x01(\bR\breadOnly\x12'\n" +
@@ -2314,7 +2341,7 @@ const file_riot_tool_v1_tool_proto_rawDesc = "" +
 	"permission\x18\x06 \x01(\x0e2 .riot.tool.v1.PermissionBehaviorR\n" +
 	"permission\x12+\n" +
 	"\x11permission_reason\x18\a \x01(\tR\x10permissionReason\x121\n" +
-	"\bsubjects\x18\b \x03(\v2\x15.riot.tool.v1.SubjectR\bsubjects\"\xa5\x01\n" +
+	"\bsubjects\x18\b \x03(\v2\x15.riot.tool.v1.SubjectR\bsubjects\"\xdc\x01\n" +
 	"\vCallRequest\x12\x12\n" +
 	"\x04tool\x18\x01 \x01(\tR\x04tool\x12\x17\n" +
 	"\acall_id\x18\x02 \x01(\tR\x06callId\x12\x14\n" +
@@ -2322,7 +2349,8 @@ const file_riot_tool_v1_tool_proto_rawDesc = "" +
 	"\acontext\x18\x04 \x01(\v2\x19.riot.tool.v1.CallContextR\acontext\x12\x1e\n" +
 	"\n" +
 	"unprepared\x18\x05 \x01(\bR\n" +
-	"unprepared\"\xe1\x01\n" +
+	"unprepared\x125\n" +
+	"\x06expect\x18\x06 \x01(\v2\x1d.riot.tool.v1.PrepareResponseR\x06expect\"\xe1\x01\n" +
 	"\tCallEvent\x124\n" +
 	"\bprogress\x18\x01 \x01(\v2\x16.riot.tool.v1.ProgressH\x00R\bprogress\x12+\n" +
 	"\x05chunk\x18\x02 \x01(\v2\x13.riot.tool.v1.ChunkH\x00R\x05chunk\x12+\n" +
@@ -2495,39 +2523,40 @@ var file_riot_tool_v1_tool_proto_depIdxs = []int32{
 	1,  // 12: riot.tool.v1.PrepareResponse.permission:type_name -> riot.tool.v1.PermissionBehavior
 	16, // 13: riot.tool.v1.PrepareResponse.subjects:type_name -> riot.tool.v1.Subject
 	11, // 14: riot.tool.v1.CallRequest.context:type_name -> riot.tool.v1.CallContext
-	20, // 15: riot.tool.v1.CallEvent.progress:type_name -> riot.tool.v1.Progress
-	21, // 16: riot.tool.v1.CallEvent.chunk:type_name -> riot.tool.v1.Chunk
-	22, // 17: riot.tool.v1.CallEvent.final:type_name -> riot.tool.v1.Final
-	17, // 18: riot.tool.v1.CallEvent.prepared:type_name -> riot.tool.v1.PrepareResponse
-	4,  // 19: riot.tool.v1.Chunk.kind:type_name -> riot.tool.v1.BlockKind
-	5,  // 20: riot.tool.v1.Final.status:type_name -> riot.tool.v1.Status
-	33, // 21: riot.tool.v1.Final.state_updates:type_name -> riot.tool.v1.Final.StateUpdatesEntry
-	15, // 22: riot.tool.v1.SessionRequest.prepare:type_name -> riot.tool.v1.PrepareRequest
-	18, // 23: riot.tool.v1.SessionRequest.call:type_name -> riot.tool.v1.CallRequest
-	25, // 24: riot.tool.v1.SessionRequest.cancel:type_name -> riot.tool.v1.Cancel
-	24, // 25: riot.tool.v1.SessionRequest.state:type_name -> riot.tool.v1.StateDelta
-	34, // 26: riot.tool.v1.StateDelta.set:type_name -> riot.tool.v1.StateDelta.SetEntry
-	35, // 27: riot.tool.v1.StateDelta.shared:type_name -> riot.tool.v1.StateDelta.SharedEntry
-	17, // 28: riot.tool.v1.SessionResponse.prepared:type_name -> riot.tool.v1.PrepareResponse
-	19, // 29: riot.tool.v1.SessionResponse.event:type_name -> riot.tool.v1.CallEvent
-	29, // 30: riot.tool.v1.SessionResponse.end:type_name -> riot.tool.v1.End
-	13, // 31: riot.tool.v1.CallContext.SharedStateEntry.value:type_name -> riot.tool.v1.PluginState
-	24, // 32: riot.tool.v1.StateDelta.SharedEntry.value:type_name -> riot.tool.v1.StateDelta
-	6,  // 33: riot.tool.v1.ToolPlugin.Manifest:input_type -> riot.tool.v1.ManifestRequest
-	15, // 34: riot.tool.v1.ToolPlugin.Prepare:input_type -> riot.tool.v1.PrepareRequest
-	18, // 35: riot.tool.v1.ToolPlugin.Call:input_type -> riot.tool.v1.CallRequest
-	23, // 36: riot.tool.v1.ToolSession.Session:input_type -> riot.tool.v1.SessionRequest
-	26, // 37: riot.tool.v1.ToolLink.Link:input_type -> riot.tool.v1.LinkRequest
-	7,  // 38: riot.tool.v1.ToolPlugin.Manifest:output_type -> riot.tool.v1.ManifestResponse
-	17, // 39: riot.tool.v1.ToolPlugin.Prepare:output_type -> riot.tool.v1.PrepareResponse
-	19, // 40: riot.tool.v1.ToolPlugin.Call:output_type -> riot.tool.v1.CallEvent
-	28, // 41: riot.tool.v1.ToolSession.Session:output_type -> riot.tool.v1.SessionResponse
-	27, // 42: riot.tool.v1.ToolLink.Link:output_type -> riot.tool.v1.LinkResponse
-	38, // [38:43] is the sub-list for method output_type
-	33, // [33:38] is the sub-list for method input_type
-	33, // [33:33] is the sub-list for extension type_name
-	33, // [33:33] is the sub-list for extension extendee
-	0,  // [0:33] is the sub-list for field type_name
+	17, // 15: riot.tool.v1.CallRequest.expect:type_name -> riot.tool.v1.PrepareResponse
+	20, // 16: riot.tool.v1.CallEvent.progress:type_name -> riot.tool.v1.Progress
+	21, // 17: riot.tool.v1.CallEvent.chunk:type_name -> riot.tool.v1.Chunk
+	22, // 18: riot.tool.v1.CallEvent.final:type_name -> riot.tool.v1.Final
+	17, // 19: riot.tool.v1.CallEvent.prepared:type_name -> riot.tool.v1.PrepareResponse
+	4,  // 20: riot.tool.v1.Chunk.kind:type_name -> riot.tool.v1.BlockKind
+	5,  // 21: riot.tool.v1.Final.status:type_name -> riot.tool.v1.Status
+	33, // 22: riot.tool.v1.Final.state_updates:type_name -> riot.tool.v1.Final.StateUpdatesEntry
+	15, // 23: riot.tool.v1.SessionRequest.prepare:type_name -> riot.tool.v1.PrepareRequest
+	18, // 24: riot.tool.v1.SessionRequest.call:type_name -> riot.tool.v1.CallRequest
+	25, // 25: riot.tool.v1.SessionRequest.cancel:type_name -> riot.tool.v1.Cancel
+	24, // 26: riot.tool.v1.SessionRequest.state:type_name -> riot.tool.v1.StateDelta
+	34, // 27: riot.tool.v1.StateDelta.set:type_name -> riot.tool.v1.StateDelta.SetEntry
+	35, // 28: riot.tool.v1.StateDelta.shared:type_name -> riot.tool.v1.StateDelta.SharedEntry
+	17, // 29: riot.tool.v1.SessionResponse.prepared:type_name -> riot.tool.v1.PrepareResponse
+	19, // 30: riot.tool.v1.SessionResponse.event:type_name -> riot.tool.v1.CallEvent
+	29, // 31: riot.tool.v1.SessionResponse.end:type_name -> riot.tool.v1.End
+	13, // 32: riot.tool.v1.CallContext.SharedStateEntry.value:type_name -> riot.tool.v1.PluginState
+	24, // 33: riot.tool.v1.StateDelta.SharedEntry.value:type_name -> riot.tool.v1.StateDelta
+	6,  // 34: riot.tool.v1.ToolPlugin.Manifest:input_type -> riot.tool.v1.ManifestRequest
+	15, // 35: riot.tool.v1.ToolPlugin.Prepare:input_type -> riot.tool.v1.PrepareRequest
+	18, // 36: riot.tool.v1.ToolPlugin.Call:input_type -> riot.tool.v1.CallRequest
+	23, // 37: riot.tool.v1.ToolSession.Session:input_type -> riot.tool.v1.SessionRequest
+	26, // 38: riot.tool.v1.ToolLink.Link:input_type -> riot.tool.v1.LinkRequest
+	7,  // 39: riot.tool.v1.ToolPlugin.Manifest:output_type -> riot.tool.v1.ManifestResponse
+	17, // 40: riot.tool.v1.ToolPlugin.Prepare:output_type -> riot.tool.v1.PrepareResponse
+	19, // 41: riot.tool.v1.ToolPlugin.Call:output_type -> riot.tool.v1.CallEvent
+	28, // 42: riot.tool.v1.ToolSession.Session:output_type -> riot.tool.v1.SessionResponse
+	27, // 43: riot.tool.v1.ToolLink.Link:output_type -> riot.tool.v1.LinkResponse
+	39, // [39:44] is the sub-list for method output_type
+	34, // [34:39] is the sub-list for method input_type
+	34, // [34:34] is the sub-list for extension type_name
+	34, // [34:34] is the sub-list for extension extendee
+	0,  // [0:34] is the sub-list for field type_name
 }
 
 func init() { file_riot_tool_v1_tool_proto_init() }

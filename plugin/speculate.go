@@ -1,0 +1,35 @@
+package plugin
+
+import (
+	"github.com/riot-tools/riot/shared"
+	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
+)
+
+// A host may guess a call's Prepare answer (the last one the tool gave it)
+// and send one Call that carries the guess (CallRequest.expect) instead of
+// a Prepare and then a Call. The SDK honours that for every tool it
+// serves, and says so in the manifest (ToolSpec.honours_expect): the Call
+// is answered as an unprepared one, its own answer first, from the same
+// checks Prepare runs (Server.unprepared), and the tool runs only when
+// that answer is the expected one but for its description
+// (shared.SameAnswer). Otherwise the stream ends with a failed Final that
+// carries nothing else, and the host judges the answer it got, as if
+// Prepare had given it.
+
+// honoursExpect: the manifest declares ToolSpec.honours_expect. An SDK
+// built as one before default_prepare (the riot_protocol1 and
+// riot_protocol2 tags) is one before this too.
+const honoursExpect = declaresDefaultPrepare
+
+// isUnprepared: the host sent the Call without a Prepare, with or without
+// an expected answer.
+func isUnprepared(req *toolv1.CallRequest) bool {
+	return req.GetUnprepared() || req.GetExpect() != nil
+}
+
+// missesExpectation: the host expected an answer, and resp, which accepts
+// the input, is not it. The tool must not run.
+func missesExpectation(req *toolv1.CallRequest, resp *toolv1.PrepareResponse) bool {
+	e := req.GetExpect()
+	return e != nil && !shared.SameAnswer(resp, e)
+}
