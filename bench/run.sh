@@ -157,6 +157,7 @@ grep)
 		for _ in $(seq "$repeats"); do
 			hyperfine -N --warmup 3 --runs 15 \
 				-n "riot Grep $p" "$riot call Grep '$json' --add-dir $src" \
+				-n "riot alone Grep $p" "$alone call Grep '$json' --add-dir $src" \
 				-n "rg -l" "rg --no-config -l -e '$p' $src" \
 				-n "grep $gflags" "grep $gflags -e '$gp' $src"
 		done
@@ -184,6 +185,7 @@ bash)
 	cmd='yes abcdefghijklmnopqrstuvwxyz0123456789 | head -c 500000000'
 	hyperfine --warmup 1 --runs 10 --prepare "$clean" \
 		-n "riot call Bash" "$riot call Bash '{\"command\":\"$cmd\"}' --mode bypassPermissions --json > /dev/null" \
+		-n "riot alone call Bash" "$alone call Bash '{\"command\":\"$cmd\"}' --mode bypassPermissions --json > /dev/null" \
 		-n "bash to a file" "bash -c '$cmd > $work/out'"
 	;;
 stream)
