@@ -423,6 +423,8 @@ func (h *Host) Close() error {
 		// Each close returned with no process of its plugin left, a start
 		// under way included, so no socket is in use below.
 		wg.Wait()
+		// A probe started ahead of the calls leaves no bwrap behind.
+		h.sbox.probing.Wait()
 		h.closeMCP()
 		// After this the session writes each change before it returns.
 		if err := h.session.Close(); err != nil {

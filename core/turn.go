@@ -219,8 +219,9 @@ func (h *Host) maxParallel() int {
 
 // startNeeded starts, in parallel and without waiting, the plugins the
 // turn's calls need, so that they start while calls are validated and
-// each other plugin starts.
+// each other plugin starts; and the sandbox's probe beside them.
 func (h *Host) startNeeded(uses []ToolUse) {
+	h.prestartProbe()
 	for _, u := range uses {
 		if t, ok := h.lookup(u.Name); ok {
 			t.plugin.prestart()
