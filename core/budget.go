@@ -235,14 +235,19 @@ func (c *collector) toFile(p []byte, inFile bool) {
 	}
 	switch {
 	case inFile:
-		// The plugin wrote p; the host's own writes go on after it.
-		if c.err == nil {
-			c.err = c.w.Flush()
-		}
-		c.at.off = c.nbytes
+		c.pluginWrote()
 	case c.err == nil:
 		_, c.err = c.w.Write(p)
 	}
+}
+
+// pluginWrote: the plugin wrote the spill file up to nbytes; the host's
+// own writes, if any, go on after it.
+func (c *collector) pluginWrote() {
+	if c.err == nil {
+		c.err = c.w.Flush()
+	}
+	c.at.off = c.nbytes
 }
 
 // finish puts the spill file, if any, at its path whole, or removes it if

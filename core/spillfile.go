@@ -200,10 +200,7 @@ func (c *collector) counted(ch *toolv1.Chunk) error {
 	c.nbytes, c.chars, c.lines = end, c.chars+int64(chars), c.lines+int64(lines)
 	c.lastNL = tail[len(tail)-1] == '\n'
 	c.fromFile += n
-	if c.err == nil {
-		c.err = c.w.Flush()
-	}
-	c.at.off = c.nbytes
+	c.pluginWrote()
 	return nil
 }
 
