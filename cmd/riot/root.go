@@ -104,16 +104,15 @@ func (a *app) awaitSignals() {
 	}
 }
 
-// commands are riot's commands under the root, by name, each built only
+// command is one of riot's commands under the root, by name, built only
 // when the tree needs it.
-func commands() []struct {
+type command struct {
 	name  string
 	build func(*app) *cobra.Command
-} {
-	return []struct {
-		name  string
-		build func(*app) *cobra.Command
-	}{
+}
+
+func commands() []command {
+	return []command{
 		{"tools", (*app).toolsCommand}, {"call", (*app).callCommand}, {"run", (*app).runCommand},
 		{"plugins", (*app).pluginsCommand}, {"explain", (*app).explainCommand}, {"config", (*app).configCommand},
 		{"mcp", (*app).mcpCommand}, {"version", (*app).versionCommand}, {"trust", (*app).trustCommand},
@@ -123,8 +122,11 @@ func commands() []struct {
 
 // commandIn is the command args run when they start with its name, or "".
 func commandIn(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
 	for _, c := range commands() {
-		if len(args) > 0 && args[0] == c.name {
+		if args[0] == c.name {
 			return c.name
 		}
 	}
