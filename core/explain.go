@@ -22,6 +22,9 @@ type Explanation struct {
 	Sandbox *toolv1.Sandbox
 	// SandboxStatus says whether the sandbox is on, and why not.
 	SandboxStatus SandboxStatus
+	// NoSandbox says why the call gets no sandbox whatever SandboxStatus
+	// says (its plugin starts no processes), or "".
+	NoSandbox string
 	// Hooks are what each matching PreToolUse hook said, in config order;
 	// empty when hooks were skipped or none matched.
 	Hooks []HookReport
@@ -77,7 +80,7 @@ func (h *Host) Explain(ctx context.Context, toolName string, input json.RawMessa
 	ex.Request.Hook = verdict
 	ex.Decision = h.policy.Decide(ctx, ex.Request)
 	ex.SandboxStatus = h.SandboxStatus(ctx)
-	if ex.Decision.Behavior != permission.Deny {
+	if ex.NoSandbox = noSandboxReason(t); ex.NoSandbox == "" && ex.Decision.Behavior != permission.Deny {
 		ex.Sandbox = h.explainSandbox(ctx, c.prep.GetReadOnly(), ex.Request, ex.Decision)
 	}
 	return ex

@@ -22,3 +22,14 @@ func ObserveGroups(h *Host, f func(ids []string, guessed []bool)) {
 		f(ids, guessed)
 	}
 }
+
+// SandboxProbed reports whether the host has checked, or begun to check,
+// whether bwrap works, once the probe a turn started is done.
+func SandboxProbed(h *Host) bool {
+	h.sbox.probing.Wait()
+	return h.sbox.probed.Load()
+}
+
+// StartNeeded is what a turn of uses starts before its first call: their
+// plugins, and the sandbox's probe if a call may need it.
+func StartNeeded(h *Host, uses []ToolUse) { h.startNeeded(uses) }

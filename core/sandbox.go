@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/riot-tools/riot/core/permission"
@@ -23,6 +24,9 @@ type sandboxHost struct {
 	// (prestartProbe), once; Close waits for it.
 	probeStart sync.Once
 	probing    sync.WaitGroup
+	// probed is set once the probe has begun, for the tests that check
+	// that a turn needing no sandbox starts no bwrap.
+	probed atomic.Bool
 
 	// mu guards base, the call-independent part of every profile.
 	mu   sync.Mutex
@@ -91,6 +95,7 @@ func (h *Host) sandboxMode() string {
 
 func (h *Host) probeSandbox(ctx context.Context) error {
 	h.sbox.probeOnce.Do(func() {
+		h.sbox.probed.Store(true)
 		// The answer stands for the host's life, so a turn cancelled
 		// while bwrap starts must not make it "bwrap cannot start"; the
 		// probe has its own timeout.
@@ -143,10 +148,39 @@ func ProbeSandbox(ctx context.Context) error {
 	return nil
 }
 
+// startsNoProcesses: the plugin's manifest declares that it starts no
+// processes (ManifestResponse.starts_no_processes), so its calls have
+// nothing for a sandbox to confine. The SDK keeps that promise in the
+// plugin (a Proc that refuses every start, Landlock without execute), and
+// a plugin not built with it is trusted as with a profile, which it
+// applies itself. A manifest without the field, an MCP server's (which has
+// none) and a plugin's whose registry came from nowhere read as false.
+// The registry's manifest is the one the running binary serves: a restart
+// onto a binary that serves another is refused (checkRestarted).
+func (p *pluginProc) startsNoProcesses() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.regManifest.GetStartsNoProcesses()
+}
+
+// noSandboxReason says why a tool's calls get no sandbox in any mode, or
+// "" when they get one as the mode says.
+func noSandboxReason(t *tool) string {
+	if !t.plugin.startsNoProcesses() {
+		return ""
+	}
+	return fmt.Sprintf("none needed: the %s plugin declares that it starts no processes, and refuses every start itself", t.plugin.spec.Name)
+}
+
 // sandboxFor is the sandbox of an allowed call, or nil for none, or the
 // message of a call that must fail because a required sandbox cannot
-// start.
+// start. A call of a plugin that starts no processes gets none without a
+// probe in every mode, "required" included: nothing of it runs outside a
+// sandbox, since nothing of it runs.
 func (h *Host) sandboxFor(ctx context.Context, c *call) (*toolv1.Sandbox, string) {
+	if c.tool.plugin.startsNoProcesses() {
+		return nil, ""
+	}
 	switch h.sandboxMode() {
 	case "off":
 		return nil, ""

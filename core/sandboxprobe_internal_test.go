@@ -19,24 +19,6 @@ func needBwrap(t *testing.T) {
 	}
 }
 
-// The probe is started with the turn, beside its plugins' starts, not by
-// the first call that needs it once its plugin is up; Close waits for it.
-func TestSandboxProbeStartsWithTheTurn(t *testing.T) {
-	needBwrap(t)
-	h, _ := sandboxHostFor(t, nil, config.Sandbox{})
-	// No call of this turn reaches the sandbox: the tool is unknown.
-	h.startNeeded([]ToolUse{{ID: "1", Name: "NoSuchTool"}})
-	h.sbox.probing.Wait()
-	ran := true
-	h.sbox.probeOnce.Do(func() { ran = false })
-	if !ran {
-		t.Fatal("the turn's start did not probe the sandbox")
-	}
-	if h.sbox.probeErr != nil {
-		t.Fatalf("bwrap works here, but the probe says: %v", h.sbox.probeErr)
-	}
-}
-
 // With the sandbox off nothing is probed.
 func TestSandboxProbeNotStartedWhenOff(t *testing.T) {
 	h, _ := sandboxHostFor(t, nil, config.Sandbox{Mode: "off"})

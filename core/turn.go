@@ -219,9 +219,16 @@ func (h *Host) maxParallel() int {
 
 // startNeeded starts, in parallel and without waiting, the plugins the
 // turn's calls need, so that they start while calls are validated and
-// each other plugin starts; and the sandbox's probe beside them.
+// each other plugin starts; and the sandbox's probe beside them when a
+// call may need a sandbox: not for a turn of unknown tools and of plugins
+// that start no processes.
 func (h *Host) startNeeded(uses []ToolUse) {
-	h.prestartProbe()
+	for _, u := range uses {
+		if t, ok := h.lookup(u.Name); ok && !t.plugin.startsNoProcesses() {
+			h.prestartProbe()
+			break
+		}
+	}
 	for _, u := range uses {
 		if t, ok := h.lookup(u.Name); ok {
 			t.plugin.prestart()

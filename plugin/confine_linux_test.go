@@ -66,13 +66,15 @@ func confineChild(dir string) int {
 		_ = l.Close()
 	}
 	report("listen on a Unix socket", err)
+	// A read-only plugin starts no processes, as its manifest told the host.
+	report("execute", exec.Command("/bin/true").Run())
 	return 0
 }
 
-// A read-only plugin's process can read but not write anything, anywhere,
-// nor connect over TCP where the kernel's Landlock has network rights. It
-// can connect to a Unix socket, as protocol 3's link does, but not make
-// one.
+// A read-only plugin's process can read but not write or execute anything,
+// anywhere, nor connect over TCP where the kernel's Landlock has network
+// rights. It can connect to a Unix socket, as protocol 3's link does, but
+// not make one.
 func TestConfineReadOnly(t *testing.T) {
 	abi, err := ll.LandlockGetABIVersion()
 	if err != nil || abi < 1 {
@@ -115,7 +117,7 @@ func TestConfineReadOnly(t *testing.T) {
 	}
 	got := string(out)
 	want := []string{"read: allowed", "create: refused EACCES", "open for writing: refused EACCES", "remove: refused EACCES", "mkdir: refused EACCES",
-		"connect to a Unix socket: allowed", "listen on a Unix socket: refused EACCES"}
+		"connect to a Unix socket: allowed", "listen on a Unix socket: refused EACCES", "execute: refused EACCES"}
 	if abi >= 4 {
 		want = append(want, "connect: refused EACCES")
 	}

@@ -17,3 +17,7 @@ func servedProtocols(srv shared.ToolPlugin) map[int]goplugin.PluginSet {
 // declaresDefaultPrepare: the manifest marks the tools whose Prepare
 // answer is the default one (ToolSpec.default_prepare).
 const declaresDefaultPrepare = true
+
+// declaresStartsNoProcesses: the manifest of a plugin that starts no
+// processes says so (ManifestResponse.starts_no_processes).
+const declaresStartsNoProcesses = true

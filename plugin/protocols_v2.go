@@ -20,3 +20,8 @@ func servedProtocols(srv shared.ToolPlugin) map[int]goplugin.PluginSet {
 // declaresDefaultPrepare is false, as in an SDK before
 // ToolSpec.default_prepare: the host sends every call's Prepare.
 const declaresDefaultPrepare = false
+
+// declaresStartsNoProcesses is false, as in an SDK before
+// ManifestResponse.starts_no_processes: a read-only plugin's calls get a
+// sandbox profile.
+const declaresStartsNoProcesses = false

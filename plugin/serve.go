@@ -31,11 +31,14 @@ const parentPollEvery = 500 * time.Millisecond
 func Serve(handlers ...Handler) { serve(false, handlers) }
 
 // ServeReadOnly is Serve for a plugin whose tools never write a file, start
-// a process or open a connection, such as Grep and Read. Once its socket
-// listens, the process restricts itself with Landlock: no writes anywhere,
-// and no TCP or UDP where the kernel's Landlock ABI has network rights. It
-// is best effort where the kernel lacks Landlock. Reads stay as the
-// permission chain decides per call.
+// a process or open a connection, such as Grep and Read. Its manifest tells
+// the host that it starts no processes, so the host sends its calls no
+// sandbox and never checks for bubblewrap for them, and its tools' Proc
+// refuses every start (*NoProcessError). Once its socket listens, the
+// process restricts itself with Landlock: no writes and no execve
+// anywhere, and no TCP or UDP where the kernel's Landlock ABI has network
+// rights. It is best effort where the kernel lacks Landlock. Reads stay as
+// the permission chain decides per call.
 func ServeReadOnly(handlers ...Handler) { serve(true, handlers) }
 
 func serve(readOnly bool, handlers []Handler) {
@@ -57,15 +60,7 @@ func serve(readOnly bool, handlers []Handler) {
 			os.Exit(1)
 		}
 	}
-	rt := Runtime{
-		Clock: SystemClock{},
-		Proc:  newOSProc(newGuard(log), log),
-		Net:   http.DefaultClient,
-		Log:   log,
-		// The host's one-shot mark, read once at start.
-		OneShotHost: os.Getenv(shared.OneShotEnv) == "1",
-	}
-	srv, err := NewServer(rt, handlers...)
+	srv, err := NewServer(serveRuntime(readOnly, log), handlers...)
 	if err != nil {
 		log.Error("invalid plugin", "error", err)
 		os.Exit(1)
@@ -100,6 +95,24 @@ func serve(readOnly bool, handlers []Handler) {
 		},
 		Logger: log,
 	})
+}
+
+// serveRuntime is what Serve and ServeReadOnly give the tools.
+func serveRuntime(readOnly bool, log hclog.Logger) Runtime {
+	rt := Runtime{
+		Clock: SystemClock{},
+		Net:   http.DefaultClient,
+		Log:   log,
+		// The host's one-shot mark, read once at start.
+		OneShotHost:       os.Getenv(shared.OneShotEnv) == "1",
+		StartsNoProcesses: readOnly,
+	}
+	if !readOnly {
+		// A read-only plugin has no process guard: it starts nothing to
+		// guard, and Landlock would refuse the guard's own start.
+		rt.Proc = newOSProc(newGuard(log), log)
+	}
+	return rt
 }
 
 // earlyHandshake is the real stdout, saved when the process started as a

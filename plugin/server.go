@@ -27,6 +27,11 @@ type Runtime struct {
 	// OneShotHost: the host closes after this invocation (see
 	// shared.OneShotEnv).
 	OneShotHost bool
+	// StartsNoProcesses: the tools start no processes. NewServer then
+	// gives them a Proc that refuses every start (*NoProcessError), and the
+	// manifest tells the host, which sends their calls no sandbox.
+	// ServeReadOnly sets it.
+	StartsNoProcesses bool
 }
 
 // Server serves a set of tools over the ToolPlugin interface. Serve runs
@@ -50,6 +55,10 @@ func NewServer(rt Runtime, handlers ...Handler) (*Server, error) {
 		rt.Log = hclog.NewNullLogger()
 	}
 	s := &Server{rt: rt, byName: make(map[string]Handler, len(handlers)), manifest: &toolv1.ManifestResponse{SdkVersion: Version}}
+	if rt.StartsNoProcesses {
+		s.rt.Proc = noProc{}
+		s.manifest.StartsNoProcesses = declaresStartsNoProcesses
+	}
 	for _, h := range handlers {
 		name := h.Name()
 		if name == "" {

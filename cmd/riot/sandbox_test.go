@@ -281,6 +281,12 @@ func TestSandboxUnavailable(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(e.ws, "x")); !os.IsNotExist(err) {
 		t.Fatal("a call ran without its required sandbox")
 	}
+	// Grep and Read start no processes: they run all the same, and
+	// explain says why they have no sandbox.
+	e.write("needle.txt", "a needle\n")
+	run("call", "Grep", `{"pattern":"needle"}`).want(t, 0, "needle.txt")
+	run("call", "Read", `{"file_path":"needle.txt"}`).want(t, 0, "a needle")
+	run("explain", "Grep", `{"pattern":"needle"}`).want(t, 0, "sandbox: none needed: the grep plugin declares that it starts no processes")
 	e.write(".riot/config.toml", "[sandbox]\nmode = \"auto\"\n")
 	r = run("call", "Bash", `{"command":"echo hi > x"}`, "--mode", "bypassPermissions")
 	r.want(t, 0, "the kernel sandbox is off for this session", "bubblewrap")

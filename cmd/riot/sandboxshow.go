@@ -41,7 +41,10 @@ func printExplainSandbox(w io.Writer, ex core.Explanation) {
 	}
 	if ex.Sandbox == nil {
 		why := "off ([sandbox] mode = \"off\")"
-		if ex.SandboxStatus.Problem != "" {
+		switch {
+		case ex.NoSandbox != "":
+			why = ex.NoSandbox
+		case ex.SandboxStatus.Problem != "":
 			why = "off: " + ex.SandboxStatus.Problem
 		}
 		fmt.Fprintf(w, "sandbox: %s\n", why)
@@ -64,13 +67,15 @@ type sandboxOut struct {
 	Protected []string `json:"protected,omitempty"`
 	Hidden    []string `json:"hidden,omitempty"`
 	Reason    string   `json:"reason,omitempty"`
+	// NotNeeded is why the call gets no sandbox in any mode.
+	NotNeeded string `json:"not_needed,omitempty"`
 }
 
 func explainSandboxJSON(ex core.Explanation) *sandboxOut {
 	if ex.Invalid != "" {
 		return nil
 	}
-	out := &sandboxOut{Problem: ex.SandboxStatus.Problem}
+	out := &sandboxOut{Problem: ex.SandboxStatus.Problem, NotNeeded: ex.NoSandbox}
 	if ex.Sandbox == nil {
 		return out
 	}

@@ -31,6 +31,12 @@ func WithProc(p plugin.Proc) Option { return func(rt *plugin.Runtime) { rt.Proc 
 // WithNet gives the tools network access.
 func WithNet(n plugin.Net) Option { return func(rt *plugin.Runtime) { rt.Net = n } }
 
+// ReadOnly serves the tools as plugin.ServeReadOnly does, less Landlock,
+// which would confine the test process: the manifest says the plugin
+// starts no processes, and every start is refused with
+// *plugin.NoProcessError, whatever WithProc gave.
+func ReadOnly() Option { return func(rt *plugin.Runtime) { rt.StartsNoProcesses = true } }
+
 // Client calls tools served by Serve. Set its session fields before a call
 // as the host would.
 type Client struct {

@@ -377,9 +377,16 @@ type ManifestResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Tools []*ToolSpec            `protobuf:"bytes,1,rep,name=tools,proto3" json:"tools,omitempty"`
 	// The SDK version the plugin was built with, for `riot plugins`.
-	SdkVersion    string `protobuf:"bytes,2,opt,name=sdk_version,json=sdkVersion,proto3" json:"sdk_version,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	SdkVersion string `protobuf:"bytes,2,opt,name=sdk_version,json=sdkVersion,proto3" json:"sdk_version,omitempty"`
+	// The plugin starts no processes, for any tool or call: the host sends
+	// its calls no sandbox and does not check whether bubblewrap works for
+	// them, in every [sandbox] mode. The SDK sets it for ServeReadOnly and
+	// enforces it in the plugin (Landlock without execute, a Proc that
+	// refuses). Unset, as from every older plugin, its calls get a sandbox
+	// as before.
+	StartsNoProcesses bool `protobuf:"varint,3,opt,name=starts_no_processes,json=startsNoProcesses,proto3" json:"starts_no_processes,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *ManifestResponse) Reset() {
@@ -424,6 +431,13 @@ func (x *ManifestResponse) GetSdkVersion() string {
 		return x.SdkVersion
 	}
 	return ""
+}
+
+func (x *ManifestResponse) GetStartsNoProcesses() bool {
+	if x != nil {
+		return x.StartsNoProcesses
+	}
+	return false
 }
 
 type ToolSpec struct {
@@ -2252,11 +2266,12 @@ var File_riot_tool_v1_tool_proto protoreflect.FileDescriptor
 const file_riot_tool_v1_tool_proto_rawDesc = "" +
 	"\n" +
 	"\x17riot/tool/v1/tool.proto\x12\friot.tool.v1\"\x11\n" +
-	"\x0fManifestRequest\"a\n" +
+	"\x0fManifestRequest\"\x91\x01\n" +
 	"\x10ManifestResponse\x12,\n" +
 	"\x05tools\x18\x01 \x03(\v2\x16.riot.tool.v1.ToolSpecR\x05tools\x12\x1f\n" +
 	"\vsdk_version\x18\x02 \x01(\tR\n" +
-	"sdkVersion\"\x8e\x03\n" +
+	"sdkVersion\x12.\n" +
+	"\x13starts_no_processes\x18\x03 \x01(\bR\x11startsNoProcesses\"\x8e\x03\n" +
 	"\bToolSpec\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
 	"\x06prompt\x18\x02 \x01(\tR\x06prompt\x12!\n" +
