@@ -33,3 +33,16 @@ func SandboxProbed(h *Host) bool {
 // StartNeeded is what a turn of uses starts before its first call: their
 // plugins, and the sandbox's probe if a call may need it.
 func StartNeeded(h *Host, uses []ToolUse) { h.startNeeded(uses) }
+
+// PluginRunning reports whether the host has a process of the plugin
+// named name running, or starting.
+func PluginRunning(h *Host, name string) bool {
+	for _, p := range h.plugins {
+		if p.spec.Name == name {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			return p.client != nil || p.starting != nil
+		}
+	}
+	return false
+}

@@ -105,10 +105,11 @@ func TestManifestCacheKnowsAReplacedBinary(t *testing.T) {
 
 // Every field of ToolSpec survives the cache, including ones added after
 // this test was written: the test fills whatever fields the message has.
+// So does the manifest's declaration that the plugin starts no processes.
 func TestManifestCacheKeepsEveryToolSpecField(t *testing.T) {
 	spec := &toolv1.ToolSpec{}
 	fillMessage(t, spec.ProtoReflect())
-	m := &toolv1.ManifestResponse{SdkVersion: "9", Tools: []*toolv1.ToolSpec{spec}}
+	m := &toolv1.ManifestResponse{SdkVersion: "9", Tools: []*toolv1.ToolSpec{spec}, StartsNoProcesses: true}
 	dir := t.TempDir()
 	p := filepath.Join(dir, "bin")
 	if err := os.WriteFile(p, []byte("x"), 0o755); err != nil {

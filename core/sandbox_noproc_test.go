@@ -42,6 +42,20 @@ func TestRequiredSandboxLetsAPluginThatStartsNoProcessesRun(t *testing.T) {
 	if !core.SandboxProbed(h) {
 		t.Fatal("a turn with a call of a plugin that may start processes did not probe the sandbox")
 	}
+	// The next host lists the plugin from the manifest cache, which keeps
+	// the declaration.
+	if !core.PluginRunning(h, "testkit") {
+		t.Fatal("testkit is not running after its calls")
+	}
+	h.Close()
+	cached := newHost(t, withConfig(cfg), withPlugins(readOnlyKit(bins.testkit), wirefault()))
+	if core.PluginRunning(cached, "testkit") {
+		t.Fatal("the second host started testkit to list it: the cache was not used")
+	}
+	wantResult(t, runOne(t, cached, "Noop", `{}`), core.StatusOK, "ok")
+	if core.SandboxProbed(cached) {
+		t.Fatal("a call of a plugin listed from the cache probed the sandbox")
+	}
 }
 
 // A plugin of an SDK from before the declaration, read-only or not, still
