@@ -148,15 +148,14 @@ func ProbeSandbox(ctx context.Context) error {
 	return nil
 }
 
-// startsNoProcesses: the plugin's manifest declares that it starts no
-// processes (ManifestResponse.starts_no_processes), so its calls have
-// nothing for a sandbox to confine. The SDK keeps that promise in the
-// plugin (a Proc that refuses every start, Landlock without execute), and
-// a plugin not built with it is trusted as with a profile, which it
-// applies itself. A manifest without the field, an MCP server's (which has
-// none) and a plugin's whose registry came from nowhere read as false.
-// The registry's manifest is the one the running binary serves: a restart
-// onto a binary that serves another is refused (checkRestarted).
+// startsNoProcesses: the plugin's registered manifest declares that it
+// starts no processes (ManifestResponse.starts_no_processes), so its calls
+// have nothing for a sandbox to confine. The SDK enforces the declaration
+// in the plugin; the host trusts it as it trusts a plugin to apply its
+// profile. Unset reads as false: plugins of older SDKs, MCP servers and
+// in-process tools (which register no manifest). A binary replaced while
+// riot runs must serve the registered manifest (checkRestarted), so the
+// declaration is the running process's.
 func (p *pluginProc) startsNoProcesses() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
