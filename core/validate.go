@@ -9,8 +9,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"github.com/riot-tools/riot/internal/jsonschema"
+	"github.com/riot-tools/riot/internal/jsonschema/kind"
 )
 
 // validator checks inputs against one tool's schema. It is compiled once

@@ -10,7 +10,7 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/riot-tools/riot/internal/jsonschema"
 )
 
 // ErrNoOneToAsk is what an Elicitor returns when there is no one to put a

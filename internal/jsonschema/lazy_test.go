@@ -1,0 +1,116 @@
+package jsonschema
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+)
+
+var drafts = []*Draft{Draft4, Draft6, Draft7, Draft2019, Draft2020}
+
+// compiled reports whether any draft's meta-schema or vocabulary is
+// compiled.
+func compiled() bool {
+	for _, d := range drafts {
+		if d.sch != nil {
+			return true
+		}
+		for _, v := range d.allVocabs {
+			if v != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func TestMain(m *testing.M) {
+	// Before any test compiles a schema: nothing ran at init.
+	if compiled() {
+		fmt.Fprintln(os.Stderr, "the meta-schemas were compiled before the first schema: at init")
+		os.Exit(1)
+	}
+	os.Exit(m.Run())
+}
+
+func compile(t *testing.T, schema string) (*Schema, error) {
+	t.Helper()
+	doc, err := UnmarshalJSON(strings.NewReader(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewCompiler()
+	if err := c.AddResource("mem:///s.json", doc); err != nil {
+		return nil, err
+	}
+	return c.Compile("mem:///s.json")
+}
+
+// Every draft's meta-schema still checks schemas, and every draft's
+// schemas still validate, once compiled on first use.
+func TestEveryDraftChecksSchemasOnFirstUse(t *testing.T) {
+	for _, d := range drafts {
+		t.Run(d.url, func(t *testing.T) {
+			sch, err := compile(t, `{"$schema": "`+d.url+`#", "type": "object", "required": ["a"], "properties": {"a": {"type": "integer", "minimum": 1}}}`)
+			if err != nil {
+				t.Fatalf("a valid schema does not compile: %v", err)
+			}
+			for _, tc := range []struct {
+				inst string
+				ok   bool
+			}{{`{"a": 2}`, true}, {`{}`, false}, {`{"a": 0}`, false}, {`{"a": "x"}`, false}} {
+				inst, _ := UnmarshalJSON(strings.NewReader(tc.inst))
+				if err := sch.Validate(inst); (err == nil) != tc.ok {
+					t.Errorf("%s: valid = %v, want %v (%v)", tc.inst, err == nil, tc.ok, err)
+				}
+			}
+			_, err = compile(t, `{"$schema": "`+d.url+`#", "type": 5}`)
+			var sve *SchemaValidationError
+			if !errors.As(err, &sve) {
+				t.Errorf("a schema its meta-schema rejects compiled, or failed otherwise: %v", err)
+			}
+		})
+	}
+	if !compiled() {
+		t.Error("the meta-schemas are still not compiled after use")
+	}
+}
+
+// TestFirstUseFromManyGoroutines compiles the first schemas of a fresh
+// process from many goroutines at once: the meta-schemas compile once,
+// and (under -race) without a data race.
+func TestFirstUseFromManyGoroutines(t *testing.T) {
+	if os.Getenv("JSONSCHEMA_FIRST_USE_CHILD") == "1" {
+		var wg sync.WaitGroup
+		errs := make(chan error, 16)
+		for i := range 16 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				d := drafts[i%len(drafts)]
+				if _, err := compile(t, `{"$schema": "`+d.url+`#", "type": "string"}`); err != nil {
+					errs <- err
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+		return
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^TestFirstUseFromManyGoroutines$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "JSONSCHEMA_FIRST_USE_CHILD=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the child failed: %v\n%s", err, out)
+	}
+}
