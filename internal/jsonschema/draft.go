@@ -17,6 +17,10 @@ type Draft struct {
 	vocabPrefix   string             // prefix used for vocabulary
 	allVocabs     map[string]*Schema // names of supported vocabs with its schemas
 	defaultVocabs []string           // names of default vocabs
+
+	// riot: compiled on first use (load), not at init.
+	once         sync.Once
+	vocabSchemas map[string]*Schema
 }
 
 // String returns the specification url.
@@ -128,23 +132,23 @@ var (
 // riot: upstream compiles every draft's meta-schema and vocabularies in
 // an init function, 3-5 ms and 1.7 MB before main on every start of a
 // binary that links the package, whether or not it compiles a schema.
-// Here they are compiled on first use, by getSchema, which every path to
-// a meta-schema goes through. The meta-schemas' own compilation never
-// asks for one (roots.addRoot does not validate json-schema.org roots),
-// so the Once cannot be entered twice on one goroutine.
-var draftsOnce sync.Once
-
-func loadDrafts() { draftsOnce.Do(compileDrafts) }
-
-func compileDrafts() {
-	c := NewCompiler()
-	c.AssertFormat()
-	for _, d := range []*Draft{Draft4, Draft6, Draft7, Draft2019, Draft2020} {
+// Here each draft's are compiled the first time a schema of that draft
+// needs them, by getSchema, the only reader of sch and vocabSchemas. The
+// meta-schemas' own compilation never asks for one (roots.addRoot does
+// not validate json-schema.org roots), so no Once is entered twice on one
+// goroutine. allVocabs stays as upstream declares it, names only, and is
+// never written: getVocabs reads its keys while another goroutine may be
+// compiling the draft.
+func (d *Draft) load() {
+	d.once.Do(func() {
+		c := NewCompiler()
+		c.AssertFormat()
 		d.sch = c.MustCompile(d.url)
+		d.vocabSchemas = make(map[string]*Schema, len(d.allVocabs))
 		for name := range d.allVocabs {
-			d.allVocabs[name] = c.MustCompile(strings.TrimSuffix(d.url, "schema") + "meta/" + name)
+			d.vocabSchemas[name] = c.MustCompile(strings.TrimSuffix(d.url, "schema") + "meta/" + name)
 		}
-	}
+	})
 }
 
 func draftFromURL(url string) *Draft {
@@ -276,7 +280,7 @@ func (d *dialect) activeVocabs(assertVocabs bool, vocabularies map[string]*Vocab
 }
 
 func (d *dialect) getSchema(assertVocabs bool, vocabularies map[string]*Vocabulary) *Schema {
-	loadDrafts()
+	d.draft.load()
 	vocabs := d.activeVocabs(assertVocabs, vocabularies)
 	if vocabs == nil {
 		return d.draft.sch
@@ -284,7 +288,7 @@ func (d *dialect) getSchema(assertVocabs bool, vocabularies map[string]*Vocabula
 
 	var allOf []*Schema
 	for _, vocab := range vocabs {
-		sch := d.draft.allVocabs[vocab]
+		sch := d.draft.vocabSchemas[vocab]
 		if sch == nil {
 			if v, ok := vocabularies[vocab]; ok {
 				sch = v.Schema
@@ -295,7 +299,7 @@ func (d *dialect) getSchema(assertVocabs bool, vocabularies map[string]*Vocabula
 		}
 	}
 	if !slices.Contains(vocabs, "core") {
-		sch := d.draft.allVocabs["core"]
+		sch := d.draft.vocabSchemas["core"]
 		if sch == nil {
 			sch = d.draft.sch
 		}

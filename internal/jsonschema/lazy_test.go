@@ -19,10 +19,8 @@ func compiled() bool {
 		if d.sch != nil {
 			return true
 		}
-		for _, v := range d.allVocabs {
-			if v != nil {
-				return true
-			}
+		if d.vocabSchemas != nil {
+			return true
 		}
 	}
 	return false
@@ -110,6 +108,31 @@ func TestFirstUseFromManyGoroutines(t *testing.T) {
 	}
 	cmd := exec.Command(exe, "-test.run=^TestFirstUseFromManyGoroutines$", "-test.count=1")
 	cmd.Env = append(os.Environ(), "JSONSCHEMA_FIRST_USE_CHILD=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the child failed: %v\n%s", err, out)
+	}
+}
+
+// TestOnlyTheUsedDraftCompiles: in a fresh process, a draft 2020-12
+// schema compiles draft 2020-12's meta-schemas and no other draft's.
+func TestOnlyTheUsedDraftCompiles(t *testing.T) {
+	if os.Getenv("JSONSCHEMA_ONE_DRAFT_CHILD") == "1" {
+		if _, err := compile(t, `{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "string"}`); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range drafts {
+			if got, want := d.sch != nil, d == Draft2020; got != want {
+				t.Errorf("%s: compiled = %v, want %v", d.url, got, want)
+			}
+		}
+		return
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^TestOnlyTheUsedDraftCompiles$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "JSONSCHEMA_ONE_DRAFT_CHILD=1")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("the child failed: %v\n%s", err, out)
 	}

@@ -2,7 +2,7 @@
 Package jsonschema provides json-schema compilation and validation. It is
 github.com/santhosh-tekuri/jsonschema/v6 at v6.0.3 (Apache License 2.0, in
 LICENSE here), copied whole with one change, marked "riot:" in draft.go:
-the drafts' meta-schemas compile on first use instead of in an init
+each draft's meta-schemas compile on first use instead of in an init
 function, which cost every riot process 3-5 ms before main, a plugin
 re-executed from riot included, whether or not it compiled a schema (see
 BENCHMARKS.md). Nothing else differs from upstream but the import path of
