@@ -101,16 +101,14 @@ func (c *SessionClient) linked(lk *linker, l *hostLink, err error) {
 		s := newSession(l, l.close, c.grace)
 		s.direct, s.role = l, make(chan struct{}, 1)
 		s.role <- struct{}{}
+		// The stream the opening began with, or the one opened after it
+		// broke: an opening starts with a stream, and only one runs.
 		old := c.cur
 		c.cur = s
-		if old != nil {
-			c.draining = append(slices.DeleteFunc(c.draining, (*session).isDone), old)
-		}
+		c.draining = append(slices.DeleteFunc(c.draining, (*session).isDone), old)
 		c.mu.Unlock()
 		lk.log.Debug("opened the plugin's session link")
-		if old != nil {
-			old.retire()
-		}
+		old.retire()
 	}
 }
 

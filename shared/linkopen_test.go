@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/hashicorp/go-hclog"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -49,15 +50,41 @@ func (h *heldLink) Link(ctx context.Context, req *toolv1.LinkRequest) (*toolv1.L
 	}
 }
 
-// serveHeld serves impl over protocol 3 with a held link, and returns the
-// client, the link and the links' directory.
-func serveHeld(t *testing.T, life context.Context, impl ToolPlugin) (*SessionClient, *heldLink, string) {
+// heldHost is a client of a plugin whose link is held.
+type heldHost struct {
+	c    *SessionClient
+	held *heldLink
+	// dir is where its links are made; log has its debug records.
+	dir string
+	log *syncBuffer
+}
+
+// serveHeld serves impl over protocol 3 with a held link.
+func serveHeld(t *testing.T, life context.Context, impl ToolPlugin) heldHost {
 	t.Helper()
-	held := newHeldLink(impl)
-	dir := t.TempDir()
-	c, _ := serveLife(t, life, &withLink{GRPCPlugin: GRPCPlugin{Impl: impl, Protocol: 2}, link: held}, 3, HostOptions{LinkDir: dir})
-	c.ExpectPeer(os.Getpid())
-	return c, held, dir
+	h := heldHost{held: newHeldLink(impl), dir: t.TempDir(), log: &syncBuffer{}}
+	log := hclog.New(&hclog.LoggerOptions{Level: hclog.Debug, Output: h.log})
+	h.c, _ = serveLife(t, life, &withLink{GRPCPlugin: GRPCPlugin{Impl: impl, Protocol: 2}, link: h.held}, 3, HostOptions{LinkDir: h.dir, Log: log})
+	h.c.ExpectPeer(os.Getpid())
+	return h
+}
+
+// syncBuffer is a log's output that the test reads while it is written.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 // echoOn runs an Echo call as Call does and says which connection carried
@@ -110,13 +137,29 @@ func curSession(c *SessionClient) *session {
 // held; once it opens, the next ones run on the link, and the stream,
 // with no exchange open, ends. No exchange waited for the link.
 func TestLinkOpensBehindTheFirstExchanges(t *testing.T) {
-	c, held, dir := serveHeld(t, t.Context(), newFake())
+	h := serveHeld(t, t.Context(), newFake())
+	c, held, dir := h.c, h.held, h.dir
 	if p, err := c.Prepare(context.Background(), &toolv1.PrepareRequest{Tool: "Echo", CallId: "p"}); err != nil || p.GetDescribe() != "prepared p" {
 		t.Fatalf("the first exchange: %v, %v", p, err)
 	}
 	<-held.started // the link is opening, and held
 	if got := echoOn(t, c, "a"); got != "stream" {
 		t.Fatalf("a call while the link opens ran on the %s, want the stream", got)
+	}
+	// A stream that breaks while the link opens is opened again, and
+	// the opening goes on: there is one.
+	c.mu.Lock()
+	opening := c.linking
+	c.mu.Unlock()
+	curSession(c).end(errLinkBroken)
+	if got := echoOn(t, c, "a2"); got != "stream" {
+		t.Fatalf("a call on the next stream ran on the %s, want the stream", got)
+	}
+	c.mu.Lock()
+	again := c.linking
+	c.mu.Unlock()
+	if again != opening {
+		t.Fatal("the new stream started another opening")
 	}
 	stream := curSession(c)
 	held.release <- struct{}{}
@@ -163,7 +206,8 @@ func (g gatedTools) Call(ctx context.Context, req *toolv1.CallRequest, send func
 // after it, not before.
 func TestLinkLeavesAnOpenCallOnItsStream(t *testing.T) {
 	gated := gatedTools{fakeTools: newFake(), half: make(chan struct{}), rest: make(chan struct{})}
-	c, held, _ := serveHeld(t, t.Context(), gated)
+	h := serveHeld(t, t.Context(), gated)
+	c, held := h.c, h.held
 	type result struct {
 		text string
 		err  error
@@ -209,7 +253,8 @@ func TestLinkLeavesAnOpenCallOnItsStream(t *testing.T) {
 // begun while it was held ran on the stream, and the last of each caller
 // runs on the link.
 func TestLinkSwitchUnderConcurrentExchanges(t *testing.T) {
-	c, held, _ := serveHeld(t, t.Context(), newFake())
+	h := serveHeld(t, t.Context(), newFake())
+	c, held := h.c, h.held
 	const callers = 24
 	var before, during sync.WaitGroup
 	stop := make(chan struct{})
@@ -303,7 +348,8 @@ func TestLinkThatFailsLeavesTheStream(t *testing.T) {
 // the next session is a stream at once, and the link behind it. The call
 // that found it broken fails as over a broken stream.
 func TestLinkReopensBehindAStream(t *testing.T) {
-	c, held, _ := serveHeld(t, t.Context(), newFake())
+	h := serveHeld(t, t.Context(), newFake())
+	c, held := h.c, h.held
 	held.release <- struct{}{}
 	if got := echoOn(t, c, "a"); got != "stream" {
 		t.Fatalf("the first call ran on the %s, want the stream", got)
@@ -335,7 +381,8 @@ func TestLinkReopensBehindAStream(t *testing.T) {
 func TestLinkOpeningAbandonedByTheClose(t *testing.T) {
 	life, end := context.WithCancel(context.Background())
 	defer end()
-	c, held, dir := serveHeld(t, life, newFake())
+	h := serveHeld(t, life, newFake())
+	c, held, dir := h.c, h.held, h.dir
 	if got := echoOn(t, c, "a"); got != "stream" {
 		t.Fatalf("the first call ran on the %s, want the stream", got)
 	}
@@ -355,6 +402,9 @@ func TestLinkOpeningAbandonedByTheClose(t *testing.T) {
 	buf := make([]byte, 1<<20)
 	if stacks := buf[:runtime.Stack(buf, true)]; bytes.Contains(stacks, []byte("(*linker).open(")) {
 		t.Fatalf("the opening still runs:\n%s", stacks)
+	}
+	if log := h.log.String(); !strings.Contains(log, "abandoned opening the plugin's session link") || strings.Contains(log, "cannot open") {
+		t.Fatalf("the log does not say the opening was abandoned:\n%s", log)
 	}
 	if _, err := tryEchoOn(c, "b"); !errors.Is(err, errClientClosed) {
 		t.Fatalf("a call after the close: %v", err)
