@@ -3,6 +3,7 @@ package shared
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -52,7 +53,8 @@ func TestLinkCarriesTheExchanges(t *testing.T) {
 	dir := t.TempDir()
 	c, _ := serveVersions(t, &GRPCPlugin{Impl: newFake(), Protocol: 3}, 3, HostOptions{LinkDir: dir})
 	c.ExpectPeer(os.Getpid())
-	for _, id := range []string{"a", "b"} {
+	for i := range linkAfter + 2 {
+		id := fmt.Sprint(i)
 		if text, err := call(context.Background(), c, "Echo", id); err != nil || text != id {
 			t.Fatalf("call %s: %q, %v", id, text, err)
 		}
@@ -152,9 +154,7 @@ func TestLinkFallsBackToTheStream(t *testing.T) {
 				}
 				t.Fatalf("opening the link: %v, want an error saying %q", err, tc.want)
 			}
-			if text, err := call(context.Background(), c, "Echo", "a"); err != nil || text != "a" {
-				t.Fatalf("the call before the link failed: %q, %v", text, err)
-			}
+			onStream(t, c, linkAfter+1)
 			settle(c)
 			if got := echoOn(t, c, "b"); got != "stream" {
 				t.Fatalf("the call after the link failed ran on the %s, want the stream", got)

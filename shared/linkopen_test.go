@@ -126,6 +126,16 @@ func tryEchoOn(c *SessionClient, id string) (string, error) {
 	return "stream", nil
 }
 
+// onStream runs n Echo calls, each of which must run on the stream.
+func onStream(t *testing.T, c *SessionClient, n int) {
+	t.Helper()
+	for i := range n {
+		if got := echoOn(t, c, fmt.Sprint("s", i)); got != "stream" {
+			t.Fatalf("call %d ran on the %s, want the stream", i, got)
+		}
+	}
+}
+
 // curSession is c's current session.
 func curSession(c *SessionClient) *session {
 	c.mu.Lock()
@@ -133,12 +143,21 @@ func curSession(c *SessionClient) *session {
 	return c.cur
 }
 
-// The first exchanges run on the stream while the link's opening is
-// held; once it opens, the next ones run on the link, and the stream,
-// with no exchange open, ends. No exchange waited for the link.
+// The first linkAfter exchanges run on the stream with no link asked
+// for; the next one starts its opening, and runs on the stream too, as do
+// the exchanges while the opening is held; once it opens, the next ones
+// run on the link, and the stream, with no exchange open, ends. No
+// exchange waited for the link.
 func TestLinkOpensBehindTheFirstExchanges(t *testing.T) {
 	h := serveHeld(t, t.Context(), newFake())
 	c, held, dir := h.c, h.held, h.dir
+	onStream(t, c, linkAfter)
+	c.mu.Lock()
+	early := c.linking
+	c.mu.Unlock()
+	if early != nil || len(held.started) != 0 {
+		t.Fatalf("a link was asked for within the first %d exchanges", linkAfter)
+	}
 	if p, err := c.Prepare(context.Background(), &toolv1.PrepareRequest{Tool: "Echo", CallId: "p"}); err != nil || p.GetDescribe() != "prepared p" {
 		t.Fatalf("the first exchange: %v, %v", p, err)
 	}
@@ -208,6 +227,7 @@ func TestLinkLeavesAnOpenCallOnItsStream(t *testing.T) {
 	gated := gatedTools{fakeTools: newFake(), half: make(chan struct{}), rest: make(chan struct{})}
 	h := serveHeld(t, t.Context(), gated)
 	c, held := h.c, h.held
+	onStream(t, c, linkAfter)
 	type result struct {
 		text string
 		err  error
@@ -321,9 +341,7 @@ func TestLinkThatFailsLeavesTheStream(t *testing.T) {
 	// Another process than this one: the host refuses the connection.
 	c.ExpectPeer(os.Getpid() + 1)
 	close(held.release)
-	if got := echoOn(t, c, "a"); got != "stream" {
-		t.Fatalf("the first call ran on the %s, want the stream", got)
-	}
+	onStream(t, c, linkAfter+1)
 	settle(c)
 	if got := echoOn(t, c, "b"); got != "stream" {
 		t.Fatalf("a call after the link failed ran on the %s, want the stream", got)
@@ -345,15 +363,14 @@ func TestLinkThatFailsLeavesTheStream(t *testing.T) {
 }
 
 // A link that breaks after it opened is opened again as the first was:
-// the next session is a stream at once, and the link behind it. The call
-// that found it broken fails as over a broken stream.
+// the next session is a stream at once, and the link behind it, from that
+// stream's first exchange on, since the client is past linkAfter. The
+// call that found it broken fails as over a broken stream.
 func TestLinkReopensBehindAStream(t *testing.T) {
 	h := serveHeld(t, t.Context(), newFake())
 	c, held := h.c, h.held
 	held.release <- struct{}{}
-	if got := echoOn(t, c, "a"); got != "stream" {
-		t.Fatalf("the first call ran on the %s, want the stream", got)
-	}
+	onStream(t, c, linkAfter+1)
 	settle(c)
 	link := curSession(c)
 	if link.direct == nil {
@@ -383,9 +400,7 @@ func TestLinkOpeningAbandonedByTheClose(t *testing.T) {
 	defer end()
 	h := serveHeld(t, life, newFake())
 	c, held, dir := h.c, h.held, h.dir
-	if got := echoOn(t, c, "a"); got != "stream" {
-		t.Fatalf("the first call ran on the %s, want the stream", got)
-	}
+	onStream(t, c, linkAfter+1)
 	<-held.started
 	c.mu.Lock()
 	opening := c.linking
@@ -424,9 +439,7 @@ func TestSessionOverProtocol2OpensNoLink(t *testing.T) {
 	held := newHeldLink(fake)
 	close(held.release)
 	c, _ := serveVersions(t, &withLink{GRPCPlugin: GRPCPlugin{Impl: fake, Protocol: 2}, link: held}, 2, HostOptions{LinkDir: t.TempDir()})
-	if got := echoOn(t, c, "a"); got != "stream" {
-		t.Fatalf("the call ran on the %s, want the stream", got)
-	}
+	onStream(t, c, linkAfter+1)
 	c.mu.Lock()
 	linking := c.linking
 	c.mu.Unlock()

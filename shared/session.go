@@ -76,6 +76,8 @@ type SessionClient struct {
 	// draining are the streams a link replaced that still carry open
 	// exchanges: each ends after its last.
 	draining []*session
+	// streamed counts the exchanges begun on streams, up to linkAfter.
+	streamed int
 	// closed is set when the plugin's client is gone: no session opens.
 	closed bool
 }
@@ -215,6 +217,9 @@ func (c *SessionClient) begin(ctx context.Context, first *toolv1.SessionRequest)
 		}
 		break
 	}
+	if s.direct == nil {
+		c.streamedOne()
+	}
 	first.Id = x.id
 	if d, ok := ctx.Deadline(); ok {
 		// A deadline already past is still a deadline: one microsecond.
@@ -229,9 +234,9 @@ func (c *SessionClient) begin(ctx context.Context, first *toolv1.SessionRequest)
 
 // stream returns the open session, opening one if there is none or the
 // last one ended: a gRPC Session stream, whose first frame needs no round
-// trip before it, and over protocol 3 the link in the background, which
-// the exchanges begun after it opens run on. One caller opens while the
-// others wait for it as long as their contexts let them.
+// trip before it (over protocol 3 a link opens behind it: streamedOne).
+// One caller opens while the others wait for it as long as their contexts
+// let them.
 func (c *SessionClient) stream(ctx context.Context) (*session, error) {
 	for {
 		c.mu.Lock()
@@ -260,8 +265,6 @@ func (c *SessionClient) stream(ctx context.Context) (*session, error) {
 }
 
 // openSession opens the client's stream, then wakes those waiting on w.
-// A link that broke is opened again as the first was: the stream at once,
-// the link behind it.
 func (c *SessionClient) openSession(w chan struct{}) (*session, error) {
 	// The stream outlives every caller's context; it ends with the
 	// connection, when it breaks, or when a link replaces it.
@@ -283,7 +286,6 @@ func (c *SessionClient) openSession(w chan struct{}) (*session, error) {
 	s := newSession(st, cancel, c.grace)
 	go s.read()
 	c.cur = s
-	c.startLink()
 	return s, nil
 }
 

@@ -101,13 +101,16 @@ func serveSession(t *testing.T, impl ToolPlugin, version int) (*SessionClient, *
 	return c, srv
 }
 
-// linkUp opens c's stream, which starts opening its link in the
-// background, and waits for the link.
+// linkUp opens c's stream and its link behind it, as after linkAfter
+// exchanges, and waits for the link.
 func linkUp(t *testing.T, c *SessionClient) {
 	t.Helper()
 	if _, err := c.stream(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	c.mu.Lock()
+	c.startLink()
+	c.mu.Unlock()
 	settle(c)
 	if got := transport(c); got != "link" {
 		t.Fatalf("the client is on the %s, want the link", got)
