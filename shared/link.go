@@ -68,17 +68,20 @@ func (c *SessionClient) ExpectPeer(pid int) {
 // soon does.
 const linkAfter = 2
 
-// streamedOne counts an exchange begun on a stream, and opens a link
-// behind the stream from the one after linkAfter on. Once a client is
-// past it, a stream opened after its link broke is linked again at once.
-func (c *SessionClient) streamedOne() {
+// streamedOne counts an exchange begun on the stream s, and opens a link
+// behind s from the one after linkAfter on, unless a link replaced s
+// already. Once a client is past linkAfter, a stream opened after its
+// link broke is linked again at once.
+func (c *SessionClient) streamedOne(s *session) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.streamed < linkAfter {
 		c.streamed++
 		return
 	}
-	c.startLink()
+	if c.cur == s {
+		c.startLink()
+	}
 }
 
 // startLink opens a link in the background unless one is opening or the

@@ -218,7 +218,7 @@ func (c *SessionClient) begin(ctx context.Context, first *toolv1.SessionRequest)
 		break
 	}
 	if s.direct == nil {
-		c.streamedOne()
+		c.streamedOne(s)
 	}
 	first.Id = x.id
 	if d, ok := ctx.Deadline(); ok {
@@ -282,6 +282,11 @@ func (c *SessionClient) openSession(w chan struct{}) (*session, error) {
 		// The client closed while it opened.
 		cancel()
 		return nil, errClientClosed
+	}
+	if cur := c.cur; cur != nil && !cur.isDone() {
+		// A link opened while the stream did: it takes the exchanges.
+		cancel()
+		return cur, nil
 	}
 	s := newSession(st, cancel, c.grace)
 	go s.read()
