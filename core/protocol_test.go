@@ -19,7 +19,7 @@ const protocolSuites = "^(TestProtocolNegotiated|TestPrepareElidedOnlyWhereDecla
 // testkit and wirefault negotiate the protocol this run builds them for:
 // the newest, or 1 or 2 in TestSuitesOverProtocol1's or 2's run.
 // Over protocol 3 the calls run on the link, not the stream it falls
-// back to.
+// back to, once it opened behind the first calls.
 func TestProtocolNegotiated(t *testing.T) {
 	cfg := testConfig(t, bypass)
 	cfg.Log.Level = "debug"
@@ -27,6 +27,10 @@ func TestProtocolNegotiated(t *testing.T) {
 	h := newHost(t, withConfig(cfg), withPlugins(testkit(), wirefault()), func(o *core.Options) { o.Logger = nil; o.Stderr = io.Discard })
 	wantResult(t, runOne(t, h, "Noop", `{}`), core.StatusOK, "ok")
 	wantResult(t, runOne(t, h, "SplitUTF8", `{}`), core.StatusOK, "café au lait")
+	if wantProtocol == 3 {
+		untilLinkSettles(t, h, "testkit", "Noop", `{}`)
+		untilLinkSettles(t, h, "wirefault", "SplitUTF8", `{}`)
+	}
 	for _, p := range h.Plugins() {
 		if p.Protocol != wantProtocol {
 			t.Errorf("%s negotiated protocol %d, want %d", p.Name, p.Protocol, wantProtocol)
@@ -87,6 +91,7 @@ func TestLinkOfAConfinedPlugin(t *testing.T) {
 	h := newHost(t, withConfig(cfg), withPlugins(spec), func(o *core.Options) { o.Logger = nil; o.Stderr = io.Discard })
 	wantResult(t, runOne(t, h, "Noop", `{}`), core.StatusOK, "ok")
 	wantResult(t, runOne(t, h, "Echo", `{"text":"confined"}`), core.StatusOK, "confined")
+	untilLinkSettles(t, h, "testkit", "Noop", `{}`)
 	h.Close()
 	log, err := os.ReadFile(h.LogFile())
 	if err != nil {
@@ -116,6 +121,7 @@ func TestLinkFallsBackToTheStream(t *testing.T) {
 	wantResult(t, runOne(t, h, "SplitUTF8", `{}`), core.StatusOK, "café au lait")
 	wantResult(t, runOne(t, h, "EarlyClose", `{}`), core.StatusFailed, "without a final result")
 	wantResult(t, runOne(t, h, "SplitUTF8", `{}`), core.StatusOK, "café au lait")
+	untilLinkSettles(t, h, "wirefault", "SplitUTF8", `{}`)
 	for _, p := range h.Plugins() {
 		if p.Name == "wirefault" && p.Protocol != 3 {
 			t.Errorf("wirefault negotiated protocol %d, want 3", p.Protocol)
@@ -129,6 +135,28 @@ func TestLinkFallsBackToTheStream(t *testing.T) {
 	if !strings.Contains(string(log), "cannot open the plugin's session link") || !strings.Contains(string(log), "no Unix sockets here") {
 		t.Fatalf("the log does not say why the link did not open:\n%s", log)
 	}
+}
+
+// untilLinkSettles runs tool until the log says how plugin's link opening
+// ended, opened or not: it opens behind the first calls, which run on the
+// stream and do not wait for it, so a host closed at once may abandon it.
+// A call or two is enough on any machine; a thousand fail the test.
+func untilLinkSettles(t *testing.T, h *core.Host, plugin, tool, input string) {
+	t.Helper()
+	for range 1000 {
+		log, err := os.ReadFile(h.LogFile())
+		if err != nil {
+			t.Fatal(err)
+		}
+		prefix := "riot." + plugin + ": "
+		if strings.Contains(string(log), prefix+"opened the plugin's session link") || strings.Contains(string(log), prefix+"cannot open the plugin's session link") {
+			return
+		}
+		if r := runOne(t, h, tool, input); r.Status != core.StatusOK {
+			t.Fatalf("%s while %s's link opens: %v", tool, plugin, r)
+		}
+	}
+	t.Fatalf("%s's link neither opened nor failed in a thousand calls", plugin)
 }
 
 func dirOf(path string) string { return path[:strings.LastIndexByte(path, '/')] }

@@ -148,6 +148,7 @@ func TestLinkFaultsFailOpenExchanges(t *testing.T) {
 			raw := rawLink{send: tc.send, conns: make(chan net.Conn, 1)}
 			server := &withLink{GRPCPlugin: GRPCPlugin{Impl: newFake(), Protocol: 2}, link: raw}
 			c, _ := serveVersions(t, server, 3, HostOptions{LinkDir: t.TempDir()})
+			linkUp(t, c)
 			_, err := call(context.Background(), c, "Echo", "a")
 			conn := <-raw.conns
 			defer conn.Close()

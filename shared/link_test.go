@@ -3,6 +3,7 @@ package shared
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -52,10 +53,12 @@ func TestLinkCarriesTheExchanges(t *testing.T) {
 	dir := t.TempDir()
 	c, _ := serveVersions(t, &GRPCPlugin{Impl: newFake(), Protocol: 3}, 3, HostOptions{LinkDir: dir})
 	c.ExpectPeer(os.Getpid())
-	for _, id := range []string{"a", "b"} {
+	for i := range linkAfter + 2 {
+		id := fmt.Sprint(i)
 		if text, err := call(context.Background(), c, "Echo", id); err != nil || text != id {
 			t.Fatalf("call %s: %q, %v", id, text, err)
 		}
+		settle(c)
 	}
 	if got := transport(c); got != "link" {
 		t.Fatalf("the exchanges ran on the %s, want the link", got)
@@ -151,13 +154,15 @@ func TestLinkFallsBackToTheStream(t *testing.T) {
 				}
 				t.Fatalf("opening the link: %v, want an error saying %q", err, tc.want)
 			}
-			if text, err := call(context.Background(), c, "Echo", "a"); err != nil || text != "a" {
-				t.Fatalf("the call after the link failed: %q, %v", text, err)
+			onStream(t, c, linkAfter+1)
+			settle(c)
+			if got := echoOn(t, c, "b"); got != "stream" {
+				t.Fatalf("the call after the link failed ran on the %s, want the stream", got)
 			}
-			if got := transport(c); got != "stream" {
-				t.Fatalf("the call ran on the %s, want the stream", got)
-			}
-			if c.link != nil {
+			c.mu.Lock()
+			again := c.link != nil
+			c.mu.Unlock()
+			if again {
 				t.Fatal("the client would try the link again")
 			}
 			if left := entries(t, dir); len(left) != 0 {
@@ -170,46 +175,6 @@ func TestLinkFallsBackToTheStream(t *testing.T) {
 			}
 		})
 	}
-}
-
-// A caller that leaves while its link opens gets its own error, and the
-// next caller tries the link again; a caller that waits for another's
-// opening waits only as long as its own context lets it.
-func TestLinkOpeningFollowsTheCaller(t *testing.T) {
-	hang := &hangingLink{started: make(chan struct{}, 2)}
-	server := &withLink{GRPCPlugin: GRPCPlugin{Impl: newFake(), Protocol: 2}, link: hang}
-	c, _ := serveVersions(t, server, 3, HostOptions{LinkDir: t.TempDir()})
-	ctx, cancel := context.WithCancel(context.Background())
-	first := make(chan error, 1)
-	go func() {
-		_, err := call(ctx, c, "Echo", "a")
-		first <- err
-	}()
-	<-hang.started
-	short, stop := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer stop()
-	if _, err := call(short, c, "Echo", "b"); status.Code(err) != codes.DeadlineExceeded {
-		t.Fatalf("a caller waiting for another's opening: %v, want DeadlineExceeded", err)
-	}
-	cancel()
-	if err := <-first; status.Code(err) != codes.Canceled {
-		t.Fatalf("a caller that left while the link opened: %v, want Canceled", err)
-	}
-	if c.link == nil {
-		t.Fatal("the caller's leaving gave up on the link")
-	}
-}
-
-// hangingLink answers no Link until its caller leaves.
-type hangingLink struct {
-	toolv1.UnimplementedToolLinkServer
-	started chan struct{}
-}
-
-func (h *hangingLink) Link(ctx context.Context, _ *toolv1.LinkRequest) (*toolv1.LinkResponse, error) {
-	h.started <- struct{}{}
-	<-ctx.Done()
-	return nil, ctx.Err()
 }
 
 // deafLink connects links that it never reads.
@@ -248,6 +213,7 @@ func TestLinkGivesUpOnAPluginThatStopsReading(t *testing.T) {
 	server := &withLink{GRPCPlugin: GRPCPlugin{Impl: newFake(), Protocol: 2}, link: deaf}
 	c, _ := serveVersions(t, server, 3, HostOptions{LinkDir: t.TempDir()})
 	c.grace = time.Millisecond
+	linkUp(t, c)
 	s, x, err := c.begin(context.Background(), &toolv1.SessionRequest{Frame: &toolv1.SessionRequest_Call{Call: &toolv1.CallRequest{Tool: "Echo"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -275,6 +241,7 @@ func TestLinkClosesWithTheClient(t *testing.T) {
 	life, end := context.WithCancel(context.Background())
 	defer end()
 	c, _ := serveLife(t, life, &GRPCPlugin{Impl: fake, Protocol: 3}, 3, HostOptions{LinkDir: t.TempDir()})
+	linkUp(t, c)
 	errs := make(chan error, 1)
 	go func() {
 		_, err := call(context.Background(), c, "Block", "b")

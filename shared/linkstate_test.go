@@ -58,7 +58,7 @@ var stateSteps = []stateStep{
 // stream, while each frame carries only what changed since the last.
 func TestLinkCarriesStateChanges(t *testing.T) {
 	impl := &stateSeen{fakeTools: *newFake(), seen: make(chan *toolv1.CallContext, 1)}
-	c, _ := serveVersions(t, &GRPCPlugin{Impl: impl, Protocol: 3}, 3, HostOptions{LinkDir: t.TempDir()})
+	c, _ := serveSession(t, impl, 3)
 	for i, step := range stateSteps {
 		cc := step.context()
 		sent := proto.Clone(cc)

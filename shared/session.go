@@ -58,17 +58,26 @@ var errStopped = status.Error(codes.Unavailable, "the plugin stopped reading its
 type SessionClient struct {
 	rpc     toolv1.ToolPluginClient
 	session toolv1.ToolSessionClient
-	// link opens protocol 3's connections; nil over protocol 2, and once
-	// an opening failed. Only the one caller opening a session uses it.
-	link *linker
 	// grace is sendGrace, shorter in tests.
 	grace time.Duration
 
 	mu  sync.Mutex
 	cur *session
-	// opening is closed when the session being opened is open or failed;
+	// link opens protocol 3's connections; nil over protocol 2, and once
+	// an opening failed.
+	link *linker
+	// opening is closed when the stream being opened is open or failed;
 	// nil when none is.
 	opening chan struct{}
+	// linking is closed when the link being opened in the background is
+	// open, failed or abandoned; nil when none is. stopLink abandons it.
+	linking  chan struct{}
+	stopLink context.CancelFunc
+	// draining are the streams a link replaced that still carry open
+	// exchanges: each ends after its last.
+	draining []*session
+	// streamed counts the exchanges begun on streams, up to linkAfter.
+	streamed int
 	// closed is set when the plugin's client is gone: no session opens.
 	closed bool
 }
@@ -103,6 +112,9 @@ type session struct {
 	mu     sync.Mutex
 	nextID uint64
 	open   map[uint64]*exchange
+	// retired is set when a link replaced the stream: it takes no new
+	// exchange, and ends once the open ones finish.
+	retired bool
 	// err is why the stream ended, set before done is closed.
 	err   error
 	ended bool
@@ -187,13 +199,26 @@ func (c *SessionClient) begin(ctx context.Context, first *toolv1.SessionRequest)
 	if err := ctx.Err(); err != nil {
 		return nil, nil, status.FromContextError(err).Err()
 	}
-	s, err := c.stream(ctx)
-	if err != nil {
-		return nil, nil, err
+	var (
+		s *session
+		x *exchange
+	)
+	for {
+		var err error
+		if s, err = c.stream(ctx); err != nil {
+			return nil, nil, err
+		}
+		x, err = s.register()
+		if errors.Is(err, errRetired) {
+			continue // a link replaced s after stream returned it
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		break
 	}
-	x, err := s.register()
-	if err != nil {
-		return nil, nil, err
+	if s.direct == nil {
+		c.streamedOne(s)
 	}
 	first.Id = x.id
 	if d, ok := ctx.Deadline(); ok {
@@ -208,18 +233,16 @@ func (c *SessionClient) begin(ctx context.Context, first *toolv1.SessionRequest)
 }
 
 // stream returns the open session, opening one if there is none or the
-// last one ended. One caller opens while the others wait for it as long
-// as their contexts let them: opening a link can take a while.
+// last one ended: a gRPC Session stream, whose first frame needs no round
+// trip before it (over protocol 3 a link opens behind it: streamedOne).
+// One caller opens while the others wait for it as long as their contexts
+// let them.
 func (c *SessionClient) stream(ctx context.Context) (*session, error) {
 	for {
 		c.mu.Lock()
-		if s := c.cur; s != nil {
-			select {
-			case <-s.done:
-			default:
-				c.mu.Unlock()
-				return s, nil
-			}
+		if s := c.cur; s != nil && !s.isDone() {
+			c.mu.Unlock()
+			return s, nil
 		}
 		if c.closed {
 			c.mu.Unlock()
@@ -237,18 +260,22 @@ func (c *SessionClient) stream(ctx context.Context) (*session, error) {
 		w := make(chan struct{})
 		c.opening = w
 		c.mu.Unlock()
-		return c.openSession(ctx, w)
+		return c.openSession(w)
 	}
 }
 
-// openSession opens the client's session, then wakes those waiting on w.
-func (c *SessionClient) openSession(ctx context.Context, w chan struct{}) (*session, error) {
-	st, cancel, err := c.open(ctx)
+// openSession opens the client's stream, then wakes those waiting on w.
+func (c *SessionClient) openSession(w chan struct{}) (*session, error) {
+	// The stream outlives every caller's context; it ends with the
+	// connection, when it breaks, or when a link replaces it.
+	sctx, cancel := context.WithCancel(context.Background())
+	st, err := c.session.Session(sctx)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.opening = nil
 	close(w)
 	if err != nil {
+		cancel()
 		return nil, err
 	}
 	if c.closed {
@@ -256,59 +283,42 @@ func (c *SessionClient) openSession(ctx context.Context, w chan struct{}) (*sess
 		cancel()
 		return nil, errClientClosed
 	}
-	s := &session{stream: st, cancel: cancel, grace: c.grace, sendSlot: make(chan struct{}, 1), open: map[uint64]*exchange{}, done: make(chan struct{})}
-	if l, ok := st.(*hostLink); ok {
-		s.direct, s.role = l, make(chan struct{}, 1)
-		s.role <- struct{}{}
-	} else {
-		go s.read()
+	if cur := c.cur; cur != nil && !cur.isDone() {
+		// A link opened while the stream did: it takes the exchanges.
+		cancel()
+		return cur, nil
 	}
+	s := newSession(st, cancel, c.grace)
+	go s.read()
 	c.cur = s
 	return s, nil
+}
+
+func newSession(st sessionConn, cancel func(), grace time.Duration) *session {
+	return &session{stream: st, cancel: cancel, grace: grace, sendSlot: make(chan struct{}, 1), open: map[uint64]*exchange{}, done: make(chan struct{})}
 }
 
 // errClientClosed is an exchange begun after the plugin's client closed.
 var errClientClosed = status.Error(codes.Unavailable, "the plugin's connection is closed")
 
-// open opens a link over protocol 3, or a Session stream over protocol 2
-// and when the link cannot be opened: protocol 2 is always there beside
-// it, and a plugin whose environment has no Unix sockets keeps working.
-func (c *SessionClient) open(ctx context.Context) (sessionConn, func(), error) {
-	if c.link != nil {
-		l, err := c.link.open(ctx)
-		if err == nil {
-			c.link.log.Debug("opened the plugin's session link")
-			return l, l.close, nil
-		}
-		if ctx.Err() != nil {
-			// The caller left: the link may work for the next one.
-			return nil, nil, status.FromContextError(ctx.Err()).Err()
-		}
-		c.link.log.Debug("cannot open the plugin's session link; using its gRPC session stream", "error", err)
-		c.link = nil
-	}
-	// The stream outlives every caller's context; it ends with the
-	// connection, or when it breaks.
-	sctx, cancel := context.WithCancel(context.Background())
-	st, err := c.session.Session(sctx)
-	if err != nil {
-		cancel()
-		return nil, nil, err
-	}
-	return st, cancel, nil
-}
-
-// closeOnDone ends the client's session when ctx, the plugin client's
-// life, ends: a link is no part of the gRPC connection that go-plugin
-// closes.
+// closeOnDone ends the client's sessions when ctx, the plugin client's
+// life, ends, and abandons a link being opened: a link is no part of the
+// gRPC connection that go-plugin closes.
 func (c *SessionClient) closeOnDone(ctx context.Context) {
 	context.AfterFunc(ctx, func() {
 		c.mu.Lock()
 		c.closed = true
-		s := c.cur
+		ended := append([]*session{c.cur}, c.draining...)
+		c.draining = nil
+		stop := c.stopLink
 		c.mu.Unlock()
-		if s != nil {
-			s.abort(errClientClosed)
+		if stop != nil {
+			stop()
+		}
+		for _, s := range ended {
+			if s != nil {
+				s.abort(errClientClosed)
+			}
 		}
 	})
 }
@@ -316,6 +326,9 @@ func (c *SessionClient) closeOnDone(ctx context.Context) {
 func (s *session) register() (*exchange, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.retired {
+		return nil, errRetired
+	}
 	if s.err != nil {
 		return nil, s.err
 	}
@@ -330,8 +343,15 @@ func (s *session) register() (*exchange, error) {
 func (s *session) finish(x *exchange, cancel bool) {
 	s.mu.Lock()
 	delete(s.open, x.id)
+	last := s.retired && len(s.open) == 0
 	s.mu.Unlock()
 	close(x.gone)
+	if last {
+		// The plugin's side cancels what is still running when the stream
+		// ends: a Cancel frame would find it gone.
+		s.end(errRetired)
+		return
+	}
 	if cancel {
 		// In the background: the caller is leaving, and the send may
 		// wait for another's.
@@ -528,6 +548,32 @@ func (s *session) abort(err error) {
 	}
 	s.mu.Unlock()
 	s.cancel()
+}
+
+// isDone is whether the stream ended.
+func (s *session) isDone() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// errRetired is the end of a stream that a link replaced: no exchange
+// sees it, since the stream ends after its last.
+var errRetired = status.Error(codes.Unavailable, "the plugin's session stream was replaced by its link")
+
+// retire takes no new exchange on the stream, and ends it once the open
+// ones finish: each exchange lives on one connection for its whole life.
+func (s *session) retire() {
+	s.mu.Lock()
+	s.retired = true
+	idle := len(s.open) == 0
+	s.mu.Unlock()
+	if idle {
+		s.end(errRetired)
+	}
 }
 
 // end records why the stream ended and wakes every open exchange.

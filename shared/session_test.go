@@ -90,9 +90,42 @@ var sessionProtocols = []int{2, 3}
 // serveSession serves impl's version on a Unix socket in a temporary
 // directory and returns a stub connected to it, which it closes when the
 // test ends, and the server.
+// Over protocol 3 the link is open before it returns, so that the
+// exchanges the test begins run on it.
 func serveSession(t *testing.T, impl ToolPlugin, version int) (*SessionClient, *grpc.Server) {
 	t.Helper()
-	return serveVersions(t, &GRPCPlugin{Impl: impl, Protocol: version}, version, HostOptions{LinkDir: t.TempDir()})
+	c, srv := serveVersions(t, &GRPCPlugin{Impl: impl, Protocol: version}, version, HostOptions{LinkDir: t.TempDir()})
+	if version >= 3 {
+		linkUp(t, c)
+	}
+	return c, srv
+}
+
+// linkUp opens c's stream and its link behind it, as after linkAfter
+// exchanges, and waits for the link.
+func linkUp(t *testing.T, c *SessionClient) {
+	t.Helper()
+	if _, err := c.stream(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	c.mu.Lock()
+	c.startLink()
+	c.mu.Unlock()
+	settle(c)
+	if got := transport(c); got != "link" {
+		t.Fatalf("the client is on the %s, want the link", got)
+	}
+}
+
+// settle waits until c opens no link in the background: the one it
+// opened is open, failed or abandoned.
+func settle(c *SessionClient) {
+	c.mu.Lock()
+	w := c.linking
+	c.mu.Unlock()
+	if w != nil {
+		<-w
+	}
 }
 
 // serveVersions serves server and returns a stub of version with opts.
