@@ -9,11 +9,11 @@ import (
 )
 
 // A builtin is served by re-executing riot, which pays riot's whole start
-// (every package's init, the JSON Schema meta-schemas among them) before
-// the plugin can answer. Its standalone riot-tool-NAME binary starts in
-// about 60% of that time, so the host uses it when it lies beside riot and
-// is the same build: otherwise an old binary left beside a new riot would
-// serve its old tools behind the new riot's manifest.
+// (every package's init) before the plugin can answer. Its standalone
+// riot-tool-NAME binary starts a little sooner and holds less private
+// memory, so the host uses it when it lies beside riot and is the same
+// build: otherwise an old binary left beside a new riot would serve its
+// old tools behind the new riot's manifest.
 
 // SameBuild reports whether the binaries at a and b were built from the
 // same version of the same module with the same toolchain, or why not. A
