@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	// riot: the import path of kind is this copy's (UPSTREAM.md).
 	"github.com/riot-tools/riot/internal/jsonschema/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	// riot: the import path of kind is this copy's (UPSTREAM.md).
 	"github.com/riot-tools/riot/internal/jsonschema/kind"
 	"golang.org/x/text/message"
 )

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	// riot: the import path of kind is this copy's (UPSTREAM.md).
 	"github.com/riot-tools/riot/internal/jsonschema/kind"
 	"golang.org/x/text/message"
 )
