@@ -214,8 +214,10 @@ func (p *OSProc) Start(ctx context.Context, cmd *exec.Cmd) (Process, error) {
 		cmd.Env = ChildEnv(os.Environ())
 	}
 	// The guard runs before the command does, so that registering the
-	// command's group is one write, not a guard start.
-	p.guard.Ready()
+	// command's group is one write, not a guard start. Its tag marks all
+	// the command forks, even before that write, should the plugin die
+	// between the command's start and its registration.
+	cmd.Env = p.guard.Env(cmd.Env)
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}

@@ -8,9 +8,12 @@
 // every plugin). Two kinds:
 //
 //   - Guard watches from the side: its owner tells it, over a pipe, which
-//     process groups it started and which are gone, and when the pipe
-//     closes it kills the groups still registered. A process that leaves
-//     its group (setsid) escapes it; the SDK's kernel sandbox covers that.
+//     process groups it started and which are gone, and marks the
+//     commands it starts with the Guard's tag, a variable they pass on to
+//     all they fork. When the pipe closes it kills the groups still
+//     registered and every process carrying the tag. A process that
+//     leaves its group (setsid) and drops the variable escapes it; the
+//     SDK's kernel sandbox covers that.
 //   - Tree runs one command as its child and stays its parent, as a child
 //     subreaper (Linux): whatever the command forks, however it detaches
 //     (setsid, double fork, nohup, ignored SIGTERM), stays a descendant of

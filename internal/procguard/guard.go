@@ -2,7 +2,6 @@ package procguard
 
 import (
 	"bufio"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -16,10 +15,14 @@ import (
 
 // Guard is a small process that outlives its owner by a moment. The owner
 // tells it, over a pipe, which process groups it started and which are
-// gone. When the pipe closes, because the owner exited or was killed with
-// SIGKILL, the guard kills every group still registered and exits.
-// Pdeathsig alone reaches only the owner's direct child, not the processes
-// a shell command forks. A nil *Guard does nothing.
+// gone, and marks the commands it starts with the Guard's tag (Env). When
+// the pipe closes, because the owner exited or was killed with SIGKILL,
+// the guard kills every group still registered and every process that
+// carries the tag, and exits. Pdeathsig alone reaches only the owner's
+// direct child, not the processes a shell command forks; the tag reaches
+// what a command forked before the owner could register its group, in the
+// moment between a command's start and its registration. A nil *Guard
+// does nothing.
 type Guard struct {
 	log hclog.Logger
 	env []string
@@ -27,6 +30,8 @@ type Guard struct {
 	mu      sync.Mutex
 	started bool
 	w       io.WriteCloser
+	// tag is the variable Env adds, "" until the guard runs.
+	tag string
 }
 
 // New returns a guard that starts on first use, with env (without Env) as
@@ -57,6 +62,42 @@ func (g *Guard) startLocked() {
 	if !g.started {
 		g.started = true
 		g.w = g.start()
+		if g.w != nil {
+			g.tag = newTag()
+			if g.tag != "" {
+				g.writeLocked("=" + g.tag + "\n")
+			}
+		}
+	}
+}
+
+// Env returns env, a command's environment, with the guard's tag added,
+// starting the guard if it is not running. An owner calls it just before
+// it starts the command, whose environment it then is. Where the guard
+// does not run, env is returned as it is.
+func (g *Guard) Env(env []string) []string {
+	if g == nil {
+		return env
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.startLocked()
+	if g.w == nil || g.tag == "" {
+		return env
+	}
+	// A copy: the caller's slice may be shared.
+	out := make([]string, 0, len(env)+1)
+	return append(append(out, env...), g.tag+"=1")
+}
+
+// writeLocked sends one line; a guard that is gone is reported once.
+func (g *Guard) writeLocked(line string) {
+	if g.w == nil {
+		return
+	}
+	if _, err := io.WriteString(g.w, line); err != nil {
+		g.log.Warn("process guard is gone; tool processes may outlive the plugin", "error", err)
+		g.w = nil
 	}
 }
 
@@ -67,13 +108,7 @@ func (g *Guard) send(op byte, pgid int) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.startLocked()
-	if g.w == nil {
-		return
-	}
-	if _, err := fmt.Fprintf(g.w, "%c%d\n", op, pgid); err != nil {
-		g.log.Warn("process guard is gone; tool processes may outlive the plugin", "error", err)
-		g.w = nil
-	}
+	g.writeLocked(string(op) + strconv.Itoa(pgid) + "\n")
 }
 
 // start re-executes this binary with the same arguments, so that both a
@@ -107,15 +142,24 @@ func (g *Guard) start() io.WriteCloser {
 // IsGuard reports whether this process was started as a Guard.
 func IsGuard() bool { return os.Getenv(Env) == "1" }
 
-// RunGuard is a Guard's main: it records groups until its input ends, then
-// kills them all.
+// RunGuard is a Guard's main: it records groups and its tag until its
+// input ends, then kills the groups and the tagged processes.
 func RunGuard(in io.Reader) {
 	signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
 	groups := map[int]bool{}
+	tag := ""
 	sc := bufio.NewScanner(in)
 	for sc.Scan() {
 		line := sc.Text()
 		if len(line) < 2 {
+			continue
+		}
+		if line[0] == '=' {
+			// Only a tag as newTag makes them: a Guard kills whatever
+			// carries it, and a short or common name could be anyone's.
+			if validTag(line[1:]) {
+				tag = line[1:]
+			}
 			continue
 		}
 		pgid, err := strconv.Atoi(line[1:])
@@ -131,6 +175,9 @@ func RunGuard(in io.Reader) {
 	}
 	for pgid := range groups {
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	}
+	if tag != "" {
+		killTagged(tag)
 	}
 }
 

@@ -1,6 +1,7 @@
 package procguard
 
 import (
+	"bufio"
 	"fmt"
 	"os"
 	"os/exec"
@@ -23,6 +24,9 @@ func TestMain(m *testing.M) {
 	}
 	if fifo := os.Getenv(guardOwnerEnv); fifo != "" {
 		os.Exit(runGuardOwner(fifo))
+	}
+	if fifo := os.Getenv(tagOwnerEnv); fifo != "" {
+		os.Exit(runTagOwner(fifo))
 	}
 	os.Exit(m.Run())
 }
@@ -83,10 +87,53 @@ func runGuardOwner(fifo string) int {
 func withoutOwner(env []string) []string {
 	var out []string
 	for _, kv := range env {
-		if strings.HasPrefix(kv, ownerEnv+"=") || strings.HasPrefix(kv, guardOwnerEnv+"=") {
+		if strings.HasPrefix(kv, ownerEnv+"=") || strings.HasPrefix(kv, guardOwnerEnv+"=") || strings.HasPrefix(kv, tagOwnerEnv+"=") {
 			continue
 		}
 		out = append(out, kv)
 	}
 	return out
+}
+
+// detached prints the pid of the shell and of a child of each way to
+// detach one: 4 lines.
+const detached = `sh -c 'echo $$; exec sleep 300' &
+setsid sh -c 'echo $$; exec sleep 300' &
+(sh -c 'echo $$; exec sleep 300' &) &
+echo $$; wait`
+
+// tagOwnerEnv makes the test binary an owner that dies between starting
+// a command and registering its group: it starts `detached` with its
+// Guard's tag and an untagged `sleep`, registers neither, writes their
+// pids to the FIFO it names, and waits to be killed.
+const tagOwnerEnv = "PROCGUARD_TEST_TAG_OWNER"
+
+func runTagOwner(fifo string) int {
+	g := New(hclog.NewNullLogger(), withoutOwner(os.Environ()))
+	var pids []string
+	for _, env := range [][]string{g.Env(withoutOwner(os.Environ())), withoutOwner(os.Environ())} {
+		cmd := exec.Command("sh", "-c", detached)
+		cmd.Env = env
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		out, err := cmd.StdoutPipe()
+		if err != nil || cmd.Start() != nil {
+			return 1
+		}
+		sc := bufio.NewScanner(out)
+		var group []string
+		for range 4 {
+			if !sc.Scan() {
+				return 1
+			}
+			group = append(group, strings.TrimSpace(sc.Text()))
+		}
+		pids = append(pids, strings.Join(group, " "))
+	}
+	f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		return 1
+	}
+	_, _ = f.WriteString(strings.Join(pids, ",") + "\n")
+	_ = f.Close()
+	select {}
 }

@@ -21,7 +21,8 @@ import (
 // TestPluginSIGKILLLeavesNoChild builds the real riot-tool-bash, starts it
 // as the host does, runs a command that forks, in the foreground and as a
 // background job, and kills the plugin with SIGKILL: the process guard
-// must take every process of both groups with it.
+// must take every process of both groups with it, and the one that left
+// its group with setsid, which it finds by its tag.
 func TestPluginSIGKILLLeavesNoChild(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the plugin binary")
@@ -80,7 +81,8 @@ func TestPluginSIGKILLLeavesNoChild(t *testing.T) {
 	}
 	watch := watchExit(t, pids(t, <-jobPids)...)
 
-	// A foreground command, still running when the plugin dies.
+	// A foreground command, still running when the plugin dies, with a
+	// child that left its group: the guard finds that one by its tag.
 	fgFifo := mkfifo(t, "fg")
 	fgPids := make(chan string, 1)
 	go func() {
@@ -90,7 +92,7 @@ func TestPluginSIGKILLLeavesNoChild(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
-		_ = call(ctx, run(`sleep 300 & echo "$! $$" > `+shellQuote(fgFifo)+`; wait`))
+		_ = call(ctx, run(`sleep 300 & a=$!; setsid sleep 300 & echo "$a $! $$" > `+shellQuote(fgFifo)+`; wait`))
 	}()
 	for pid, fd := range watchExit(t, pids(t, <-fgPids)...) {
 		watch[pid] = fd
