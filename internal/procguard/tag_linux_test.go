@@ -7,7 +7,6 @@ package procguard
 
 import (
 	"bufio"
-	"bytes"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -127,27 +126,7 @@ func TestGuardEnvAddsItsTag(t *testing.T) {
 // Guard kill the command and all it forked by the tag, and nothing
 // untagged.
 func TestGuardKillsWhatItsOwnerNeverRegistered(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fifo, lines := readFIFO(t)
-	owner := exec.Command(exe)
-	owner.Env = append(os.Environ(), tagOwnerEnv+"="+fifo)
-	var stderr bytes.Buffer
-	owner.Stderr = &stderr
-	if err := owner.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- owner.Wait() }()
-	var line string
-	select {
-	case line = <-lines:
-	case err := <-exited:
-		unblock(fifo)
-		t.Fatalf("the owner exited first: %v\n%s", err, stderr.String())
-	}
+	line, kill := startOwner(t, tagOwnerEnv)
 	groups := strings.Split(line, ",")
 	if len(groups) != 2 {
 		t.Fatalf("read %q", line)
@@ -164,10 +143,7 @@ func TestGuardKillsWhatItsOwnerNeverRegistered(t *testing.T) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	})
-	if err := owner.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	<-exited
+	kill()
 	for _, pid := range tagged {
 		if !proctest.WaitExit(pid, 3*time.Second) {
 			t.Errorf("process %d of the unregistered command outlived its owner by 3 s", pid)

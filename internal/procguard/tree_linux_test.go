@@ -248,13 +248,35 @@ func TestTreeStartFailures(t *testing.T) {
 // An owner's SIGKILL makes its Guard kill the groups still registered,
 // and leaves the one it removed.
 func TestGuardEndsWithItsOwner(t *testing.T) {
+	line, kill := startOwner(t, guardOwnerEnv)
+	f := strings.Fields(line)
+	if len(f) != 2 {
+		t.Fatalf("read %q", line)
+	}
+	registered, removed := pidOf(t, f[0]), pidOf(t, f[1])
+	defer func() { _ = syscall.Kill(removed, syscall.SIGKILL) }()
+	kill()
+	if !proctest.WaitExit(registered, 3*time.Second) {
+		_ = syscall.Kill(registered, syscall.SIGKILL)
+		t.Fatalf("the registered group %d outlived its owner by 3 s", registered)
+	}
+	if err := syscall.Kill(removed, 0); err != nil {
+		t.Fatalf("the removed group %d was killed: %v", removed, err)
+	}
+}
+
+// startOwner runs the test binary as an owner, with env naming a FIFO,
+// and returns the line it writes there, and kill, which SIGKILLs it and
+// waits for its end.
+func startOwner(t *testing.T, env string) (line string, kill func()) {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	fifo, lines := readFIFO(t)
 	owner := exec.Command(exe)
-	owner.Env = append(os.Environ(), guardOwnerEnv+"="+fifo)
+	owner.Env = append(os.Environ(), env+"="+fifo)
 	var stderr bytes.Buffer
 	owner.Stderr = &stderr
 	if err := owner.Start(); err != nil {
@@ -262,28 +284,16 @@ func TestGuardEndsWithItsOwner(t *testing.T) {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- owner.Wait() }()
-	var line string
 	select {
 	case line = <-lines:
 	case err := <-exited:
 		unblock(fifo)
 		t.Fatalf("the owner exited first: %v\n%s", err, stderr.String())
 	}
-	f := strings.Fields(line)
-	if len(f) != 2 {
-		t.Fatalf("read %q", line)
-	}
-	registered, removed := pidOf(t, f[0]), pidOf(t, f[1])
-	defer func() { _ = syscall.Kill(removed, syscall.SIGKILL) }()
-	if err := owner.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	<-exited
-	if !proctest.WaitExit(registered, 3*time.Second) {
-		_ = syscall.Kill(registered, syscall.SIGKILL)
-		t.Fatalf("the registered group %d outlived its owner by 3 s", registered)
-	}
-	if err := syscall.Kill(removed, 0); err != nil {
-		t.Fatalf("the removed group %d was killed: %v", removed, err)
+	return line, func() {
+		if err := owner.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		<-exited
 	}
 }
