@@ -223,18 +223,20 @@ func (h *Host) maxParallel() int {
 // call may need a sandbox: not for a turn of unknown tools and of plugins
 // that start no processes.
 func (h *Host) startNeeded(uses []ToolUse) {
-	for _, u := range uses {
-		if t, ok := h.lookup(u.Name); ok && !t.plugin.startsNoProcesses() {
-			h.prestartProbe()
-			break
-		}
-	}
+	// Looked up once: an unknown MCP name makes lookup sync the servers.
+	tools := make([]*tool, 0, len(uses))
 	for _, u := range uses {
 		if t, ok := h.lookup(u.Name); ok {
-			t.plugin.prestart()
-			if src, ok := t.plugin.spec.impl.(*mcpsource.Source); ok {
-				src.Prestart()
-			}
+			tools = append(tools, t)
+		}
+	}
+	if slices.ContainsFunc(tools, func(t *tool) bool { return !t.plugin.startsNoProcesses() }) {
+		h.prestartProbe()
+	}
+	for _, t := range tools {
+		t.plugin.prestart()
+		if src, ok := t.plugin.spec.impl.(*mcpsource.Source); ok {
+			src.Prestart()
 		}
 	}
 }
