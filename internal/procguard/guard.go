@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -85,9 +86,8 @@ func (g *Guard) Env(env []string) []string {
 	if g.w == nil || g.tag == "" {
 		return env
 	}
-	// A copy: the caller's slice may be shared.
-	out := make([]string, 0, len(env)+1)
-	return append(append(out, env...), g.tag+"=1")
+	// Clipped, so that the append copies: the caller's slice may be shared.
+	return append(slices.Clip(env), g.tag+"=1")
 }
 
 // writeLocked sends one line; a guard that is gone is reported once.

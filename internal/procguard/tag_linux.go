@@ -2,6 +2,7 @@ package procguard
 
 import (
 	"os"
+	"strconv"
 	"syscall"
 	"time"
 )
@@ -45,17 +46,12 @@ type taggedProc struct {
 // name. Processes whose environment this one may not read (other users',
 // non-dumpable ones) are skipped: a Guard could not kill them anyway.
 func tagged(name string, self int) []taggedProc {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
 	var out []taggedProc
-	for _, ent := range ents {
-		pid, ok := atoiPID(ent.Name())
-		if !ok || pid == self {
+	for _, pid := range allPIDs() {
+		if pid == self {
 			continue
 		}
-		environ, err := os.ReadFile("/proc/" + ent.Name() + "/environ")
+		environ, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
 		if err != nil || !hasTag(environ, name) {
 			continue
 		}

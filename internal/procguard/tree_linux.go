@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -134,17 +135,9 @@ func killTree(reaped <-chan struct{}, gone <-chan struct{}) {
 
 // descendants lists the processes below pid, read from /proc.
 func descendants(pid int) []int {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
 	children := map[int][]int{}
-	for _, ent := range ents {
-		p, ok := atoiPID(ent.Name())
-		if !ok {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + ent.Name() + "/stat")
+	for _, p := range allPIDs() {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/stat")
 		if err != nil {
 			continue // gone meanwhile
 		}
@@ -163,4 +156,19 @@ func descendants(pid int) []int {
 		}
 	}
 	return out
+}
+
+// allPIDs lists the processes /proc shows, or none where it cannot be read.
+func allPIDs() []int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	pids := make([]int, 0, len(ents))
+	for _, ent := range ents {
+		if p, ok := atoiPID(ent.Name()); ok {
+			pids = append(pids, p)
+		}
+	}
+	return pids
 }
