@@ -126,7 +126,7 @@ func (c *collector) chunk(ch *toolv1.Chunk) error {
 	if valid < len(data) {
 		rest := data[valid:]
 		if len(rest) >= utf8.UTFMax || utf8.FullRune(rest) {
-			return &malformedError{Why: fmt.Sprintf("text that is not valid UTF-8, at byte %s of its output", commas(c.nbytes+int64(valid)))}
+			return notUTF8(c.nbytes + int64(valid))
 		}
 		// A character cut between chunks: its start waits for the rest.
 		c.pending = append([]byte(nil), rest...)
@@ -140,7 +140,7 @@ func (c *collector) chunk(ch *toolv1.Chunk) error {
 // character.
 func (c *collector) endBlock() error {
 	if len(c.pending) > 0 {
-		return &malformedError{Why: fmt.Sprintf("text that is not valid UTF-8, at byte %s of its output", commas(c.nbytes))}
+		return notUTF8(c.nbytes)
 	}
 	return nil
 }
@@ -409,4 +409,10 @@ func sizeText(n int64) string {
 	default:
 		return fmt.Sprintf("%d bytes", n)
 	}
+}
+
+// notUTF8 is the malformed output of text that breaks UTF-8 at byte at of
+// the call's output, streamed or in the spill file.
+func notUTF8(at int64) error {
+	return &malformedError{Why: fmt.Sprintf("text that is not valid UTF-8, at byte %s of its output", commas(at))}
 }

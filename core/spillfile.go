@@ -63,7 +63,7 @@ func (c *collector) extent(ch *toolv1.Chunk) error {
 	case c.file == nil:
 		return &malformedError{Why: "text announced in the spill file before riot had created it"}
 	case len(c.pending) > 0:
-		return &malformedError{Why: fmt.Sprintf("text that is not valid UTF-8, at byte %s of its output", commas(c.nbytes))}
+		return notUTF8(c.nbytes)
 	case ch.GetFileOffset() != uint64(c.nbytes):
 		return &malformedError{Why: fmt.Sprintf("text announced at byte %s of the spill file, where its output so far ends at byte %s", commas(int64(min(ch.GetFileOffset(), maxAnnounced))), commas(c.nbytes))}
 	case n > maxAnnounced:
@@ -93,7 +93,7 @@ func (c *collector) readBack(end int64) error {
 		// protocol.
 		valid, ok := checkUTF8(data, c.nbytes+int64(len(data)) < end)
 		if !ok {
-			return &malformedError{Why: fmt.Sprintf("text that is not valid UTF-8, at byte %s of its output", commas(c.nbytes+int64(valid)))}
+			return notUTF8(c.nbytes + int64(valid))
 		}
 		c.writeText(data[:valid], true)
 		c.fromFile += int64(valid)
@@ -174,7 +174,7 @@ func (c *collector) counted(ch *toolv1.Chunk) error {
 		return err
 	}
 	if valid, ok := checkUTF8(head, true); !ok {
-		return &malformedError{Why: fmt.Sprintf("text that is not valid UTF-8, at byte %s of its output", commas(start+int64(valid)))}
+		return notUTF8(start + int64(valid))
 	}
 	headChars, headLines := textcount.Chars(head), textcount.Newlines(head)
 	c.head = append(c.head, head...)
@@ -189,7 +189,7 @@ func (c *collector) counted(ch *toolv1.Chunk) error {
 		skip++
 	}
 	if valid, ok := checkUTF8(tail[skip:], false); skip == utf8.UTFMax || !ok {
-		return &malformedError{Why: fmt.Sprintf("text that is not valid UTF-8, at byte %s of its output", commas(tailFrom+int64(skip+valid)))}
+		return notUTF8(tailFrom + int64(skip+valid))
 	}
 	if !plausible(chars, lines, headChars+textcount.Chars(tail), headLines+textcount.Newlines(tail), tailFrom-start-needHead) {
 		return &malformedError{Why: fmt.Sprintf("an announcement of %s characters and %s newlines in a stretch of the spill file whose first and last bytes riot read contradict them", commas(int64(chars)), commas(int64(lines)))}
