@@ -11,8 +11,9 @@ import (
 
 // decodeInput decodes raw strictly, rejecting unknown fields. The host has
 // already checked raw against the schema, so a failure here means a host
-// that skipped that check; the hint is still written for the model.
-func decodeInput[In any](raw []byte, fields []string) (In, string) {
+// that skipped that check; the hint is still written for the model, with
+// the names fields gives, asked for only then.
+func decodeInput[In any](raw []byte, fields func() []string) (In, string) {
 	var in In
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = []byte("{}")
@@ -23,7 +24,7 @@ func decodeInput[In any](raw []byte, fields []string) (In, string) {
 	if err == nil {
 		return in, ""
 	}
-	return in, decodeHint(err, fields)
+	return in, decodeHint(err, fields())
 }
 
 func decodeHint(err error, fields []string) string {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"sync"
 
 	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
@@ -24,13 +25,33 @@ type Handler interface {
 	unprepared(ctx context.Context, raw []byte, env *Env) (*toolv1.PrepareResponse, func() Outcome)
 }
 
-// New adapts a Tool to a Handler. It reflects the input schema once, and
-// panics if In is not a struct: that is a programming error, caught the
-// first time the plugin starts.
+// New adapts a Tool to a Handler. It panics if In is not a struct: that
+// is a programming error, caught the first time the plugin starts. The
+// input schema is reflected once, when first needed: by the Manifest, or
+// by a rejected input's hint. A host with the manifest cached asks for
+// neither, and reflecting it (with invopop/jsonschema, then marshalling
+// it) was the larger part of a builtin plugin's own start.
 func New[In any](t Tool[In]) Handler {
+	if err := checkInputType[In](); err != nil {
+		panic(fmt.Sprintf("plugin.New(%s): %v", t.Name(), err))
+	}
+	return &typed[In]{tool: t, name: t.Name(), shape: sync.OnceValue(inputShape[In]), defaultPrepare: hasDefaultPrepare[In](t)}
+}
+
+// shape is a tool's input schema, and the names of its fields, sorted,
+// for the hints of a rejected input.
+type shape struct {
+	schema []byte
+	fields []string
+}
+
+// inputShape reflects In's schema; checkInputType has passed.
+func inputShape[In any]() shape {
 	schema, err := reflectSchema[In]()
 	if err != nil {
-		panic(fmt.Sprintf("plugin.New(%s): %v", t.Name(), err))
+		// Unreachable after checkInputType: reflectSchema fails only for
+		// what that refuses.
+		panic(fmt.Sprintf("plugin: the input schema of %T: %v", *new(In), err))
 	}
 	var props struct {
 		Properties map[string]json.RawMessage `json:"properties"`
@@ -41,18 +62,20 @@ func New[In any](t Tool[In]) Handler {
 		fields = append(fields, name)
 	}
 	slices.Sort(fields)
-	return &typed[In]{tool: t, name: t.Name(), schema: schema, fields: fields, defaultPrepare: hasDefaultPrepare[In](t)}
+	return shape{schema: schema, fields: fields}
 }
 
 type typed[In any] struct {
-	tool   Tool[In]
-	name   string
-	schema []byte
-	fields []string
+	tool  Tool[In]
+	name  string
+	shape func() shape
 	// defaultPrepare: the tool implements nothing that shapes Prepare's
 	// answer beyond Describe (defaultprepare.go).
 	defaultPrepare bool
 }
+
+// fields is the input's field names, for decodeInput's hints.
+func (h *typed[In]) fields() []string { return h.shape().fields }
 
 func (h *typed[In]) Name() string { return h.name }
 
@@ -75,7 +98,7 @@ func (h *typed[In]) spec() *toolv1.ToolSpec {
 		Annotations:             annotationsToWire(ann),
 		Name:                    h.name,
 		Prompt:                  h.tool.Prompt(),
-		InputSchema:             h.schema,
+		InputSchema:             h.shape().schema,
 		CascadesOnFailure:       cascades,
 		ResultBudget:            &toolv1.Budget{Unlimited: budget.IsUnlimited(), LimitChars: int64(budget.Chars())},
 		ReadOnlyWithoutSubjects: readOnly && !subjects,

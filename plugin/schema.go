@@ -13,13 +13,10 @@ import (
 // which tools[] does not want. A field is required unless its json tag has
 // omitempty; its description comes from its jsonschema_description tag.
 func reflectSchema[In any]() ([]byte, error) {
-	t := reflect.TypeFor[In]()
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
+	if err := checkInputType[In](); err != nil {
+		return nil, err
 	}
-	if t.Kind() != reflect.Struct {
-		return nil, fmt.Errorf("a tool's input type must be a struct, not %s", t)
-	}
+	t := inputType[In]()
 	r := &jsonschema.Reflector{
 		Anonymous:      true,
 		DoNotReference: true,
@@ -33,4 +30,22 @@ func reflectSchema[In any]() ([]byte, error) {
 		s.Properties = jsonschema.NewProperties()
 	}
 	return json.Marshal(s)
+}
+
+// checkInputType refuses an input type that is not a struct (or a pointer
+// to one), which has no object schema.
+func checkInputType[In any]() error {
+	if t := inputType[In](); t.Kind() != reflect.Struct {
+		return fmt.Errorf("a tool's input type must be a struct, not %s", t)
+	}
+	return nil
+}
+
+// inputType is In with its pointers dereferenced.
+func inputType[In any]() reflect.Type {
+	t := reflect.TypeFor[In]()
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t
 }
