@@ -139,6 +139,9 @@ type Host struct {
 type tool struct {
 	spec   *toolv1.ToolSpec
 	plugin *pluginProc
+	// schemaChecked: spec's input schema passed its meta-schema check in
+	// an earlier process (compileValidator).
+	schemaChecked bool
 
 	once sync.Once
 	val  *validator
@@ -153,7 +156,7 @@ type tool struct {
 }
 
 func (t *tool) validator() (*validator, error) {
-	t.once.Do(func() { t.val, t.err = compileValidator(t.spec.GetName(), t.spec.GetInputSchema()) })
+	t.once.Do(func() { t.val, t.err = compileValidator(t.spec.GetName(), t.spec.GetInputSchema(), t.schemaChecked) })
 	return t.val, t.err
 }
 
@@ -277,15 +280,18 @@ func (h *Host) resultsRoot() string { return filepath.Join(h.stateDir, "results"
 // already taken keeps its first owner.
 func (h *Host) register(ctx context.Context) {
 	manifests := make([]*toolv1.ManifestResponse, len(h.plugins))
+	// checked: the plugin's schemas passed their meta-schema check when it
+	// sent them (cacheEntry.SchemasChecked).
+	checked := make([]bool, len(h.plugins))
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for i, p := range h.plugins {
 		if p.spec.impl == nil {
-			if m, id, ok := h.cache.get(p.spec); ok && p.spec.Refused == "" {
-				manifests[i] = m
-				p.setRegistered(m, id)
+			if c, ok := h.cache.get(p.spec); ok && p.spec.Refused == "" {
+				manifests[i], checked[i] = c.m, c.schemasChecked
+				p.setRegistered(c.m, c.id)
 				p.mu.Lock()
-				p.protocol = h.cache.protocol(p.spec, id)
+				p.protocol = h.cache.protocol(p.spec, c.id)
 				p.mu.Unlock()
 				continue
 			}
@@ -320,7 +326,7 @@ func (h *Host) register(ctx context.Context) {
 				h.log.Warn("two plugins serve the same tool; the first keeps it", "tool", name, "kept", prev.plugin.spec.Name, "ignored", h.plugins[i].spec.Name)
 				continue
 			}
-			t := &tool{spec: spec, plugin: h.plugins[i]}
+			t := &tool{spec: spec, plugin: h.plugins[i], schemaChecked: checked[i]}
 			h.tools = append(h.tools, t)
 			h.byName[name] = t
 		}

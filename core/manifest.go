@@ -70,6 +70,11 @@ type cacheEntry struct {
 	Protocol int
 	// Manifest is the ManifestResponse in protobuf's wire format.
 	Manifest []byte
+	// SchemasChecked: every tool's input schema in Manifest passed its
+	// meta-schema check when the plugin sent it, so a process that loads
+	// the entry compiles them without that check (compileValidator). An
+	// entry written before the field existed reads as false: checked.
+	SchemasChecked bool
 }
 
 // failureEntry is a start that failed in a way worth not repeating.
@@ -119,24 +124,32 @@ func loadManifestCache(path string) *manifestCache {
 	return c
 }
 
-// get returns the cached manifest of spec's binary as it is now, and that
-// binary's identity.
-func (c *manifestCache) get(spec PluginSpec) (*toolv1.ManifestResponse, binaryID, bool) {
+// cachedManifest is a manifest from the cache.
+type cachedManifest struct {
+	m  *toolv1.ManifestResponse
+	id binaryID
+	// schemasChecked is the entry's SchemasChecked.
+	schemasChecked bool
+}
+
+// get returns the cached manifest of spec's binary as it is now, with
+// that binary's identity.
+func (c *manifestCache) get(spec PluginSpec) (cachedManifest, bool) {
 	id, err := identify(spec.Path)
 	if err != nil {
-		return nil, id, false
+		return cachedManifest{id: id}, false
 	}
 	c.mu.Lock()
 	e, ok := c.entries[specKey(spec, id)]
 	c.mu.Unlock()
 	if !ok || e.SHA256 != spec.SHA256 {
-		return nil, id, false
+		return cachedManifest{id: id}, false
 	}
 	m := &toolv1.ManifestResponse{}
 	if err := proto.Unmarshal(e.Manifest, m); err != nil {
-		return nil, id, false
+		return cachedManifest{id: id}, false
 	}
-	return m, id, true
+	return cachedManifest{m: m, id: id, schemasChecked: e.SchemasChecked}, true
 }
 
 // put records the manifest a started plugin sent, for its binary as it
@@ -147,10 +160,23 @@ func (c *manifestCache) put(spec PluginSpec, id binaryID, m *toolv1.ManifestResp
 	if err != nil {
 		return
 	}
+	checked := schemasCheck(m)
 	c.mu.Lock()
-	c.entries[specKey(spec, id)] = cacheEntry{ID: id, SHA256: spec.SHA256, Manifest: data}
+	c.entries[specKey(spec, id)] = cacheEntry{ID: id, SHA256: spec.SHA256, Manifest: data, SchemasChecked: checked}
 	c.dirty = true
 	c.mu.Unlock()
+}
+
+// schemasCheck reports whether every tool's input schema in m compiles
+// with its meta-schema check. It runs where a plugin has just started
+// to send m, which costs far more than the check.
+func schemasCheck(m *toolv1.ManifestResponse) bool {
+	for _, t := range m.GetTools() {
+		if _, err := compileValidator(t.GetName(), t.GetInputSchema(), false); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // setProtocol records the protocol version spec's binary id negotiated,

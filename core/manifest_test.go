@@ -40,7 +40,7 @@ func TestManifestCache(t *testing.T) {
 	if err := c.save(); err != nil {
 		t.Fatal(err)
 	}
-	if got, _, ok := loadManifestCache(path).get(gone); !ok || got.GetTools()[0].GetName() != "T" {
+	if got, ok := loadManifestCache(path).get(gone); !ok || got.m.GetTools()[0].GetName() != "T" {
 		t.Fatalf("a saved entry does not load: %v %v", got, ok)
 	}
 
@@ -56,19 +56,19 @@ func TestManifestCache(t *testing.T) {
 	if len(c.entries) != 1 {
 		t.Fatalf("after its binary was removed, the cache keeps %d entries, want 1", len(c.entries))
 	}
-	if _, _, ok := c.get(kept); !ok {
+	if _, ok := c.get(kept); !ok {
 		t.Fatal("the entry of an unchanged binary was dropped")
 	}
 	other := kept
 	other.Env = map[string]string{"MODE": "x"}
-	if _, _, ok := c.get(other); ok {
+	if _, ok := c.get(other); ok {
 		t.Fatal("the entry of one command served another environment")
 	}
 
 	if err := os.WriteFile(kept.Path, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, ok := c.get(kept); ok {
+	if _, ok := c.get(kept); ok {
 		t.Fatal("the entry of a changed binary still holds")
 	}
 }
@@ -98,8 +98,8 @@ func TestManifestCacheKnowsAReplacedBinary(t *testing.T) {
 	if err := os.Rename(repl, p); err != nil {
 		t.Fatal(err)
 	}
-	if m, _, ok := c.get(spec); ok {
-		t.Fatalf("a replaced binary of the same size and mtime got the old manifest %v", m)
+	if c, ok := c.get(spec); ok {
+		t.Fatalf("a replaced binary of the same size and mtime got the old manifest %v", c.m)
 	}
 }
 
@@ -123,9 +123,9 @@ func TestManifestCacheKeepsEveryToolSpecField(t *testing.T) {
 	if err := c.save(); err != nil {
 		t.Fatal(err)
 	}
-	got, _, ok := loadManifestCache(path).get(ps)
-	if !ok || !proto.Equal(got, m) {
-		t.Fatalf("the cache lost fields:\n got %v\nwant %v", got, m)
+	got, ok := loadManifestCache(path).get(ps)
+	if !ok || !proto.Equal(got.m, m) {
+		t.Fatalf("the cache lost fields:\n got %v\nwant %v", got.m, m)
 	}
 }
 
@@ -227,14 +227,14 @@ func TestManifestCacheKeepsAnnotations(t *testing.T) {
 	if err := c.save(); err != nil {
 		t.Fatal(err)
 	}
-	got, _, ok := loadManifestCache(path).get(spec)
+	got, ok := loadManifestCache(path).get(spec)
 	if !ok {
 		t.Fatal("the saved entry does not load")
 	}
-	if a := annotationsOf(got.GetTools()[0].GetAnnotations()); a != (Annotations{Title: "Look", ReadOnly: true, NonDestructive: true, Idempotent: true, Local: true}) {
+	if a := annotationsOf(got.m.GetTools()[0].GetAnnotations()); a != (Annotations{Title: "Look", ReadOnly: true, NonDestructive: true, Idempotent: true, Local: true}) {
 		t.Fatalf("cached annotations = %+v", a)
 	}
-	if a := annotationsOf(got.GetTools()[1].GetAnnotations()); a != (Annotations{}) {
+	if a := annotationsOf(got.m.GetTools()[1].GetAnnotations()); a != (Annotations{}) {
 		t.Fatalf("a tool that declared nothing reads from the cache as %+v, want the conservative zero", a)
 	}
 }
@@ -271,7 +271,7 @@ func TestManifestCacheUnreadable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, ok := loadManifestCache(path).get(spec); !ok {
+	if _, ok := loadManifestCache(path).get(spec); !ok {
 		t.Fatal("the saved entry does not load")
 	}
 	var other bytes.Buffer
@@ -290,5 +290,85 @@ func TestManifestCacheUnreadable(t *testing.T) {
 		if c := loadManifestCache(path); len(c.entries) != 0 {
 			t.Errorf("%s: the cache read %d entries, want none", name, len(c.entries))
 		}
+	}
+}
+
+// TestManifestCacheRecordsSchemasChecked: an entry says its schemas passed
+// their meta-schema check only when every one did, the mark survives the
+// file, and a host built from the entry compiles its tools' schemas
+// without the check only then.
+func TestManifestCacheRecordsSchemasChecked(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "cache", manifestCacheFile)
+	good := &toolv1.ToolSpec{Name: "Good", InputSchema: []byte(`{"type":"object","properties":{"a":{"type":"integer"}}}`)}
+	for _, tc := range []struct {
+		name  string
+		tools []*toolv1.ToolSpec
+		want  bool
+	}{
+		{"all valid", []*toolv1.ToolSpec{good, {Name: "Other", InputSchema: []byte(`{"type":"object"}`)}}, true},
+		{"one its meta-schema rejects", []*toolv1.ToolSpec{good, {Name: "Bad", InputSchema: []byte(`{"type":5}`)}}, false},
+		{"one not JSON", []*toolv1.ToolSpec{good, {Name: "Bad", InputSchema: []byte(`{`)}}, false},
+		{"no tools", nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(dir, tc.name)
+			if err := os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			id, err := identify(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			spec := PluginSpec{Name: "p", Path: p}
+			c := loadManifestCache(path)
+			c.put(spec, id, &toolv1.ManifestResponse{Tools: tc.tools})
+			if err := c.save(); err != nil {
+				t.Fatal(err)
+			}
+			got, ok := loadManifestCache(path).get(spec)
+			if !ok {
+				t.Fatal("the saved entry does not load")
+			}
+			if got.schemasChecked != tc.want {
+				t.Fatalf("schemasChecked = %v, want %v", got.schemasChecked, tc.want)
+			}
+		})
+	}
+}
+
+// TestCheckedSchemaCompilesAsAChecked: a schema compiled without its
+// meta-schema check (a cache entry's mark) accepts and rejects what the
+// checked compile does, with the same hints; one that should not have
+// been marked (a cache file edited by hand) compiles or fails to, but
+// never panics the host: a check on each update of internal/jsonschema.
+func TestCheckedSchemaCompilesAsAChecked(t *testing.T) {
+	schema := []byte(`{"type":"object","required":["path"],"additionalProperties":false,"properties":{"path":{"type":"string","description":"The file."},"limit":{"type":"integer","minimum":1}}}`)
+	checked, err := compileValidator("T", schema, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unchecked, err := compileValidator("T", schema, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range []string{`{"path":"a"}`, `{"path":"a","limit":2}`, `{}`, `{"path":1}`, `{"path":"a","limit":0}`, `{"path":"a","x":1}`, `[]`, `{`} {
+		if a, b := unchecked.check([]byte(in)), checked.check([]byte(in)); a != b {
+			t.Errorf("%s: hint without the check %q, with it %q", in, a, b)
+		}
+	}
+	for _, bad := range []string{`{"type":5}`, `{"properties":[]}`, `{"properties":{"a":5}}`, `{"required":"x"}`, `{"minimum":"1"}`,
+		`{"maxLength":-1}`, `{"maxLength":1.5}`, `{"$ref":5}`, `{"$ref":"#/x"}`, `{"items":7}`, `{"prefixItems":{}}`, `{"pattern":"("}`,
+		`{"patternProperties":{"(":{}}}`, `{"enum":{}}`, `{"allOf":5}`, `{"allOf":[5]}`, `{"not":5}`, `{"if":5,"then":5}`,
+		`{"$defs":5}`, `{"$id":5}`, `{"$schema":5}`, `{"$anchor":5}`, `{"$dynamicRef":5}`, `{"dependentRequired":{"a":5}}`,
+		`{"unevaluatedProperties":5}`, `{"additionalProperties":5}`, `{"format":5}`, `[]`, `7`} {
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("%s: compiling without the check panicked: %v", bad, r)
+				}
+			}()
+			_, _ = compileValidator("T", []byte(bad), true)
+		}()
 	}
 }

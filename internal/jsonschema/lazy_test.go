@@ -137,3 +137,53 @@ func TestOnlyTheUsedDraftCompiles(t *testing.T) {
 		t.Fatalf("the child failed: %v\n%s", err, out)
 	}
 }
+
+// TestSkipMetaValidationCompilesNoMetaSchema: in a fresh process, a
+// compiler told to skip the meta-schema check compiles a draft 2020-12
+// schema without compiling that draft's meta-schemas, and the schema
+// validates as one compiled with the check does.
+func TestSkipMetaValidationCompilesNoMetaSchema(t *testing.T) {
+	const schema = `{"type": "object", "required": ["a"], "additionalProperties": false,
+		"properties": {"a": {"type": "integer", "minimum": 1}, "b": {"enum": ["x", "y"]}}}`
+	insts := []string{`{"a": 2}`, `{"a": 2, "b": "y"}`, `{}`, `{"a": 0}`, `{"a": "x"}`, `{"a": 1, "b": "z"}`, `{"a": 1, "c": 1}`}
+	if os.Getenv("JSONSCHEMA_SKIP_META_CHILD") == "1" {
+		doc, err := UnmarshalJSON(strings.NewReader(schema))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := NewCompiler()
+		c.SkipMetaValidation()
+		if err := c.AddResource("mem:///s.json", doc); err != nil {
+			t.Fatal(err)
+		}
+		skipped, err := c.Compile("mem:///s.json")
+		if err != nil {
+			t.Fatalf("a valid schema does not compile without the check: %v", err)
+		}
+		for _, d := range drafts {
+			if d.sch != nil || d.vocabSchemas != nil {
+				t.Errorf("%s: its meta-schemas compiled without the check", d.url)
+			}
+		}
+		checked, err := compile(t, schema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range insts {
+			inst, _ := UnmarshalJSON(strings.NewReader(s))
+			if a, b := skipped.Validate(inst), checked.Validate(inst); (a == nil) != (b == nil) {
+				t.Errorf("%s: valid without the check = %v, with it = %v", s, a == nil, b == nil)
+			}
+		}
+		return
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^TestSkipMetaValidationCompilesNoMetaSchema$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "JSONSCHEMA_SKIP_META_CHILD=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the child failed: %v\n%s", err, out)
+	}
+}

@@ -12,6 +12,9 @@ type roots struct {
 	regexpEngine RegexpEngine
 	vocabularies map[string]*Vocabulary
 	assertVocabs bool
+	// riot: skipMeta leaves out the check of each document against its
+	// draft's meta-schema (Compiler.SkipMetaValidation).
+	skipMeta bool
 }
 
 func newRoots() *roots {
@@ -235,6 +238,9 @@ func (rr *roots) addSubschema(r *root, ptr jsonPointer) error {
 }
 
 func (rr *roots) validate(r *root, v any, ptr jsonPointer) error {
+	if rr.skipMeta { // riot: Compiler.SkipMetaValidation
+		return nil
+	}
 	dialect := r.resource(ptr).dialect
 	meta := dialect.getSchema(rr.assertVocabs, rr.vocabularies)
 	if err := meta.validate(v, rr.regexpEngine, meta, r.resources, rr.assertVocabs, rr.vocabularies); err != nil {

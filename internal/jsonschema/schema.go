@@ -1,12 +1,14 @@
 /*
 Package jsonschema provides json-schema compilation and validation. It is
 github.com/santhosh-tekuri/jsonschema/v6 at v6.0.3 (Apache License 2.0, in
-LICENSE here), copied whole with one change, marked "riot:" in draft.go:
-each draft's meta-schemas compile on first use instead of in an init
-function, which cost every riot process 3-5 ms before main, a plugin
-re-executed from riot included, whether or not it compiled a schema (see
-BENCHMARKS.md). Nothing else differs from upstream but the import path of
-its kind package; UPSTREAM.md says how to update it.
+LICENSE here), copied whole with two changes, marked "riot:": each draft's meta-schemas
+compile on first use instead of in an init function (draft.go), which
+cost every riot process 3-5 ms before main, a plugin re-executed from riot
+included, whether or not it compiled a schema (see BENCHMARKS.md); and
+Compiler.SkipMetaValidation (compiler.go, roots.go), which spares a
+process that compiling for schemas already checked. Nothing else differs
+from upstream but the import path of its kind package; UPSTREAM.md says
+how to update it.
 
 The schema is compiled against the version specified in "$schema" property.
 If "$schema" property is missing, it uses latest draft which currently implemented
