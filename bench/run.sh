@@ -114,21 +114,33 @@ for ms, k in rows[:8]:
     print("  %6.3f ms %5.1f%%  %8d B %6d allocs  %s" % (ms, 100*ms/total, mem[k][0], mem[k][1], k))
 riot = sum(ms for ms, k in rows if k.startswith("github.com/riot-tools/"))
 print("  riot'"'"'s own packages: %.3f ms" % riot)'
-	# The floor: riot's link set with an empty main runs every init riot
-	# does; without the packages that import santhosh-tekuri/jsonschema,
-	# what riot would cost if that library compiled its meta-schemas on
-	# first use instead of in its init.
+	# The floors, each an empty main that links only some of riot's
+	# packages, so it runs their init functions and nothing else:
+	#   all:  riot's link set (its own packages too);
+	#   libs: the third-party libraries riot links, none of its own;
+	#   core: the four the architecture requires of any riot binary:
+	#         go-plugin and gRPC to host plugins, protobuf for the wire,
+	#         the MCP SDK for `riot mcp` and MCP servers' tools.
+	# A bar below the core floor's ratio cannot be met by a riot that
+	# links them (BENCHMARKS.md, "The floor").
 	(cd "$repo" && go list -deps -f '{{.ImportPath}}{{range .Deps}} {{.}}{{end}}' ./cmd/riot) > "$work/deps.txt"
-	for floor in all nojsonschema; do
+	for floor in all libs core; do
 		mkdir -p "$work/$floor"
-		awk -v f=$floor '$1 !~ /(^|\/)internal(\/|$)|^vendor\/|\/cmd\/riot$/ && $1 ~ /\./ &&
-			!(f == "nojsonschema" && $0 ~ /santhosh-tekuri/) { printf "import _ \"%s\"\n", $1 }' "$work/deps.txt" > "$work/$floor/imports"
+		if [ $floor = core ]; then
+			printf 'import _ "%s"\n' github.com/hashicorp/go-plugin google.golang.org/grpc \
+				google.golang.org/protobuf/proto github.com/modelcontextprotocol/go-sdk/mcp > "$work/$floor/imports"
+		else
+			awk -v f=$floor '$1 !~ /(^|\/)internal(\/|$)|^vendor\/|\/cmd\/riot$/ && $1 ~ /\./ &&
+				!(f == "libs" && $1 ~ /^github.com\/riot-tools\//) { printf "import _ \"%s\"\n", $1 }' "$work/deps.txt" > "$work/$floor/imports"
+		fi
 		{ printf 'package main\n\n'; cat "$work/$floor/imports"; printf '\nfunc main() {}\n'; } > "$work/$floor/main.go"
 		printf '{"Replace":{"%s/cmd/riot-floor-%s/main.go":"%s/%s/main.go"}}' "$repo" $floor "$work" $floor > "$work/$floor/overlay.json"
 		(cd "$repo" && CGO_ENABLED=0 go build -overlay "$work/$floor/overlay.json" -o "$work/floor-$floor" ./cmd/riot-floor-$floor)
 	done
 	ratios "riot version / riot's link set with an empty main" "$riot version" "$work/floor-all"
-	ratios "riot's link set without jsonschema's importers / empty Go program" "$work/floor-nojsonschema" "$work/empty-go"
+	ratios "the libraries riot links, with an empty main / empty Go program" "$work/floor-libs" "$work/empty-go"
+	ratios "go-plugin, gRPC, protobuf and the MCP SDK, with an empty main / empty Go program" "$work/floor-core" "$work/empty-go"
+	ratios "go-plugin, gRPC, protobuf and the MCP SDK, with an empty main / cat go.mod" "$work/floor-core" "cat $repo/go.mod"
 	;;
 tools)
 	echo "## riot tools --json: cached manifests, and cold (no cache, every plugin started)"
