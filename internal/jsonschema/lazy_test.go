@@ -102,15 +102,7 @@ func TestFirstUseFromManyGoroutines(t *testing.T) {
 		}
 		return
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(exe, "-test.run=^TestFirstUseFromManyGoroutines$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "JSONSCHEMA_FIRST_USE_CHILD=1")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("the child failed: %v\n%s", err, out)
-	}
+	inChild(t, "TestFirstUseFromManyGoroutines", "JSONSCHEMA_FIRST_USE_CHILD")
 }
 
 // TestOnlyTheUsedDraftCompiles: in a fresh process, a draft 2020-12
@@ -127,15 +119,7 @@ func TestOnlyTheUsedDraftCompiles(t *testing.T) {
 		}
 		return
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(exe, "-test.run=^TestOnlyTheUsedDraftCompiles$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "JSONSCHEMA_ONE_DRAFT_CHILD=1")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("the child failed: %v\n%s", err, out)
-	}
+	inChild(t, "TestOnlyTheUsedDraftCompiles", "JSONSCHEMA_ONE_DRAFT_CHILD")
 }
 
 // TestSkipMetaValidationCompilesNoMetaSchema: in a fresh process, a
@@ -177,12 +161,19 @@ func TestSkipMetaValidationCompilesNoMetaSchema(t *testing.T) {
 		}
 		return
 	}
+	inChild(t, "TestSkipMetaValidationCompilesNoMetaSchema", "JSONSCHEMA_SKIP_META_CHILD")
+}
+
+// inChild runs the test named test again in a fresh process of this test
+// binary, with env=1 in its environment, and fails if it fails.
+func inChild(t *testing.T, test, env string) {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(exe, "-test.run=^TestSkipMetaValidationCompilesNoMetaSchema$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "JSONSCHEMA_SKIP_META_CHILD=1")
+	cmd := exec.Command(exe, "-test.run=^"+test+"$", "-test.count=1")
+	cmd.Env = append(os.Environ(), env+"=1")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("the child failed: %v\n%s", err, out)
 	}
