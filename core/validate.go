@@ -33,8 +33,8 @@ type propInfo struct {
 // checked says the schema passed its meta-schema check before (a manifest
 // cache entry's SchemasChecked), so it compiles without it: the check is
 // the only use of the meta-schemas in compiling, and compiling them costs
-// a one-shot riot's first call 2-3 ms of CPU. Unchecked, the compiler
-// reads a mistyped keyword (a cache file edited by hand) as absent, and
+// a one-shot riot's first call 2-3 ms of CPU. Compiled without the check,
+// a mistyped keyword (a cache file edited by hand) reads as absent, and
 // the plugin's strict decoding still runs (TestCheckedSchemaCompilesAsAChecked).
 func compileValidator(tool string, raw []byte, checked bool) (*validator, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))

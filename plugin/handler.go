@@ -50,7 +50,7 @@ func inputShape[In any]() shape {
 	schema, err := reflectSchema[In]()
 	if err != nil {
 		// Unreachable after checkInputType: reflectSchema fails only for
-		// what that refuses.
+		// what that refuses, and a reflected schema always marshals.
 		panic(fmt.Sprintf("plugin: the input schema of %T: %v", *new(In), err))
 	}
 	var props struct {
