@@ -1,6 +1,8 @@
 // Command rotate runs commands in rotation, one run of each per round, each
 // round starting one command further along, and prints each command's
-// median and minimum wall time and its ratio to the first command's. On a
+// median and minimum wall time and its ratio to the first command's, and
+// its median CPU time (user and system, its waited-for children's
+// included, as wait4 counts them). On a
 // machine whose load moves from one second to the next, commands timed in
 // the same rounds are compared under the same load, which hyperfine's
 // all-runs-of-one-then-the-next cannot give.
@@ -40,28 +42,33 @@ func main() {
 		os.Exit(2)
 	}
 	times := make([][]time.Duration, len(argvs))
+	cpus := make([][]time.Duration, len(argvs))
 	for r := 0; r < *warm+*rounds; r++ {
 		for k := range argvs {
 			i := (r + k) % len(argvs)
 			start := time.Now()
-			if err := exec.Command(argvs[i][0], argvs[i][1:]...).Run(); err != nil {
+			cmd := exec.Command(argvs[i][0], argvs[i][1:]...)
+			if err := cmd.Run(); err != nil {
 				fmt.Fprintf(os.Stderr, "rotate: %s: %v\n", names[i], err)
 				os.Exit(1)
 			}
 			if r >= *warm {
 				times[i] = append(times[i], time.Since(start))
+				cpus[i] = append(cpus[i], cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
 			}
 		}
 	}
 	med := make([]time.Duration, len(argvs))
 	low := make([]time.Duration, len(argvs))
+	cpu := make([]time.Duration, len(argvs))
 	for i, t := range times {
 		slices.Sort(t)
-		med[i], low[i] = t[len(t)/2], t[0]
+		slices.Sort(cpus[i])
+		med[i], low[i], cpu[i] = t[len(t)/2], t[0], cpus[i][len(t)/2]
 	}
 	for i, name := range names {
-		fmt.Printf("%-14s median %6.2f ms (%.2fx %s)  min %6.2f ms (%.2fx)\n", name,
-			ms(med[i]), float64(med[i])/float64(med[0]), names[0], ms(low[i]), float64(low[i])/float64(low[0]))
+		fmt.Printf("%-14s median %6.2f ms (%.2fx %s)  min %6.2f ms (%.2fx)  cpu %6.2f ms\n", name,
+			ms(med[i]), float64(med[i])/float64(med[0]), names[0], ms(low[i]), float64(low[i])/float64(low[0]), ms(cpu[i]))
 	}
 }
 
