@@ -119,6 +119,26 @@ func TestManifestFaults(t *testing.T) {
 	}
 }
 
+// A tool whose input schema its meta-schema rejects fails each call with
+// one correction, whether its manifest came from the plugin or from the
+// cache, whose entry must then not be marked checked (a marked entry's
+// schemas compile without the check); the plugin's other tools work.
+func TestToolWithAnInvalidSchema(t *testing.T) {
+	cfg := testConfig(t, bypass)
+	for _, from := range []string{"the plugin", "the cache"} {
+		h := newHost(t, withConfig(cfg), withPlugins(wirefault("RIOT_WIREFAULT", "bad-schema")))
+		if pids := processesOf(bins.wirefault); from == "the cache" && len(pids) != 0 {
+			t.Fatalf("the second host started the plugin to list its tools (pids %v): the cache was not used", pids)
+		}
+		wantResult(t, runOne(t, h, "BadSchema", `{}`), core.StatusFailed,
+			"The BadSchema tool is broken: its input schema is invalid, so riot cannot check calls to it. Use another tool.")
+		wantResult(t, runOne(t, h, "SplitUTF8", `{}`), core.StatusOK, "café au lait")
+		if err := h.Close(); err != nil {
+			t.Fatalf("%s: %v", from, err)
+		}
+	}
+}
+
 func problemOf(t *testing.T, h *core.Host, plugin string) string {
 	t.Helper()
 	for _, p := range h.Plugins() {

@@ -156,6 +156,9 @@ func (faults) Manifest(ctx context.Context) (*toolv1.ManifestResponse, error) {
 		return m, nil
 	case "manifest-error":
 		return nil, status.Error(codes.Internal, "wirefault: no manifest today")
+	case "bad-schema":
+		// A type its meta-schema rejects, beside the usual tools.
+		m.Tools = append(m.Tools, &toolv1.ToolSpec{Name: "BadSchema", Prompt: "Declares a schema that is not one.", InputSchema: []byte(`{"type":5}`)})
 	}
 	for _, name := range tools {
 		m.Tools = append(m.Tools, &toolv1.ToolSpec{Name: name, Prompt: "Breaks the protocol.", InputSchema: []byte(`{"type":"object","additionalProperties":false}`)})
