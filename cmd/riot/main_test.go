@@ -16,10 +16,17 @@ import (
 // testkit plugin.
 var bin struct{ riot, testkit, dir string }
 
+// binDirEnv hands the binaries TestMain built to the fuzz workers that
+// `go test -fuzz` starts with its environment: FuzzStraceOracle runs riot,
+// and a worker building its own would stall the fuzzing engine.
+const binDirEnv = "RIOT_CLI_TEST_BIN_DIR"
+
 func TestMain(m *testing.M) {
 	flag.Parse()
 	if f := flag.Lookup("test.fuzzworker"); f != nil && f.Value.String() == "true" {
-		// A fuzz worker runs only the parser fuzz targets: no binaries.
+		if dir := os.Getenv(binDirEnv); dir != "" {
+			setBins(dir)
+		}
 		os.Exit(m.Run())
 	}
 	dir, err := os.MkdirTemp("", "riot-cli-test-")
@@ -29,9 +36,11 @@ func TestMain(m *testing.M) {
 	}
 	code := func() int {
 		defer os.RemoveAll(dir)
-		bin.dir = dir
-		bin.riot = filepath.Join(dir, "riot")
-		bin.testkit = filepath.Join(dir, "plugins", "riot-tool-testkit")
+		setBins(dir)
+		if err := os.Setenv(binDirEnv, dir); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
 		for pkg, out := range map[string]string{
 			"github.com/riot-tools/riot/cmd/riot":                     bin.riot,
 			"github.com/riot-tools/riot/internal/testplugins/testkit": bin.testkit,
@@ -44,6 +53,13 @@ func TestMain(m *testing.M) {
 		return m.Run()
 	}()
 	os.Exit(code)
+}
+
+// setBins points bin at the binaries in dir.
+func setBins(dir string) {
+	bin.dir = dir
+	bin.riot = filepath.Join(dir, "riot")
+	bin.testkit = filepath.Join(dir, "plugins", "riot-tool-testkit")
 }
 
 // env is an isolated environment: its own home, config, state and data.

@@ -305,7 +305,11 @@ func runOracle(t *testing.T, e *env, tr bashTree, strace string, corpus []string
 	cmd.Path = strace
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("riot run under strace: %v\n%s", err, out)
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("riot run under strace: %v\nstdout: %s\nstderr: %s", err, out, stderr)
 	}
 	var results []struct {
 		ID      string `json:"tool_use_id"`
