@@ -18,7 +18,7 @@ var bin struct{ riot, testkit, dir string }
 
 // binDirEnv hands the binaries TestMain built to the fuzz workers that
 // `go test -fuzz` starts with its environment: FuzzStraceOracle runs riot,
-// and a worker building its own would stall the fuzzing engine.
+// and each worker building them again would cost its start two builds.
 const binDirEnv = "RIOT_CLI_TEST_BIN_DIR"
 
 func TestMain(m *testing.M) {
