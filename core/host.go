@@ -139,8 +139,9 @@ type Host struct {
 type tool struct {
 	spec   *toolv1.ToolSpec
 	plugin *pluginProc
-	// schemaChecked: spec's input schema passed its meta-schema check in
-	// an earlier process (compileValidator).
+	// schemaChecked: spec's input schema passed its meta-schema check, in
+	// this process when its plugin sent it or in the one that cached it
+	// (compileValidator).
 	schemaChecked bool
 
 	once sync.Once
@@ -280,16 +281,13 @@ func (h *Host) resultsRoot() string { return filepath.Join(h.stateDir, "results"
 // already taken keeps its first owner.
 func (h *Host) register(ctx context.Context) {
 	manifests := make([]*toolv1.ManifestResponse, len(h.plugins))
-	// checked: the plugin's schemas passed their meta-schema check when it
-	// sent them (cacheEntry.SchemasChecked).
-	checked := make([]bool, len(h.plugins))
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for i, p := range h.plugins {
 		if p.spec.impl == nil {
 			if c, ok := h.cache.get(p.spec); ok && p.spec.Refused == "" {
-				manifests[i], checked[i] = c.m, c.schemasChecked
-				p.setRegistered(c.m, c.id)
+				manifests[i] = c.m
+				p.setRegistered(c.m, c.id, c.schemasChecked)
 				p.mu.Lock()
 				p.protocol = h.cache.protocol(p.spec, c.id)
 				p.mu.Unlock()
@@ -326,7 +324,7 @@ func (h *Host) register(ctx context.Context) {
 				h.log.Warn("two plugins serve the same tool; the first keeps it", "tool", name, "kept", prev.plugin.spec.Name, "ignored", h.plugins[i].spec.Name)
 				continue
 			}
-			t := &tool{spec: spec, plugin: h.plugins[i], schemaChecked: checked[i]}
+			t := &tool{spec: spec, plugin: h.plugins[i], schemaChecked: h.plugins[i].schemasChecked()}
 			h.tools = append(h.tools, t)
 			h.byName[name] = t
 		}
@@ -383,9 +381,9 @@ func (h *Host) fetchManifest(ctx context.Context, p *pluginProc) (*toolv1.Manife
 		p.mu.Lock()
 		id, protocol := p.startID, p.protocol
 		p.mu.Unlock()
-		h.cache.put(p.spec, id, m)
+		checked := h.cache.put(p.spec, id, m)
 		h.cache.setProtocol(p.spec, id, protocol)
-		p.setRegistered(m, id)
+		p.setRegistered(m, id, checked)
 	}
 	return m, nil
 }

@@ -153,18 +153,20 @@ func (c *manifestCache) get(spec PluginSpec) (cachedManifest, bool) {
 }
 
 // put records the manifest a started plugin sent, for its binary as it
-// was when it started. A pinned plugin's entry carries its pin, since the
+// was when it started, and reports whether its schemas passed their
+// meta-schema check. A pinned plugin's entry carries its pin, since the
 // binary passed the check to start.
-func (c *manifestCache) put(spec PluginSpec, id binaryID, m *toolv1.ManifestResponse) {
+func (c *manifestCache) put(spec PluginSpec, id binaryID, m *toolv1.ManifestResponse) bool {
+	checked := schemasCheck(m)
 	data, err := proto.Marshal(m)
 	if err != nil {
-		return
+		return checked
 	}
-	checked := schemasCheck(m)
 	c.mu.Lock()
 	c.entries[specKey(spec, id)] = cacheEntry{ID: id, SHA256: spec.SHA256, Manifest: data, SchemasChecked: checked}
 	c.dirty = true
 	c.mu.Unlock()
+	return checked
 }
 
 // schemasCheck reports whether every tool's input schema in m compiles

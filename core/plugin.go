@@ -124,6 +124,9 @@ type pluginProc struct {
 	// same manifest, since tools[] is fixed for the host's lifetime.
 	regID       binaryID
 	regManifest *toolv1.ManifestResponse
+	// regChecked: every input schema in regManifest passed its meta-schema
+	// check, in this process or the one that cached it (compileValidator).
+	regChecked bool
 	// startID is the binary of the running generation, and protocol the
 	// protocol version it negotiated.
 	startID  binaryID
@@ -291,11 +294,19 @@ func (p *pluginProc) checkRestarted(l *launched) error {
 	return &startError{Msg: fmt.Sprintf("The %s plugin's binary %s was replaced while riot was running, and the new one serves different tools than this session listed. Its tools are unavailable until riot restarts; use another tool, and tell the user to restart riot to use the new version.", p.spec.Name, p.spec.Path)}
 }
 
-// setRegistered records the binary and manifest the registry came from.
-func (p *pluginProc) setRegistered(m *toolv1.ManifestResponse, id binaryID) {
+// setRegistered records the binary and manifest the registry came from,
+// and whether the manifest's schemas passed their meta-schema check.
+func (p *pluginProc) setRegistered(m *toolv1.ManifestResponse, id binaryID, checked bool) {
 	p.mu.Lock()
-	p.regManifest, p.regID = m, id
+	p.regManifest, p.regID, p.regChecked = m, id, checked
 	p.mu.Unlock()
+}
+
+// schemasChecked is the registered manifest's regChecked.
+func (p *pluginProc) schemasChecked() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.regChecked
 }
 
 func (p *pluginProc) launch() (*launched, error) {

@@ -30,8 +30,9 @@ type propInfo struct {
 
 // compileValidator compiles a tool's input schema into its validator.
 //
-// checked says the schema passed its meta-schema check before (a manifest
-// cache entry's SchemasChecked), so it compiles without it: the check is
+// checked says the schema passed its meta-schema check when its plugin
+// sent the manifest (in this process, or in the one whose cache entry
+// says so), so it compiles without it: the check is
 // the only use of the meta-schemas in compiling, and compiling them costs
 // a one-shot riot's first call 2-3 ms of CPU. Compiled without the check,
 // a mistyped keyword (a cache file edited by hand) reads as absent, and
