@@ -351,12 +351,12 @@ func (h *Host) postToolUse(ctx context.Context, c *call) {
 		}
 	}
 	if len(notes) > 0 {
-		c.result.appendText(strings.Join(notes, "\n"))
+		appendText(&c.result, strings.Join(notes, "\n"))
 	}
 }
 
 // appendText adds a note after the text of a result.
-func (r *ToolResult) appendText(note string) {
+func appendText(r *ToolResult, note string) {
 	for i := range r.Content {
 		if r.Content[i].Type == "text" {
 			r.Content[i].Text = joinMessage(r.Content[i].Text, note)

@@ -76,17 +76,6 @@ type Options struct {
 	HookGuard *procguard.Tree
 }
 
-// Progress is one event of a running call, for a UI.
-type Progress struct {
-	CallID   string
-	Tool     string
-	Describe string
-	// Phase is "start", "progress" or "end".
-	Phase   string
-	Message string
-	Elapsed time.Duration
-}
-
 // Host runs tool calls for an agent. It is safe for concurrent use.
 type Host struct {
 	opts      Options

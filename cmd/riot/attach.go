@@ -3,18 +3,18 @@ package main
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
+	"github.com/riot-tools/riot/cmd/riot/internal/ident"
+	"github.com/riot-tools/riot/cmd/riot/internal/quickrun"
+	"github.com/riot-tools/riot/cmd/riot/internal/turnio"
 	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/config/lock"
 	"github.com/riot-tools/riot/core"
@@ -63,15 +63,8 @@ func envStateDir() string {
 	return (&config.Config{StateDir: os.Getenv("RIOT_STATE_DIR")}).ResolvedStateDir(nil)
 }
 
-// ownEnv are the RIOT_ variables riot sets for its own processes, which do
-// not change the config.
-var ownEnv = map[string]bool{readyEnv: true, "RIOT_HOST_LIFETIME": true, "RIOT_PROJECT_DIR": true}
-
 // configInputs digests what this invocation's config is made of besides
-// its files, which a host rereads before each turn: the flags, and the
-// environment the config is read with (HOME, the XDG directories, RIOT_
-// variables). A client and its host compare theirs; equal inputs and the
-// same files make the same config.
+// its files (ident.Inputs).
 func (a *app) configInputs() string {
 	extra := a.configFile
 	if extra != "" {
@@ -79,42 +72,7 @@ func (a *app) configInputs() string {
 			extra = abs
 		}
 	}
-	var env []string
-	for _, kv := range os.Environ() {
-		name, _, _ := strings.Cut(kv, "=")
-		switch {
-		case name == "HOME", name == "XDG_CONFIG_HOME", name == "XDG_STATE_HOME", name == "XDG_DATA_HOME",
-			strings.HasPrefix(name, "RIOT_") && !ownEnv[name]:
-			env = append(env, kv)
-		}
-	}
-	sort.Strings(env)
-	// Each string length-prefixed and each list counted, so that no two
-	// inputs write the same bytes; written directly rather than as JSON,
-	// which would build an encoder for each type first, in a client that
-	// hashes once and exits.
-	h := sha256.New()
-	var n [8]byte
-	str := func(s string) {
-		binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
-		_, _ = h.Write(n[:])
-		_, _ = io.WriteString(h, s)
-	}
-	list := func(l []string) {
-		binary.LittleEndian.PutUint64(n[:], uint64(len(l)))
-		_, _ = h.Write(n[:])
-		for _, s := range l {
-			str(s)
-		}
-	}
-	str(a.mode)
-	list(a.allow)
-	list(a.deny)
-	list(a.ask)
-	list(a.addDirs)
-	str(extra)
-	list(env)
-	return hex.EncodeToString(h.Sum(nil)[:12])
+	return ident.Inputs(ident.Flags{Mode: a.mode, Allow: a.allow, Deny: a.deny, Ask: a.ask, AddDirs: a.addDirs, ConfigFile: extra}, os.Environ())
 }
 
 // attachedTurn runs uses in the session's host when one serves this
@@ -139,7 +97,7 @@ func (a *app) attachedTurn(ctx context.Context, uses []core.ToolUse, daemon, kno
 		return sessionhost.Reply{}, false, err
 	}
 	term := interactive(a.stdin, a.stderr)
-	hello := sessionhost.Hello{Build: buildID(), Session: a.session, Workspace: ws, Inputs: a.configInputs(), Terminal: term, KnownOnly: knownOnly, Render: render}
+	hello := sessionhost.Hello{Build: ident.Build(), Session: a.session, Workspace: ws, Inputs: a.configInputs(), Terminal: term, KnownOnly: knownOnly, Render: render}
 	hs := sessionhost.Handlers{
 		Progress: onProgress,
 		Warn:     func(line string) { fmt.Fprintf(a.stderr, "riot: warning: %s\n", line) },
@@ -161,7 +119,14 @@ func (a *app) attachedTurn(ctx context.Context, uses []core.ToolUse, daemon, kno
 	}
 	// Without awaitSignals: a client that a signal ends before they are
 	// registered hangs up, which cancels its turn in the host all the same.
-	reply, err := sessionhost.TurnReply(ctx, paths.Socket, hello, uses, hs)
+	// A host that refused the quick path is not asked again: it may have
+	// exited since, taking the reason with it.
+	var reply sessionhost.Reply
+	if why := quickrun.Declined().Refused; why != "" {
+		err = &sessionhost.RefusedError{Reason: why}
+	} else {
+		reply, err = sessionhost.TurnReply(ctx, paths.Socket, hello, uses, hs)
+	}
 	if errors.Is(err, sessionhost.ErrNoHost) && cfg == nil {
 		var cerr error
 		if cfg, _, cerr = a.trustedConfig(); cerr != nil {
@@ -184,7 +149,7 @@ func (a *app) attachedTurn(ctx context.Context, uses []core.ToolUse, daemon, kno
 	case errors.Is(err, sessionhost.ErrNoHost):
 		return sessionhost.Reply{}, false, nil
 	case errors.Is(err, sessionhost.ErrHostDied):
-		return sessionhost.Reply{Results: hostDied(uses)}, true, nil
+		return sessionhost.Reply{Results: turnio.HostDied(uses)}, true, nil
 	case errors.As(err, &refused):
 		fmt.Fprintf(a.stderr, "riot: warning: %s; running this turn here.\n", refused.Reason)
 	case errors.Is(err, sessionhost.ErrUnsafe):
@@ -193,17 +158,6 @@ func (a *app) attachedTurn(ctx context.Context, uses []core.ToolUse, daemon, kno
 		fmt.Fprintf(a.stderr, "riot: warning: cannot use the session host (%v); running this turn here.\n", err)
 	}
 	return sessionhost.Reply{}, false, nil
-}
-
-// hostDied is the turn's results when the host went away with it: the
-// calls may have run in part, so they are not run again here.
-func hostDied(uses []core.ToolUse) []core.ToolResult {
-	out := make([]core.ToolResult, len(uses))
-	for i, u := range uses {
-		out[i] = core.ToolResult{ToolUseID: u.ID, Name: u.Name, Status: core.StatusFailed, Content: []core.Block{{Type: "text",
-			Text: "The session host exited before this call finished, so it may have run in part. Check its effects (read the files, or run a read-only command) before you run it again."}}}
-	}
-	return out
 }
 
 // configPaths are the paths a host's config and plugins were read from,

@@ -5,12 +5,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
-	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/riot-tools/riot/cmd/riot/internal/turnio"
 	"github.com/riot-tools/riot/core"
 )
 
@@ -41,7 +39,7 @@ input that is not a JSON object, or a tool that is not enabled.`,
 				return err
 			}
 			spin.stop()
-			if err := printResult(cmd.OutOrStdout(), r, asJSON); err != nil {
+			if err := turnio.PrintResult(cmd.OutOrStdout(), r, asJSON); err != nil {
 				return err
 			}
 			if r.IsError() {
@@ -73,47 +71,6 @@ func (a *app) callOne(ctx context.Context, use core.ToolUse, onProgress func(cor
 		return core.ToolResult{}, err
 	}
 	return h.RunTurn(ctx, []core.ToolUse{use})[0], nil
-}
-
-// callJSON is `riot call --json`.
-type callJSON struct {
-	Status   string          `json:"status"`
-	Content  any             `json:"content"`
-	UI       json.RawMessage `json:"ui,omitempty"`
-	Describe string          `json:"describe"`
-	Spill    *spillJSON      `json:"spill,omitempty"`
-}
-
-type spillJSON struct {
-	Path  string `json:"path"`
-	Chars int64  `json:"chars"`
-	Lines int64  `json:"lines"`
-}
-
-func printResult(w io.Writer, r core.ToolResult, asJSON bool) error {
-	if asJSON {
-		out := callJSON{Status: string(r.Status), Content: anthropicContent(r), UI: r.UI, Describe: r.Describe}
-		if r.Spill != nil {
-			out.Spill = &spillJSON{Path: r.Spill.Path, Chars: r.Spill.Chars, Lines: r.Spill.Lines}
-		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
-	}
-	for _, b := range r.Content {
-		if b.Type == "image" {
-			fmt.Fprintf(w, "[image: %s, %d bytes]\n", b.MediaType, len(b.Data))
-			continue
-		}
-		text := b.Text
-		if !strings.HasSuffix(text, "\n") {
-			text += "\n"
-		}
-		if _, err := io.WriteString(w, text); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // newCallID is a unique id for a call made from the command line, so its

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/riot-tools/riot/cmd/riot/internal/turnio"
 	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/core"
 )
@@ -13,10 +14,10 @@ import (
 // `riot call`: from the command line it is the caller's mistake, and it
 // would fail again however often it ran.
 func checkCallInput(tool string, input []byte) error {
-	if p := syntaxProblem(input); p != "" {
+	if p := turnio.SyntaxProblem(input); p != "" {
 		return usageErr("the input of %s is not valid JSON: %s. Give a JSON object, such as '{\"file_path\":\"README.md\"}' for Read", tool, p)
 	}
-	if k := jsonKind(input); k != "an object" {
+	if k := turnio.Kind(input); k != "an object" {
 		return usageErr("the input of %s is %s; give a JSON object, such as '{\"file_path\":\"README.md\"}' for Read", tool, k)
 	}
 	return nil

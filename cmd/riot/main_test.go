@@ -161,7 +161,14 @@ type result struct {
 // riot runs the riot binary in the workspace.
 func (e *env) riot(stdin string, args ...string) result {
 	e.t.Helper()
+	return e.riotWith(nil, stdin, args...)
+}
+
+// riotWith runs the riot binary in the workspace with extra environment.
+func (e *env) riotWith(extra []string, stdin string, args ...string) result {
+	e.t.Helper()
 	cmd := e.command(stdin, args...)
+	cmd.Env = append(cmd.Env, extra...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/riot-tools/riot/cmd/riot/internal/ident"
 	"github.com/riot-tools/riot/core"
 	"github.com/riot-tools/riot/internal/mcpserver"
 )
@@ -50,7 +51,7 @@ its owner only, on first use).`,
 				}
 				defer ln.Close()
 			}
-			srv, err := mcpserver.New(ctx, version, func(ctx context.Context, opts core.Options) (*core.Host, error) {
+			srv, err := mcpserver.New(ctx, ident.Version, func(ctx context.Context, opts core.Options) (*core.Host, error) {
 				return a.host(ctx, opts)
 			})
 			if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/riot-tools/riot/cmd/riot/internal/ident"
 	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/config/lock"
 	"github.com/riot-tools/riot/core"
@@ -37,7 +38,7 @@ func (a *app) pluginsCommand() *cobra.Command {
 			}
 			out := cmd.OutOrStdout()
 			for _, st := range statuses {
-				printPlugin(out, st, infos[st.Name], version)
+				printPlugin(out, st, infos[st.Name], ident.Version)
 			}
 			printMCPServers(out, cfg, h.MCPServers())
 			return nil

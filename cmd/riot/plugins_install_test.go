@@ -25,18 +25,7 @@ import (
 // riotEnv runs riot with extra environment.
 func (e *env) riotEnv(extra []string, args ...string) result {
 	e.t.Helper()
-	cmd := e.command("", args...)
-	cmd.Env = append(cmd.Env, extra...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(interface{ ExitCode() int }); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		e.t.Fatal(err)
-	}
-	return result{out.String(), errb.String(), code}
+	return e.riotWith(extra, "", args...)
 }
 
 func (e *env) readLock() *lock.File {

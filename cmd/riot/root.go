@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
+	"github.com/riot-tools/riot/cmd/riot/internal/ident"
+	"github.com/riot-tools/riot/cmd/riot/internal/quickrun"
 	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/core"
 	"github.com/riot-tools/riot/core/permission"
@@ -20,6 +20,9 @@ import (
 // app holds what every command shares: the flags, the streams, and the
 // host built from them.
 type app struct {
+	// args are the command line, os.Args[1:].
+	args []string
+
 	stdin          io.Reader
 	stdout, stderr io.Writer
 
@@ -56,12 +59,15 @@ type app struct {
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if versionOnly(args) {
 		// Answered before the command tree is built, which costs more
-		// than printing the line.
-		fmt.Fprintln(stdout, versionLine())
+		// than printing the line; and remembered for the quick path,
+		// which cannot read the commit before riot's libraries initialise.
+		line := versionLine() + "\n"
+		_, _ = io.WriteString(stdout, line)
+		versionMemo(args, line)
 		return exitOK
 	}
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
-	ctx, signals := signalContext()
+	a := &app{args: args, stdin: stdin, stdout: stdout, stderr: stderr}
+	ctx, signals := quickrun.SignalContext()
 	a.signals = signals
 	root := a.rootCommand(commandIn(args))
 	root.SetArgs(args)
@@ -73,25 +79,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "riot:", msg)
 	}
 	return exitCode(err)
-}
-
-// signalContext is a context that SIGINT and SIGTERM cancel, with the
-// signal as its cause. It is returned at once and the signals are
-// registered beside the caller, ready closing once they are: registering
-// starts a thread of the runtime's own and waits for it, a third of a
-// millisecond at the start of each invocation. The registration is never
-// undone: the process exits when run returns, and undoing it waits for
-// the runtime's signal loop to go idle.
-func signalContext() (context.Context, <-chan struct{}) {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	ready := make(chan struct{})
-	go func() {
-		sctx, _ := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-		close(ready)
-		<-sctx.Done()
-		cancel(context.Cause(sctx))
-	}()
-	return ctx, ready
 }
 
 // awaitSignals waits until SIGINT and SIGTERM cancel the invocation's
@@ -144,7 +131,7 @@ func (a *app) rootCommand(only string) *cobra.Command {
 		Use:           "riot",
 		Short:         "A tool host for LLM coding agents",
 		Long:          "riot runs an agent's tool calls (the builtin Bash, Read, Edit, Write, Glob, Grep and Diagnostics, and plugins) through one pipeline:\nschema validation, the permission chain, parallel scheduling, cascade cancellation and result budgets.",
-		Version:       version,
+		Version:       ident.Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          rootArgs,

@@ -10,6 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/riot-tools/riot/cmd/riot/internal/quickrun"
+	"github.com/riot-tools/riot/cmd/riot/internal/turnio"
 	"github.com/riot-tools/riot/core"
 )
 
@@ -34,7 +36,7 @@ the input is malformed.`,
 			if err != nil {
 				return err
 			}
-			uses, err := parseTurn(data, format)
+			uses, err := turnio.Parse(data, format)
 			if err != nil {
 				return usageErr("malformed turn: %v", err)
 			}
@@ -65,19 +67,27 @@ func (a *app) runTurn(ctx context.Context, uses []core.ToolUse, format string, o
 	case ok && reply.Output != nil:
 		return reply.Output, nil
 	case ok:
-		return renderTurn(reply.Results, format)
+		return turnio.Render(reply.Results, format)
 	}
 	h, err := a.host(ctx, core.Options{OnProgress: onProgress, OneShot: true})
 	if err != nil {
 		return nil, err
 	}
 	defer h.Close()
-	return renderTurn(h.RunTurn(ctx, uses), format)
+	return turnio.Render(h.RunTurn(ctx, uses), format)
 }
 
 // readInput reads the file named by args[0], or stdin for "-" or none.
 func (a *app) readInput(args []string) ([]byte, error) {
 	if len(args) == 0 || args[0] == "-" {
+		// The quick path may have read stdin already, then left the turn
+		// to this command.
+		if h := quickrun.Declined(); h.StdinRead {
+			if h.StdinErr != nil {
+				return nil, usageErr("cannot read stdin: %v", h.StdinErr)
+			}
+			return h.Stdin, nil
+		}
 		data, err := io.ReadAll(a.stdin)
 		if err != nil {
 			return nil, usageErr("cannot read stdin: %v", err)

@@ -17,14 +17,13 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
 
+	"github.com/riot-tools/riot/cmd/riot/internal/ident"
+	"github.com/riot-tools/riot/cmd/riot/internal/riotenv"
+	"github.com/riot-tools/riot/cmd/riot/internal/turnio"
 	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/core"
 	"github.com/riot-tools/riot/core/sessionhost"
 )
-
-// readyEnv names the descriptor on which a session host started by
-// `riot serve` (without --foreground) says it is ready.
-const readyEnv = "RIOT_SERVE_READY_FD"
 
 func (a *app) serveCommand() *cobra.Command {
 	var foreground, stop, list bool
@@ -86,7 +85,7 @@ func (a *app) serveForeground(ctx context.Context, ws string, paths sessionhost.
 	logger := hclog.New(&hclog.LoggerOptions{Name: "riot-serve", Output: a.stderr, Level: hclog.Info})
 	srv := &sessionhost.Server{
 		Paths: paths,
-		Self:  sessionhost.Hello{Build: buildID(), Session: a.session, Workspace: ws, Inputs: a.configInputs()},
+		Self:  sessionhost.Hello{Build: ident.Build(), Session: a.session, Workspace: ws, Inputs: a.configInputs()},
 		Idle:  idle,
 		Build: func(ctx context.Context, relay *sessionhost.Relay) (*core.Host, string, error) {
 			h, err := a.host(ctx, core.Options{Prompter: relay, OnProgress: relay.Progress, WriteBehind: true})
@@ -115,11 +114,11 @@ func (a *app) serveForeground(ctx context.Context, ws string, paths sessionhost.
 			if err := checkFormat(format); err != nil {
 				return nil, err
 			}
-			return renderTurn(results, format)
+			return turnio.Render(results, format)
 		},
 		Logf: func(format string, args ...any) { logger.Info(fmt.Sprintf(format, args...)) },
 		Ready: func() {
-			if fd := os.Getenv(readyEnv); fd == "3" {
+			if fd := os.Getenv(riotenv.ReadyEnv); fd == "3" {
 				f := os.NewFile(3, "ready")
 				_, _ = io.WriteString(f, "ready\n")
 				_ = f.Close()
@@ -190,7 +189,7 @@ func (a *app) startDaemon(ctx context.Context, ws string, paths sessionhost.Path
 	}
 	defer func() { _ = r.Close() }()
 	cmd := exec.Command(exe, args...)
-	cmd.Env = append(os.Environ(), readyEnv+"=3")
+	cmd.Env = append(os.Environ(), riotenv.ReadyEnv+"=3")
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.ExtraFiles = []*os.File{w}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}

@@ -7,12 +7,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/riot-tools/riot/cmd/riot/internal/ident"
 	"github.com/riot-tools/riot/plugin"
 	"github.com/riot-tools/riot/shared"
 )
-
-// version is riot's release version.
-const version = "0.1.0"
 
 func (a *app) versionCommand() *cobra.Command {
 	return &cobra.Command{
@@ -35,7 +33,7 @@ func versionOnly(args []string) bool {
 // versionLine is what `riot version` and `riot --version` print.
 func versionLine() string {
 	return fmt.Sprintf("riot %s (%s, plugin protocol %d, SDK %s, %s %s/%s)",
-		version, commit(readBuildInfo()), shared.ProtocolVersion, plugin.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		ident.Version, commit(readBuildInfo()), shared.ProtocolVersion, plugin.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
 
 // commit names the commit the binary was built from, as the Go toolchain

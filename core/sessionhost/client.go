@@ -1,59 +1,30 @@
 package sessionhost
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
-	"io/fs"
-	"net"
-	"sync"
 
 	"github.com/riot-tools/riot/core"
 	"github.com/riot-tools/riot/core/permission"
+	"github.com/riot-tools/riot/core/sessionhost/wire"
 )
 
 // ErrNoHost means no host serves the socket: the client runs the turn
 // itself, as without one.
-var ErrNoHost = errors.New("no session host is running")
+var ErrNoHost = wire.ErrNoHost
 
 // ErrHostDied means the host went away after it took the turn: its calls
 // may have run in part.
-var ErrHostDied = errors.New("the session host exited before the turn finished")
+var ErrHostDied = wire.ErrHostDied
 
 // RefusedError is a host's refusal to run a turn; the client runs it
 // itself.
-type RefusedError struct{ Reason string }
+type RefusedError = wire.RefusedError
 
-func (e *RefusedError) Error() string { return e.Reason }
-
-// maxHostFrame bounds one line from the host: a turn's results, each
-// bounded by the result budgets, fit many times over.
-const maxHostFrame = 4 * maxFrame
-
-// dial connects to a safe socket, or says why not.
-func dial(path string) (net.Conn, error) {
-	if err := CheckSocket(path); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, ErrNoHost
-		}
-		return nil, err
-	}
-	addr, done, err := shortAddr(path)
-	if err != nil {
-		return nil, ErrNoHost
-	}
-	// DialUnix, not Dial: nothing to resolve, and a client pays for each
-	// step of its one connection.
-	c, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: addr, Net: "unix"})
-	done()
-	if err != nil {
-		return nil, ErrNoHost // a crashed host's socket
-	}
-	return c, nil
-}
+// shortAddr is an address for the socket at path that fits sockaddr_un
+// (wire.ShortAddr).
+func shortAddr(path string) (string, func(), error) { return wire.ShortAddr(path) }
 
 // Handlers are what a client does with what the host sends during a turn.
 type Handlers struct {
@@ -72,10 +43,7 @@ type Handlers struct {
 
 // Reply is a host's answer to a turn: its results, or, when the hello
 // asked the host to render them (Hello.Render), the text to print.
-type Reply struct {
-	Results []core.ToolResult
-	Output  []byte
-}
+type Reply = wire.Reply
 
 // Turn sends a turn to the host on socket and returns its results.
 // Cancelling ctx cancels the turn in the host, whose results then say
@@ -88,110 +56,43 @@ func Turn(ctx context.Context, socket string, hello Hello, uses []core.ToolUse, 
 
 // TurnReply is Turn that returns the host's reply whole: with
 // hello.Render set, the results as the host rendered them, or the results
-// themselves when it could not.
+// themselves when it could not. It is wire.Turn with the host's prompts
+// read as permission requests and put to hs.Prompter.
 func TurnReply(ctx context.Context, socket string, hello Hello, uses []core.ToolUse, hs Handlers) (Reply, error) {
-	c, err := dial(socket)
-	if err != nil {
-		return Reply{}, err
-	}
-	defer func() { _ = c.Close() }()
-	hello.Progress = hs.Progress != nil
-	var mu sync.Mutex
-	enc := json.NewEncoder(c)
-	send := func(f clientFrame) error {
-		mu.Lock()
-		defer mu.Unlock()
-		return enc.Encode(f)
-	}
-	if err := send(clientFrame{Hello: &hello, Uses: uses}); err != nil {
-		return Reply{}, ErrNoHost
-	}
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		select {
-		case <-ctx.Done():
-			_ = send(clientFrame{Cancel: true})
-		case <-done:
+	return wire.Turn(ctx, socket, hello, uses, wire.Handlers{
+		Prompt:   prompter(hs.Prompter),
+		Progress: hs.Progress,
+		Warn:     hs.Warn,
+		Notice:   hs.Notice,
+	})
+}
+
+// prompter answers a host's prompt frame with p, or denies without one.
+func prompter(p permission.Prompter) func(context.Context, json.RawMessage) (int, error) {
+	return func(ctx context.Context, raw json.RawMessage) (int, error) {
+		var f promptFrame
+		if err := json.Unmarshal(raw, &f); err != nil {
+			return 0, err
 		}
-	}()
-	warn := func(line string) {
-		if hs.Warn != nil {
-			hs.Warn(line)
+		a := permission.AnswerDeny
+		if p != nil {
+			if got, err := p.Prompt(ctx, f.Request, f.Decision); err == nil {
+				a = got
+			}
 		}
+		return int(a), nil
 	}
-	sc := bufio.NewScanner(c)
-	// Small at first: the scanner grows it for longer results, and a
-	// client is a fresh process, to which each page is a fault.
-	sc.Buffer(make([]byte, 0, 4<<10), maxHostFrame)
-	// started says the host has begun the turn (it prompted or reported
-	// progress): from then on the turn is not run again here.
-	started := false
-	notFrame := fmt.Errorf("%w: it sent a line that is not a frame", ErrHostDied)
-	for sc.Scan() {
-		var f hostLine
-		if err := json.Unmarshal(sc.Bytes(), &f); err != nil {
-			return Reply{}, notFrame
-		}
-		switch {
-		case f.Local:
-			return Reply{}, ErrNoHost
-		case f.Refused != "":
-			return Reply{}, &RefusedError{Reason: f.Refused}
-		case f.Error != "" && !started:
-			return Reply{}, &RefusedError{Reason: "the session host could not read this client's request: " + f.Error}
-		case f.Error != "":
-			warn("the session host could not read this client's frame: " + f.Error)
-		case present(f.Prompt):
-			started = true
-			var p promptFrame
-			if err := json.Unmarshal(f.Prompt, &p); err != nil {
-				return Reply{}, notFrame
-			}
-			a := permission.AnswerDeny
-			if hs.Prompter != nil {
-				if got, err := hs.Prompter.Prompt(ctx, p.Request, p.Decision); err == nil {
-					a = got
-				}
-			}
-			_ = send(clientFrame{Answer: &a})
-		case present(f.Progress):
-			started = true
-			var p core.Progress
-			if err := json.Unmarshal(f.Progress, &p); err != nil {
-				return Reply{}, notFrame
-			}
-			if hs.Progress != nil {
-				hs.Progress(p)
-			}
-		case f.Done:
-			var r Reply
-			if present(f.Results) {
-				if err := json.Unmarshal(f.Results, &r.Results); err != nil {
-					return Reply{}, notFrame
-				}
-			}
-			if f.Output != "" {
-				r.Output = []byte(f.Output)
-			}
-			if f.Warning != "" && hs.Notice != nil {
-				hs.Notice(f.Warning)
-			}
-			return r, nil
-		}
-	}
-	return Reply{}, ErrHostDied
 }
 
 // Stop asks the host on socket to exit and waits until it has closed its
 // plugins.
 func Stop(socket string) error {
-	c, err := dial(socket)
+	c, err := wire.Dial(socket)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = c.Close() }()
-	if err := json.NewEncoder(c).Encode(clientFrame{Stop: true}); err != nil {
+	if err := json.NewEncoder(c).Encode(wire.ClientFrame{Stop: true}); err != nil {
 		return ErrNoHost
 	}
 	// The host says it stopped once its plugins are closed, then exits,

@@ -2,8 +2,6 @@ package sessionhost
 
 import (
 	"cmp"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,29 +12,30 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/riot-tools/riot/core/sessionhost/wire"
 	"github.com/riot-tools/riot/internal/atomicfile"
 )
 
 // Dir is where the session hosts of stateDir keep their sockets.
-func Dir(stateDir string) string { return filepath.Join(stateDir, "hosts") }
+func Dir(stateDir string) string { return wire.Dir(stateDir) }
 
 // Paths are one session host's files: its socket and its description.
-type Paths struct {
-	Socket string
-	Meta   string
-}
+type Paths = wire.Paths
 
-// PathsFor names the files of the host of session in workspace. The name
-// is a digest, since a socket path is limited to 108 bytes.
-func PathsFor(dir, session, workspace string) Paths {
-	sum := sha256.Sum256([]byte(session + "\x00" + workspace))
-	base := filepath.Join(dir, hex.EncodeToString(sum[:8]))
-	return Paths{Socket: base + ".sock", Meta: base + ".json"}
-}
+// PathsFor names the files of the host of session in workspace.
+func PathsFor(dir, session, workspace string) Paths { return wire.PathsFor(dir, session, workspace) }
 
 // ErrUnsafe marks a directory or socket that others could write or that
 // another user owns: riot neither listens there nor connects to it.
-var ErrUnsafe = errors.New("unsafe session host path")
+var ErrUnsafe = wire.ErrUnsafe
+
+// CheckDir checks that dir is a directory the user owns and nobody else
+// can write.
+func CheckDir(dir string) error { return wire.CheckDir(dir) }
+
+// CheckSocket checks that path is a socket the user owns that nobody else
+// can write, in a directory that passes CheckDir.
+func CheckSocket(path string) error { return wire.CheckSocket(path) }
 
 // EnsureDir creates dir private to the user, or checks that it is.
 func EnsureDir(dir string) error {
@@ -47,46 +46,6 @@ func EnsureDir(dir string) error {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
 	return CheckDir(dir)
-}
-
-// CheckDir checks that dir is a directory the user owns and nobody else
-// can write.
-func CheckDir(dir string) error {
-	info, err := os.Lstat(dir)
-	if err != nil {
-		return err
-	}
-	if !info.IsDir() {
-		return fmt.Errorf("%w: %s is not a directory", ErrUnsafe, dir)
-	}
-	return checkOwner(dir, info)
-}
-
-// CheckSocket checks that path is a socket the user owns that nobody else
-// can write, in a directory that passes CheckDir.
-func CheckSocket(path string) error {
-	if err := CheckDir(filepath.Dir(path)); err != nil {
-		return err
-	}
-	info, err := os.Lstat(path)
-	if err != nil {
-		return err
-	}
-	if info.Mode().Type() != fs.ModeSocket {
-		return fmt.Errorf("%w: %s is not a socket", ErrUnsafe, path)
-	}
-	return checkOwner(path, info)
-}
-
-func checkOwner(path string, info fs.FileInfo) error {
-	st, ok := info.Sys().(*syscall.Stat_t)
-	if !ok || int(st.Uid) != os.Getuid() {
-		return fmt.Errorf("%w: %s is owned by another user", ErrUnsafe, path)
-	}
-	if info.Mode().Perm()&0o022 != 0 {
-		return fmt.Errorf("%w: %s can be written by other users (mode %04o); remove it, or chmod go-w it", ErrUnsafe, path, info.Mode().Perm())
-	}
-	return nil
 }
 
 // Meta describes a running host, for `riot serve --list` and --stop.

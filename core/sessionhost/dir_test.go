@@ -2,12 +2,13 @@ package sessionhost
 
 import (
 	"errors"
-	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/riot-tools/riot/core/sessionhost/wire"
 )
 
 // A directory or socket others can write is refused, with the reason;
@@ -58,68 +59,6 @@ func TestCheckRefusesWhatOthersCanWrite(t *testing.T) {
 	}
 }
 
-// A socket in a state dir too deep for sockaddr_un is still reachable.
-func TestDeepSocketPath(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), strings.Repeat("d", 90), "hosts")
-	if err := EnsureDir(dir); err != nil {
-		t.Fatal(err)
-	}
-	p := PathsFor(dir, "S", "/ws")
-	if len(p.Socket) <= maxSunPath {
-		t.Fatalf("the test needs a long path, got %d bytes", len(p.Socket))
-	}
-	addr, done, err := shortAddr(p.Socket)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("unix", addr)
-	done()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	c, err := dial(p.Socket)
-	if err != nil {
-		t.Fatalf("dial a deep socket: %v", err)
-	}
-	c.Close()
-	if PathsFor(dir, "S", "/ws") == PathsFor(dir, "S", "/other") || PathsFor(dir, "S", "/ws") == PathsFor(dir, "T", "/ws") {
-		t.Fatal("each session and workspace needs its own socket")
-	}
-}
-
-// A path that fits sockaddr_un is used as it is, up to the last byte that
-// fits; one longer goes through its directory's descriptor.
-func TestShortAddrBoundary(t *testing.T) {
-	base := t.TempDir()
-	for _, n := range []int{maxSunPath, maxSunPath + 1} {
-		dir := filepath.Join(base, fmt.Sprint(n))
-		if err := os.Mkdir(dir, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		path := dir + "/" + strings.Repeat("s", n-len(dir)-1)
-		addr, done, err := shortAddr(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ln, lerr := net.Listen("unix", addr)
-		done()
-		if lerr != nil {
-			t.Fatalf("%d bytes: listen on %s: %v", n, addr, lerr)
-		}
-		if _, err := os.Stat(path); err != nil {
-			t.Errorf("%d bytes: the socket should be at %s: %v", n, path, err)
-		}
-		ln.Close()
-		if direct := addr == path; direct != (n == maxSunPath) {
-			t.Errorf("%d bytes: got address %s", n, addr)
-		}
-	}
-	if _, _, err := shortAddr(filepath.Join(base, "missing", strings.Repeat("m", 120))); err == nil {
-		t.Error("a long path in a missing directory cannot be reached")
-	}
-}
-
 // A socket or directory another user owns is refused, whatever its mode.
 func TestCheckRefusesAnotherUsersSocket(t *testing.T) {
 	if os.Getuid() != 0 {
@@ -142,7 +81,7 @@ func TestCheckRefusesAnotherUsersSocket(t *testing.T) {
 		if err := CheckSocket(sock); !errors.Is(err, ErrUnsafe) || !strings.Contains(err.Error(), p+" is owned by another user") {
 			t.Errorf("%s owned by another user: %v", p, err)
 		}
-		if _, err := dial(sock); !errors.Is(err, ErrUnsafe) {
+		if _, err := wire.Dial(sock); !errors.Is(err, ErrUnsafe) {
 			t.Errorf("a client should not connect: %v", err)
 		}
 		_ = os.Chown(p, 0, 0)

@@ -7,15 +7,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/riot-tools/riot/core/permission"
+	"github.com/riot-tools/riot/core/sessionhost/wire"
 )
 
-// maxFrame bounds one line from a client: a turn's inputs are each at most
-// core's 4 MiB, and a turn has a handful.
-const maxFrame = 64 << 20
+// maxFrame bounds one line from a client (wire.MaxFrame).
+const maxFrame = wire.MaxFrame
 
 // FrameError is a line from a client that the host cannot read. Its text
 // says what was wrong, for the client's error frame.
@@ -118,6 +119,28 @@ func decodeFrame(line []byte) (clientFrame, error) {
 	return f, nil
 }
 
+// jsonType names the JSON value a Go type is read from, in words, so that
+// a message names no Go type.
+func jsonType(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return "a number"
+	}
+	return "another JSON value"
+}
+
 // decodeError says in words why a line is not a frame.
 func decodeError(err error) error {
 	var syn *json.SyntaxError
@@ -130,7 +153,7 @@ func decodeError(err error) error {
 		if field == "" {
 			return frameErr("a frame is a JSON %s, not an object; send one JSON object per line", typ.Value)
 		}
-		return frameErr("a frame's field %s is a JSON %s, where the host reads %s", field, typ.Value, typ.Type)
+		return frameErr("a frame's field %s is a JSON %s, where the host reads %s", field, typ.Value, jsonType(typ.Type))
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return frameErr("a frame is empty or cut short; send one whole JSON object per line")
 	case strings.HasPrefix(err.Error(), "json: unknown field "):

@@ -1,8 +1,6 @@
 package sessionhost
 
 import (
-	"errors"
-	"io/fs"
 	"slices"
 	"time"
 
@@ -13,73 +11,6 @@ import (
 // be trusted (fileid.RacyWindow): within it the host reads the config
 // again rather than trust its identity.
 const racyWindow = fileid.RacyWindow
-
-// fileID is one path as stat saw it: absent, unreadable, or its identity
-// (fileid.ID), with a symlink's target's.
-type fileID struct {
-	err    string // "" when stat succeeded
-	id     fileid.ID
-	target *fileID // a symlink's target
-	newest int64   // the latest change, the target's included (fileid.ID.Changed)
-}
-
-func statID(path string) fileID {
-	id, err := fileid.Lstat(path)
-	if err != nil {
-		return fileID{err: errKind(err)}
-	}
-	f := fileID{id: id, newest: id.Changed()}
-	if id.Mode&fs.ModeSymlink != 0 {
-		var t fileID
-		if tid, err := fileid.Stat(path); err != nil {
-			t.err = errKind(err)
-		} else {
-			t = fileID{id: tid, newest: tid.Changed()}
-		}
-		f.target = &t
-		f.newest = max(f.newest, t.newest)
-	}
-	return f
-}
-
-func errKind(err error) string {
-	if errors.Is(err, fs.ErrNotExist) {
-		return "absent"
-	}
-	return err.Error()
-}
-
-func (a fileID) same(b fileID) bool {
-	if a.err != b.err || a.id != b.id {
-		return false
-	}
-	// Equal modes: both are symlinks, with targets, or neither is.
-	return a.target == nil || a.target.same(*b.target)
-}
-
-// snapshot is the identity of a list of paths at one moment.
-type snapshot struct {
-	paths []string
-	ids   []fileID
-	// racy says a file changed too close to the snapshot to be told
-	// apart by its identity from a later change.
-	racy bool
-}
-
-func takeSnapshot(paths []string, now time.Time) snapshot {
-	s := snapshot{paths: paths, ids: make([]fileID, len(paths))}
-	for i, p := range paths {
-		s.ids[i] = statID(p)
-		if s.ids[i].err == "" && fileid.Racy(s.ids[i].newest, now) {
-			s.racy = true
-		}
-	}
-	return s
-}
-
-func (s snapshot) same(o snapshot) bool {
-	return slices.Equal(s.paths, o.paths) && slices.EqualFunc(s.ids, o.ids, fileID.same)
-}
 
 // ConfigWatch saves a host from reading its config again before each turn
 // when none of the files it was read from changed: parsing the layers
@@ -94,7 +25,7 @@ type ConfigWatch struct {
 	Now func() time.Time
 
 	paths   []string
-	trusted *snapshot // the files as the cached fingerprint was read from
+	trusted *fileid.Snapshot // the files as the cached fingerprint was read from
 	fp      string
 }
 
@@ -110,20 +41,20 @@ func (w *ConfigWatch) Current(load Load) (string, error) {
 	if w.Now != nil {
 		now = w.Now
 	}
-	if w.trusted != nil && takeSnapshot(w.paths, now()).same(*w.trusted) {
+	if w.trusted != nil && fileid.Take(w.paths, now()).Same(*w.trusted) {
 		return w.fp, nil
 	}
 	// The files are looked at before and after the read: only a read
 	// between two equal looks is known to have read what they show.
-	before := takeSnapshot(w.paths, now())
+	before := fileid.Take(w.paths, now())
 	fp, paths, err := load()
 	if err != nil {
 		w.trusted, w.paths = nil, nil
 		return "", err
 	}
-	after := takeSnapshot(slices.Clone(paths), now())
-	w.paths, w.fp, w.trusted = after.paths, fp, nil
-	if before.same(after) && !after.racy {
+	after := fileid.Take(slices.Clone(paths), now())
+	w.paths, w.fp, w.trusted = after.Paths, fp, nil
+	if before.Same(after) && !after.Racy {
 		w.trusted = &after
 	}
 	return fp, nil

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/riot-tools/riot/internal/fileid"
 )
 
 // watchFixture is a config file, a file that does not exist yet and a
@@ -153,8 +155,8 @@ func TestConfigWatchDoesNotTrustARecentChange(t *testing.T) {
 		}
 	}
 	// The window includes its edge: a change exactly racyWindow ago.
-	newest := statID(f.file).newest
-	if d := statID(f.dir).newest; d > newest {
+	newest := fileid.LookAt(f.file).Newest
+	if d := fileid.LookAt(f.dir).Newest; d > newest {
 		newest = d
 	}
 	f.w.Now = func() time.Time { return time.Unix(0, newest).Add(racyWindow) }

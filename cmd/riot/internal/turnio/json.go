@@ -1,4 +1,4 @@
-package main
+package turnio
 
 import (
 	"bytes"
@@ -9,9 +9,9 @@ import (
 	"unicode/utf8"
 )
 
-// jsonKind names the kind of a JSON value in words, for messages that say
+// Kind names the kind of a JSON value in words, for messages that say
 // what was found instead of what riot expected.
-func jsonKind(raw json.RawMessage) string {
+func Kind(raw json.RawMessage) string {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
 		return "nothing"
@@ -32,10 +32,10 @@ func jsonKind(raw json.RawMessage) string {
 	}
 }
 
-// syntaxProblem says where and how data fails to be one JSON value, in
+// SyntaxProblem says where and how data fails to be one JSON value, in
 // riot's words: the line and column, and what stood there. It is "" for
 // valid JSON.
-func syntaxProblem(data []byte) string {
+func SyntaxProblem(data []byte) string {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	var v any
 	err := dec.Decode(&v)

@@ -1,4 +1,4 @@
-package main
+package turnio
 
 import (
 	"encoding/json"
@@ -23,7 +23,7 @@ func FuzzParseTurn(f *testing.F) {
 		if openai {
 			format = "openai"
 		}
-		uses, err := parseTurn(data, format)
+		uses, err := Parse(data, format)
 		if err != nil {
 			msg := err.Error()
 			for _, raw := range []string{"json:", "Go value", "main.", "invalid character", "unmarshal"} {
@@ -39,7 +39,7 @@ func FuzzParseTurn(f *testing.F) {
 				t.Fatalf("a call without an id or a name, or a repeated id: %+v", u)
 			}
 			ids[u.ID] = true
-			if !openai && (!json.Valid(u.Input) || jsonKind(u.Input) != "an object") {
+			if !openai && (!json.Valid(u.Input) || Kind(u.Input) != "an object") {
 				t.Fatalf("an input that is not a JSON object: %s", u.Input)
 			}
 		}
