@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 
 	"github.com/spf13/cobra"
@@ -33,7 +31,7 @@ input that is not a JSON object, or a tool that is not enabled.`,
 			}
 			spin := a.spinner()
 			defer spin.stop()
-			use := core.ToolUse{ID: newCallID(), Name: args[0], Input: json.RawMessage(input)}
+			use := core.ToolUse{ID: turnio.NewCallID(), Name: args[0], Input: json.RawMessage(input)}
 			r, err := a.callOne(cmd.Context(), use, spin.onProgress())
 			if err != nil {
 				return err
@@ -71,12 +69,4 @@ func (a *app) callOne(ctx context.Context, use core.ToolUse, onProgress func(cor
 		return core.ToolResult{}, err
 	}
 	return h.RunTurn(ctx, []core.ToolUse{use})[0], nil
-}
-
-// newCallID is a unique id for a call made from the command line, so its
-// spilled result never overwrites another's in a named session.
-func newCallID() string {
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	return "call_" + hex.EncodeToString(b)
 }

@@ -244,6 +244,13 @@ func TestQuickRunAsTheFullClient(t *testing.T) {
 	// A malformed turn is the full command's to report, the same way.
 	e.quickAsFull(t, false, "[{", "run", "--session", "S")
 	e.quickAsFull(t, false, "", "run", "--session", "S", filepath.Join(e.ws, "missing.json"))
+	// `riot call` too, its exit status the call's.
+	e.quickAsFull(t, true, "", "call", "--session", "S", "Read", `{"file_path":"a.txt"}`).want(t, 0, "one")
+	e.quickAsFull(t, true, `{"file_path":"a.txt"}`, "call", "--json", "--session", "S", "Read", "-").want(t, 0, `"status": "ok"`)
+	e.quickAsFull(t, true, "", "call", "--session", "S", "Bash", `{"command":"exit 3"}`).want(t, 1, "3")
+	e.quickAsFull(t, true, "", "call", "--session", "S", "Read").want(t, 1)
+	e.quickAsFull(t, false, "", "call", "--session", "S", "Nope", "{}").want(t, 2, "Nope")
+	e.quickAsFull(t, false, "[1]", "call", "--session", "S", "Read", "-").want(t, 2, "JSON object")
 }
 
 // A host that refuses a turn the quick path read from stdin: the full

@@ -21,10 +21,13 @@ package memo
 import (
 	"errors"
 	"hash/fnv"
+	"io"
+	"io/fs"
 	"os"
 	"path"
 	"slices"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/riot-tools/riot/internal/fileid"
@@ -71,8 +74,8 @@ func (k Key) name() string {
 // Load returns what the invocation k printed, if an entry for k exists in
 // dir and every file it depended on is as it was.
 func Load(dir string, k Key, now time.Time) ([]byte, bool) {
-	data, err := os.ReadFile(path.Join(dir, k.name()))
-	if err != nil {
+	data, ok := readPrivate(dir, k.name())
+	if !ok {
 		return nil, false
 	}
 	got, snap, stdout, ok := decode(data)
@@ -80,6 +83,33 @@ func Load(dir string, k Key, now time.Time) ([]byte, bool) {
 		return nil, false
 	}
 	return stdout, true
+}
+
+// readPrivate reads the file name in dir when both are the user's alone:
+// an entry is printed as riot's own output (a tools[] listing an agent
+// sends to its model), so one that another user could have written is a
+// miss, as a session host's socket they could write is refused.
+func readPrivate(dir, name string) ([]byte, bool) {
+	if info, err := os.Lstat(dir); err != nil || !info.IsDir() || !private(info) {
+		return nil, false
+	}
+	f, err := os.Open(path.Join(dir, name))
+	if err != nil {
+		return nil, false
+	}
+	defer func() { _ = f.Close() }()
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() || !private(info) {
+		return nil, false
+	}
+	data, err := io.ReadAll(f)
+	return data, err == nil
+}
+
+// private reports whether the file info describes is the user's and no
+// one else can write it.
+func private(info fs.FileInfo) bool {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == os.Getuid() && info.Mode().Perm()&0o022 == 0
 }
 
 // Store records that k printed stdout, made from the files at paths by an

@@ -205,6 +205,53 @@ func FuzzDecode(f *testing.F) {
 	})
 }
 
+// An entry that another user could have written is no entry: a directory
+// or file others can write, or a directory that is not one.
+func TestLoadTrustsOnlyPrivateEntries(t *testing.T) {
+	f := newFixture(t)
+	f.store(t, []byte("out"))
+	name := filepath.Join(f.dir, f.key.name())
+	for _, tc := range []struct {
+		what string
+		path string
+		mode os.FileMode
+	}{
+		{"a group-writable directory", f.dir, 0o770},
+		{"a world-writable directory", f.dir, 0o707},
+		{"a group-writable entry", name, 0o660},
+		{"a world-writable entry", name, 0o602},
+	} {
+		if err := os.Chmod(tc.path, tc.mode); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := f.load(); ok {
+			t.Errorf("%s: the entry loads", tc.what)
+		}
+		if err := os.Chmod(tc.path, map[bool]os.FileMode{true: 0o700, false: 0o600}[tc.path == f.dir]); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := f.load(); !ok {
+			t.Fatalf("after %s was made private again, the entry should load", tc.what)
+		}
+	}
+	// A symlink to the directory is not the directory.
+	link := filepath.Join(t.TempDir(), "quick")
+	if err := os.Symlink(f.dir, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := Load(link, f.key, f.later); ok {
+		t.Error("an entry loads through a symlinked directory")
+	}
+	if os.Getuid() == 0 {
+		if err := os.Chown(name, 4242, 4242); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := f.load(); ok {
+			t.Error("another user's entry loads")
+		}
+	}
+}
+
 // Entries older than the age go; newer ones stay.
 func TestPrune(t *testing.T) {
 	f := newFixture(t)

@@ -6,35 +6,42 @@ import (
 	"github.com/riot-tools/riot/cmd/riot/internal/ident"
 )
 
-// Invocation is a `riot run` command line as cobra reads it. Parse reads
-// only spellings whose meaning it is sure of; anything else goes to cobra,
-// which says what is wrong with it (TestQuickParsesAsCobra holds the two
-// to the same reading).
+// Invocation is a `riot run` or `riot call` command line as cobra reads
+// it. Parse reads only spellings whose meaning it is sure of; anything
+// else goes to cobra, which says what is wrong with it
+// (FuzzQuickParsesAsCobra holds the two to the same reading).
 type Invocation struct {
+	// Command is "run" or "call".
+	Command string
 	Session string
 	Cwd     string
 	Config  string
-	Format  string
-	Quiet   bool
-	Daemon  bool
+	// Format is run's --format ("anthropic" unless given); JSON is call's
+	// --json.
+	Format string
+	JSON   bool
+	Quiet  bool
+	Daemon bool
 	// Flags are the permission flags and --add-dir (Flags.ConfigFile is
 	// left to the caller, which resolves Config).
 	Flags ident.Flags
-	// File is run's argument: a file, - for stdin, or "" for stdin.
-	File string
+	// Args are the command's arguments: run's file (- or none for stdin),
+	// or call's tool and input (- for stdin, none for {}).
+	Args []string
 }
 
-// Parse reads args, os.Args[1:], as a `riot run` command line; ok is false
-// for any other command, and for any spelling it leaves to cobra: a flag
-// it does not know (help among them), a value that starts with a dash, a
-// string flag given twice, a bool flag given a value, --, an empty
-// argument, or more than one argument.
+// Parse reads args, os.Args[1:], as a `riot run` or `riot call` command
+// line; ok is false for any other command, and for any spelling it leaves
+// to cobra: a flag it does not know (help among them) or that is not the
+// command's, a value that starts with a dash, a string flag given twice,
+// a bool flag given a value, --, an empty argument, or a number of
+// arguments the command does not take.
 func Parse(args []string) (inv Invocation, ok bool) {
-	if len(args) == 0 || args[0] != "run" {
+	if len(args) == 0 || (args[0] != "run" && args[0] != "call") {
 		return Invocation{}, false
 	}
+	inv.Command = args[0]
 	seen := map[string]bool{}
-	var files []string
 	for i := 1; i < len(args); i++ {
 		a := args[i]
 		switch {
@@ -42,23 +49,25 @@ func Parse(args []string) (inv Invocation, ok bool) {
 			inv.Quiet = true
 			continue
 		case a == "":
-			return Invocation{}, false // a file named "", not stdin
+			return Invocation{}, false // a file or tool named "", not stdin
 		case a == "-" || !strings.HasPrefix(a, "-"):
-			files = append(files, a)
+			inv.Args = append(inv.Args, a)
 			continue
 		case !strings.HasPrefix(a, "--") || a == "--":
 			return Invocation{}, false
 		}
 		name, value, hasValue := strings.Cut(a[2:], "=")
-		switch name {
-		case "quiet", "daemon":
+		switch {
+		case name == "quiet" || name == "daemon" || name == "json" && inv.Command == "call":
 			if hasValue {
 				return Invocation{}, false
 			}
 			inv.Quiet = inv.Quiet || name == "quiet"
 			inv.Daemon = inv.Daemon || name == "daemon"
+			inv.JSON = inv.JSON || name == "json"
 			continue
-		case "session", "cwd", "config", "mode", "format", "allow", "deny", "ask", "add-dir":
+		case name == "format" && inv.Command == "run":
+		case name == "session", name == "cwd", name == "config", name == "mode", name == "allow", name == "deny", name == "ask", name == "add-dir":
 		default:
 			return Invocation{}, false
 		}
@@ -86,13 +95,11 @@ func Parse(args []string) (inv Invocation, ok bool) {
 			*inv.stringFlag(name) = value
 		}
 	}
-	if len(files) > 1 {
+	// run takes at most a file; call a tool, and at most an input.
+	if n := len(inv.Args); inv.Command == "run" && n > 1 || inv.Command == "call" && (n < 1 || n > 2) {
 		return Invocation{}, false
 	}
-	if len(files) == 1 {
-		inv.File = files[0]
-	}
-	if !seen["format"] {
+	if inv.Command == "run" && !seen["format"] {
 		inv.Format = "anthropic"
 	}
 	return inv, true

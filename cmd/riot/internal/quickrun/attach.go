@@ -13,20 +13,24 @@ import (
 	"github.com/riot-tools/riot/cmd/riot/internal/riotenv"
 	"github.com/riot-tools/riot/cmd/riot/internal/turnio"
 	"github.com/riot-tools/riot/core/sessionhost/wire"
+	"github.com/riot-tools/riot/core/toolcall"
 )
 
-// exitError is riot's exit status for an error of the command's own, such
-// as a failed write (cmd/riot's exitCode).
-const exitError = 2
+// riot's exit statuses (cmd/riot's exit.go): a call that did not end ok,
+// and an error of the command's own, such as a failed write.
+const (
+	exitOutcome = 1
+	exitError   = 2
+)
 
 // attach runs inv's turn in the session host that serves its session and
 // workspace, as cmd/riot's attachedTurn does for a client without a
-// terminal, and prints what `riot run` prints. ok is false when it cannot:
-// no host, a refusal, or anything about the command line or its input
-// that the full command must report; h then holds what it read of stdin
-// and the host's refusal.
+// terminal, and prints what `riot run` or `riot call` prints. ok is false
+// when it cannot: no host, a refusal, or anything about the command line
+// or its input that the full command must report; h then holds what it
+// read of stdin and the host's refusal.
 func (p process) attach(inv Invocation) (code int, ok bool, h Handoff) {
-	if inv.Session == "" || (inv.Format != "anthropic" && inv.Format != "openai") {
+	if inv.Session == "" || inv.Command == "run" && inv.Format != "anthropic" && inv.Format != "openai" {
 		return 0, false, h
 	}
 	// A person who may answer a prompt, or a spinner to draw: the full
@@ -54,16 +58,12 @@ func (p process) attach(inv Invocation) (code int, ok bool, h Handoff) {
 	if wire.CheckSocket(socket) != nil {
 		return 0, false, h
 	}
-	data, ok := p.input(inv.File, &h)
+	uses, ok := p.turn(inv, &h)
 	if !ok {
 		return 0, false, h
 	}
-	uses, err := turnio.Parse(data, inv.Format)
-	if err != nil {
-		return 0, false, h
-	}
 	hello := wire.Hello{Build: ident.Build(), Session: inv.Session, Workspace: ws,
-		Inputs: ident.Inputs(flags, p.environ()), Render: inv.Format}
+		Inputs: ident.Inputs(flags, p.environ()), KnownOnly: inv.Command == "call", Render: inv.Format}
 	// A signal before they are registered ends the process, which hangs
 	// up and so cancels the turn in the host all the same.
 	ctx, _ := SignalContext()
@@ -79,20 +79,83 @@ func (p process) attach(inv Invocation) (code int, ok bool, h Handoff) {
 	case errors.Is(err, wire.ErrHostDied):
 		reply = wire.Reply{Results: turnio.HostDied(uses)}
 	case err != nil:
-		return 0, false, h
+		return 0, false, h // no host after all, or a call of a tool it does not know
 	}
+	if inv.Command == "call" {
+		return p.printCall(reply.Results, uses, inv.JSON), true, h
+	}
+	return p.printRun(reply, inv.Format), true, h
+}
+
+// turn is inv's calls: run's turn, from its file or stdin, or call's one
+// call, of its input (the argument, stdin for -, or {}). ok is false for a
+// turn or input the full command must report on.
+func (p process) turn(inv Invocation, h *Handoff) ([]toolcall.ToolUse, bool) {
+	if inv.Command == "run" {
+		file := ""
+		if len(inv.Args) == 1 {
+			file = inv.Args[0]
+		}
+		data, ok := p.input(file, h)
+		if !ok {
+			return nil, false
+		}
+		uses, err := turnio.Parse(data, inv.Format)
+		return uses, err == nil
+	}
+	input := []byte("{}")
+	if len(inv.Args) == 2 {
+		if inv.Args[1] != "-" {
+			input = []byte(inv.Args[1])
+		} else if data, ok := p.input("-", h); ok {
+			input = data
+		} else {
+			return nil, false
+		}
+	}
+	if turnio.SyntaxProblem(input) != "" || turnio.Kind(input) != "an object" {
+		return nil, false
+	}
+	return []toolcall.ToolUse{{ID: turnio.NewCallID(), Name: inv.Args[0], Input: input}}, true
+}
+
+// printRun prints what `riot run` prints of the host's reply: its text,
+// rendered by the host in format, or the results rendered here.
+func (p process) printRun(reply wire.Reply, format string) int {
 	out := reply.Output
 	if out == nil {
-		if out, err = turnio.Render(reply.Results, inv.Format); err != nil {
-			_, _ = p.stderr.WriteString("riot: " + err.Error() + "\n")
-			return exitError, true, h
+		var err error
+		if out, err = turnio.Render(reply.Results, format); err != nil {
+			return p.fail(err)
 		}
 	}
 	if _, err := p.stdout.Write(out); err != nil {
-		_, _ = p.stderr.WriteString("riot: " + err.Error() + "\n")
-		return exitError, true, h
+		return p.fail(err)
 	}
-	return 0, true, h
+	return 0
+}
+
+// printCall prints what `riot call` prints of the one result, and returns
+// its exit status: 1 for a call that did not end ok. A reply without
+// exactly one result is the host's fault after it took the call, which
+// may have run.
+func (p process) printCall(results []toolcall.ToolResult, uses []toolcall.ToolUse, asJSON bool) int {
+	if len(results) != 1 {
+		results = turnio.HostDied(uses)
+	}
+	if err := turnio.PrintResult(p.stdout, results[0], asJSON); err != nil {
+		return p.fail(err)
+	}
+	if results[0].IsError() {
+		return exitOutcome
+	}
+	return 0
+}
+
+// fail reports an error of the command's own, as riot does.
+func (p process) fail(err error) int {
+	_, _ = p.stderr.WriteString("riot: " + err.Error() + "\n")
+	return exitError
 }
 
 // workspace is cmd/riot's workspace: the --cwd directory, absolute, or
@@ -127,9 +190,8 @@ func (p process) abs(name string) (string, bool) {
 	return path.Join(wd, name), true
 }
 
-// input reads the turn from file, or from stdin for "" and "-"; what it
-// read of stdin goes into h, for the full command if the quick path
-// declines.
+// input reads file, or stdin for "" and "-"; what it read of stdin goes
+// into h, for the full command if the quick path declines.
 func (p process) input(file string, h *Handoff) ([]byte, bool) {
 	if file != "" && file != "-" {
 		data, err := os.ReadFile(file)

@@ -6,8 +6,8 @@ import (
 	"github.com/riot-tools/riot/cmd/riot/internal/quick"
 )
 
-// Main runs args, os.Args[1:], when they are a `riot run` attached to a
-// session host that takes the turn: ok says it did, and code is the exit
+// Main runs args, os.Args[1:], when they are a `riot run` or `riot call`
+// attached to a session host that takes the turn: ok says it did, and code is the exit
 // status. When ok is false it printed nothing, and the full command runs;
 // Declined says what it learned.
 func Main(args []string) (code int, ok bool) {

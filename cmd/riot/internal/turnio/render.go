@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 
 	"github.com/riot-tools/riot/core/toolcall"
@@ -143,4 +145,13 @@ func HostDied(uses []toolcall.ToolUse) []toolcall.ToolResult {
 			Text: "The session host exited before this call finished, so it may have run in part. Check its effects (read the files, or run a read-only command) before you run it again."}}}
 	}
 	return out
+}
+
+// NewCallID is a unique id for a call made from the command line, so that
+// its spilled result never overwrites another's in a named session. From
+// math/rand/v2, whose generator each process seeds from the system's
+// randomness: it needs to be unique, not secret, and crypto/rand is among
+// the packages Go initialises late (package quick's doc).
+func NewCallID() string {
+	return "call_" + strconv.FormatUint(rand.Uint64()&(1<<48-1)|1<<48, 16)[1:]
 }
