@@ -9,8 +9,10 @@
 //
 //	rotate -n 100 -w 5 'name=command args' 'name2=command args' ...
 //
-// A command is split on spaces (no shell); its output is discarded, and a
-// run that fails stops the whole measurement.
+// A command is split on spaces (no shell), and its leading NAME=value
+// words set its environment, as env(1) would without a process of its
+// own; its output is discarded, and a run that fails stops the whole
+// measurement.
 package main
 
 import (
@@ -28,14 +30,19 @@ func main() {
 	warm := flag.Int("w", 3, "rounds run first and not counted")
 	flag.Parse()
 	var names []string
-	var argvs [][]string
+	var argvs, envs [][]string
 	for _, a := range flag.Args() {
 		name, cmd, ok := strings.Cut(a, "=")
 		if !ok || strings.TrimSpace(cmd) == "" {
 			fmt.Fprintf(os.Stderr, "rotate: %q is not name=command\n", a)
 			os.Exit(2)
 		}
-		names, argvs = append(names, name), append(argvs, strings.Fields(cmd))
+		argv := strings.Fields(cmd)
+		n := 0
+		for n < len(argv)-1 && strings.Contains(argv[n], "=") && !strings.HasPrefix(argv[n], "/") {
+			n++
+		}
+		names, argvs, envs = append(names, name), append(argvs, argv[n:]), append(envs, argv[:n])
 	}
 	if len(argvs) == 0 {
 		fmt.Fprintln(os.Stderr, "rotate: no commands")
@@ -48,6 +55,9 @@ func main() {
 			i := (r + k) % len(argvs)
 			start := time.Now()
 			cmd := exec.Command(argvs[i][0], argvs[i][1:]...)
+			if len(envs[i]) > 0 {
+				cmd.Env = append(os.Environ(), envs[i]...)
+			}
 			if err := cmd.Run(); err != nil {
 				fmt.Fprintf(os.Stderr, "rotate: %s: %v\n", names[i], err)
 				os.Exit(1)
