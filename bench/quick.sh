@@ -33,10 +33,13 @@ cat >"$B/turn.json" <<EOF
 EOF
 cd "$B/ws"
 riot="$B/riot" alone="$B/alone/riot"
+# rotate's report, outside $B: a new file in riot's own directory, which
+# riot searches for plugins, changes what `riot tools` lists from.
+report=$(mktemp)
 cleanup() {
 	"$riot" serve --stop --session H >/dev/null 2>&1 || true
 	"$alone" serve --stop --session A >/dev/null 2>&1 || true
-	rm -rf "$B"
+	rm -rf "$B" "$report"
 }
 trap cleanup EXIT
 "$riot" serve --session H >/dev/null
@@ -65,20 +68,20 @@ while [ "$i" -le "$repeats" ]; do
 	"$B/rotate" -n "$rounds" -w 5 \
 		"empty=$B/empty-go" "version=$riot version" "version-alone=$alone version" \
 		"version-full=RIOT_QUICK=0 $riot version" "cat=cat $repo/go.mod" \
-		"tools=$riot tools --json" "tools-alone=$alone tools --json" "tools-full=RIOT_QUICK=0 $riot tools --json" | tee "$B/r.txt"
-	ratio "riot version / empty Go program" version empty "$B/r.txt"
-	ratio "riot version (go install) / empty Go program" version-alone empty "$B/r.txt"
-	ratio "riot tools --json / cat go.mod" tools cat "$B/r.txt"
-	ratio "riot tools --json (go install) / cat go.mod" tools-alone cat "$B/r.txt"
-	ratio "riot version, quick / full" version version-full "$B/r.txt"
-	ratio "riot tools --json, quick / full" tools tools-full "$B/r.txt"
+		"tools=$riot tools --json" "tools-alone=$alone tools --json" "tools-full=RIOT_QUICK=0 $riot tools --json" | tee "$report"
+	ratio "riot version / empty Go program" version empty "$report"
+	ratio "riot version (go install) / empty Go program" version-alone empty "$report"
+	ratio "riot tools --json / cat go.mod" tools cat "$report"
+	ratio "riot tools --json (go install) / cat go.mod" tools-alone cat "$report"
+	ratio "riot version, quick / full" version version-full "$report"
+	ratio "riot tools --json, quick / full" tools tools-full "$report"
 	echo "== attached, run $i of $repeats ($rounds rounds)"
 	"$B/rotate" -n "$rounds" -w 5 \
 		"version=$riot version" "attached=$riot run --session H $B/turn.json" \
 		"attached-full=RIOT_QUICK=0 $riot run --session H $B/turn.json" \
-		"attached-alone=$alone run --session A $B/turn.json" "no-host=$riot run --session N $B/turn.json" | tee "$B/r.txt"
-	ratio "attached turn / riot version" attached version "$B/r.txt"
-	ratio "attached turn, quick / full client" attached attached-full "$B/r.txt"
-	ratio "attached turn (go install) / riot version" attached-alone version "$B/r.txt"
+		"attached-alone=$alone run --session A $B/turn.json" "no-host=$riot run --session N $B/turn.json" | tee "$report"
+	ratio "attached turn / riot version" attached version "$report"
+	ratio "attached turn, quick / full client" attached attached-full "$report"
+	ratio "attached turn (go install) / riot version" attached-alone version "$report"
 	i=$((i + 1))
 done

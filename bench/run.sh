@@ -38,6 +38,10 @@ cd "$ws"
 # workspace may not.
 "$riot" trust "$ws" > /dev/null
 "$riot" plugins | grep -E '^[a-z]|standalone:' || true
+# The quick path's memo trusts no file changed in the last 2 s, and the
+# binaries and the workspace were just made: wait that out, as commands a
+# user types seconds apart would (README, "The quick path").
+sleep 3
 
 # Each streaming run starts from an empty results directory and no output
 # file, as the anchor does: a gigabyte left from the run before is written
