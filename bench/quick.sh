@@ -13,6 +13,7 @@
 #   bench/quick.sh [repeats]        # default 3; ROUNDS per set (default 100)
 set -eu
 cd "$(dirname "$0")/.."
+. bench/medians.sh
 repeats=${1:-3}
 rounds=${ROUNDS:-100}
 B=$(mktemp -d)
@@ -23,14 +24,7 @@ cp "$B/riot" "$B/alone/riot"
 printf 'package main\n\nfunc main() {}\n' >"$B/empty/main.go"
 (cd "$B/empty" && go mod init empty >/dev/null 2>&1 && CGO_ENABLED=0 go build -o "$B/empty-go" .)
 go build -o "$B/rotate" ./bench/internal/rotate
-export HOME="$B/home" XDG_STATE_HOME="$B/state" XDG_CONFIG_HOME="$B/home/.config" XDG_DATA_HOME="$B/home/.local/share"
-mkdir -p "$B/ws" "$HOME"
-seq 1 200 >"$B/ws/a.txt"
-cat >"$B/turn.json" <<EOF
-[{"type":"tool_use","id":"r","name":"Read","input":{"file_path":"$B/ws/a.txt"}},
- {"type":"tool_use","id":"g","name":"Grep","input":{"pattern":"17"}},
- {"type":"tool_use","id":"b","name":"Bash","input":{"command":"ls"}}]
-EOF
+three_call_turn "$B"
 cd "$B/ws"
 riot="$B/riot" alone="$B/alone/riot"
 # rotate's report, outside $B: a new file in riot's own directory, which

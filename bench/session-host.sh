@@ -15,15 +15,8 @@ command -v hyperfine >/dev/null || { echo "install hyperfine (apt-get install hy
 repeats=${1:-3}
 B=$(mktemp -d)
 make -s build plugins BIN="$B" >/dev/null
-export HOME="$B/home" XDG_STATE_HOME="$B/state" XDG_CONFIG_HOME="$B/home/.config" XDG_DATA_HOME="$B/home/.local/share"
-mkdir -p "$B/ws" "$HOME"
-seq 1 200 >"$B/ws/a.txt"
+three_call_turn "$B"
 printf '[sandbox]\nmode = "off"\n' >"$B/nosandbox.toml"
-cat >"$B/turn.json" <<EOF
-[{"type":"tool_use","id":"r","name":"Read","input":{"file_path":"$B/ws/a.txt"}},
- {"type":"tool_use","id":"g","name":"Grep","input":{"pattern":"17"}},
- {"type":"tool_use","id":"b","name":"Bash","input":{"command":"ls"}}]
-EOF
 cd "$B/ws"
 riot="$B/riot"
 cleanup() {
