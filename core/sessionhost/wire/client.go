@@ -47,7 +47,7 @@ func Dial(socket string) (*os.File, error) {
 		return nil, ErrNoHost
 	}
 	defer done()
-	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	fd, err := unixSocket()
 	if err != nil {
 		return nil, ErrNoHost
 	}
