@@ -135,7 +135,7 @@ func parseLook(p string, b []byte) (fileid.Look, bool) {
 		return fileid.Look{}, false
 	}
 	fields := bytes.Fields(b[len(" id "):])
-	if len(fields) != 6 && (len(fields) < 8 || string(fields[6]) != "target") {
+	if len(fields) < 6 || len(fields) > 6 && string(fields[6]) != "target" {
 		return fileid.Look{}, false
 	}
 	var u [3]uint64

@@ -55,20 +55,14 @@ func (k Key) equal(o Key) bool {
 // safe name. FNV, not a cryptographic hash: an entry holds its key, which
 // Load compares whole, so two keys of one name only share a file.
 func (k Key) name() string {
-	h := fnv.New128a()
+	h := fnv.New64a()
 	for _, list := range [][]string{{k.Exe, k.Dir}, k.Env, k.Args} {
 		_, _ = h.Write(strconv.AppendInt(nil, int64(len(list)), 10))
 		for _, s := range list {
 			_, _ = h.Write(strconv.AppendQuote(nil, s))
 		}
 	}
-	const hexDigits = "0123456789abcdef"
-	sum := h.Sum(nil)
-	name := make([]byte, 0, 2*len(sum)+5)
-	for _, b := range sum {
-		name = append(name, hexDigits[b>>4], hexDigits[b&15])
-	}
-	return string(append(name, ".memo"...))
+	return strconv.FormatUint(h.Sum64(), 16) + ".memo"
 }
 
 // Load returns what the invocation k printed, if an entry for k exists in
@@ -132,10 +126,9 @@ func Store(dir string, k Key, paths []string, start time.Time, stdout []byte) er
 	if err != nil {
 		return err
 	}
-	if _, err = tmp.Write(data); err == nil {
-		err = tmp.Close()
-	} else {
-		_ = tmp.Close()
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
 	}
 	if err == nil {
 		err = os.Rename(tmp.Name(), path.Join(dir, k.name()))

@@ -252,17 +252,38 @@ func TestLoadTrustsOnlyPrivateEntries(t *testing.T) {
 	}
 }
 
-// Entries older than the age go; newer ones stay.
+// Entries older than the age go; newer ones stay, one exactly that old
+// among them.
 func TestPrune(t *testing.T) {
 	f := newFixture(t)
 	f.store(t, []byte("out"))
 	name := filepath.Join(f.dir, f.key.name())
-	Prune(f.dir, time.Now(), time.Hour)
-	if _, err := os.Stat(name); err != nil {
-		t.Fatalf("a new entry was pruned: %v", err)
+	written := time.Now().Add(-time.Hour).Truncate(time.Second)
+	if err := os.Chtimes(name, written, written); err != nil {
+		t.Fatal(err)
 	}
-	Prune(f.dir, time.Now().Add(2*time.Hour), time.Hour)
+	Prune(f.dir, written.Add(time.Hour), time.Hour)
+	if _, err := os.Stat(name); err != nil {
+		t.Fatalf("an entry exactly the age old was pruned: %v", err)
+	}
+	Prune(f.dir, written.Add(time.Hour+time.Second), time.Hour)
 	if _, err := os.Stat(name); err == nil {
 		t.Fatal("an old entry was kept")
+	}
+}
+
+// A store that cannot put its entry in place leaves nothing behind.
+func TestStoreFailsClean(t *testing.T) {
+	f := newFixture(t)
+	// A directory where the entry goes: the rename onto it fails.
+	if err := os.MkdirAll(filepath.Join(f.dir, f.key.name(), "x"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := Store(f.dir, f.key, f.paths, f.later, []byte("out")); err == nil {
+		t.Fatal("a store onto a directory should fail")
+	}
+	entries, err := os.ReadDir(f.dir)
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("a failed store left %v (%v)", entries, err)
 	}
 }
