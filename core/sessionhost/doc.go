@@ -13,4 +13,8 @@
 // (Hello.Render, Server.Render). Turns from every
 // client run one at a time, in arrival order. A line the host cannot read
 // as a frame is answered with an error frame saying why (frame.go).
+//
+// The client's side of the wire, which the CLI's quick path uses before
+// riot's libraries initialise, is package wire; this package serves the
+// host's side and wraps that client with typed permission prompts.
 package sessionhost

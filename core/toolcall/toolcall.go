@@ -3,9 +3,9 @@
 // running call. Package core's types of the same names are these.
 //
 // It imports the standard library alone, and little of it, so that the
-// CLI's quick path (cmd/riot/internal/quick) can speak to a session host
-// before riot's libraries initialise; TestQuickImportsStayLight holds it
-// to that.
+// CLI's quick path (cmd/riot/internal/quickrun) can speak to a session
+// host before riot's libraries initialise; TestQuickImportsStayLight holds
+// it to that.
 package toolcall
 
 import (

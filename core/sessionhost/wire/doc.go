@@ -4,8 +4,9 @@
 // side, and wraps this client with typed permission prompts.
 //
 // It imports the standard library and package toolcall alone, and none of
-// net, path/filepath or golang.org/x/sys: the CLI's quick path (package
-// quick) attaches a `riot run` to its host with it from an init function
-// that must run before riot's libraries initialise, and Go initialises a
-// package only once each it imports is (TestQuickImportsStayLight).
+// net, path/filepath or golang.org/x/sys: the CLI's quick path
+// (cmd/riot/internal/quickrun) attaches a `riot run` to its host with it
+// from an init function that must run before riot's libraries initialise,
+// and Go initialises a package only once each it imports is
+// (TestQuickImportsStayLight).
 package wire

@@ -4,7 +4,7 @@
 // malformed turn in riot's own words.
 //
 // It imports the standard library and package toolcall alone, so that the
-// CLI's quick path (package quick) reads and prints a turn attached to a
+// CLI's quick path (package quickrun) reads and prints a turn attached to a
 // session host before riot's libraries initialise; a session host
 // renders its clients' results with it too, so both print the same bytes.
 package turnio
