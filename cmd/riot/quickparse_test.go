@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/riot-tools/riot/cmd/riot/internal/quick"
 	"github.com/riot-tools/riot/cmd/riot/internal/quickrun"
+	"github.com/riot-tools/riot/internal/procguard"
 )
 
 // Whatever command line the quick path reads as `riot run` or `riot
@@ -56,4 +58,12 @@ func FuzzQuickParsesAsCobra(f *testing.F) {
 				args, inv, a.session, a.cwd, a.configFile, a.mode, a.allow, a.deny, a.ask, a.addDirs, a.quiet, a.daemon, format, asJSON, positional)
 		}
 	})
+}
+
+// The quick path leaves a process guard alone by the guard's own variable,
+// which it names without importing procguard (quick.GuardEnv).
+func TestQuickKnowsTheGuardsVariable(t *testing.T) {
+	if quick.GuardEnv != procguard.Env {
+		t.Fatalf("quick.GuardEnv is %q, procguard.Env %q", quick.GuardEnv, procguard.Env)
+	}
 }

@@ -9,8 +9,11 @@
 //     reparsing the config while none of its files changed;
 //   - a session's state file (core/session), reloaded when another
 //     process replaced it;
-//   - the CLI's build id (cmd/riot), by which a session host and its
-//     clients tell that they are the same build.
+//   - the CLI's build id (cmd/riot/internal/ident), by which a session
+//     host and its clients tell that they are the same build;
+//   - the CLI's quick-path memo (cmd/riot/internal/memo), which prints a
+//     command's remembered output while the files it came from keep
+//     theirs (Snapshot, which the session host's config watch shares).
 //
 // An ID is one version of one file as one stat saw it; two stats of an
 // unchanged file give equal IDs (==), and a change that a tool can make
