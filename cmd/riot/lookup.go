@@ -14,11 +14,8 @@ import (
 // `riot call`: from the command line it is the caller's mistake, and it
 // would fail again however often it ran.
 func checkCallInput(tool string, input []byte) error {
-	if p := turnio.SyntaxProblem(input); p != "" {
-		return usageErr("the input of %s is not valid JSON: %s. Give a JSON object, such as '{\"file_path\":\"README.md\"}' for Read", tool, p)
-	}
-	if k := turnio.Kind(input); k != "an object" {
-		return usageErr("the input of %s is %s; give a JSON object, such as '{\"file_path\":\"README.md\"}' for Read", tool, k)
+	if msg := turnio.InputProblem(tool, input); msg != "" {
+		return usageErr("%s", msg)
 	}
 	return nil
 }

@@ -56,8 +56,8 @@ type Flags struct {
 
 // Inputs digests what an invocation's config is made of besides its files,
 // which a host rereads before each turn: the flags, and the environment
-// the config is read with (riotenv.ConfigEnv). A client and its host compare theirs; equal inputs and the same
-// files make the same config.
+// the config is read with (riotenv.ConfigEnv). A client and its host
+// compare theirs; equal inputs and the same files make the same config.
 func Inputs(f Flags, environ []string) string {
 	env := riotenv.ConfigEnv(environ)
 	slices.Sort(env)

@@ -113,7 +113,7 @@ func (p process) turn(inv Invocation, h *Handoff) ([]toolcall.ToolUse, bool) {
 			return nil, false
 		}
 	}
-	if turnio.SyntaxProblem(input) != "" || turnio.Kind(input) != "an object" {
+	if turnio.InputProblem(inv.Args[0], input) != "" {
 		return nil, false
 	}
 	return []toolcall.ToolUse{{ID: turnio.NewCallID(), Name: inv.Args[0], Input: input}}, true

@@ -7,9 +7,9 @@ import (
 )
 
 // Main runs args, os.Args[1:], when they are a `riot run` or `riot call`
-// attached to a session host that takes the turn: ok says it did, and code is the exit
-// status. When ok is false it printed nothing, and the full command runs;
-// Declined says what it learned.
+// attached to a session host that takes the turn: ok says it did, and
+// code is the exit status. When ok is false it printed nothing, and the
+// full command runs; Declined says what it learned.
 func Main(args []string) (code int, ok bool) {
 	if quick.Off(os.Getenv) {
 		return 0, false
@@ -27,7 +27,7 @@ func Main(args []string) (code int, ok bool) {
 }
 
 // process is what the quick path reads and writes: the process's own
-// streams and environment, which tests replace.
+// streams and environment.
 type process struct {
 	stdin, stdout, stderr *os.File
 	getenv                func(string) string

@@ -32,6 +32,19 @@ func Kind(raw json.RawMessage) string {
 	}
 }
 
+// InputProblem says why input cannot be tool's input from the command
+// line (riot call's and riot explain's argument), or "" when it can: it
+// must be one JSON object.
+func InputProblem(tool string, input []byte) string {
+	if p := SyntaxProblem(input); p != "" {
+		return fmt.Sprintf("the input of %s is not valid JSON: %s. Give a JSON object, such as '{\"file_path\":\"README.md\"}' for Read", tool, p)
+	}
+	if k := Kind(input); k != "an object" {
+		return fmt.Sprintf("the input of %s is %s; give a JSON object, such as '{\"file_path\":\"README.md\"}' for Read", tool, k)
+	}
+	return ""
+}
+
 // SyntaxProblem says where and how data fails to be one JSON value, in
 // riot's words: the line and column, and what stood there. It is "" for
 // valid JSON.
