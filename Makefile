@@ -38,9 +38,11 @@ demo:
 	$(GO) run ./cmd/riot run examples/turn.json
 
 vet:
+	@echo "== go vet (the first run also downloads and compiles riot's dependencies: minutes on a cold cache)"
 	$(GO) vet ./...
 
 lint:
+	@echo "== golangci-lint (the first run builds it from tools/go.mod)"
 	$(TOOL) golangci-lint run ./...
 
 ## test: the unit and integration tests
@@ -54,6 +56,7 @@ test-short:
 # loaded machine: a longer timeout than go test's 10 minutes, still inside
 # CI's budget, so a slow machine is not mistaken for a hang.
 race:
+	@echo "== go test -race: each package's line appears when it finishes; cmd/riot's end-to-end suite is the last and longest"
 	$(GO) test -race -timeout 15m ./...
 
 ## ci: what .ci/run runs on every submission

@@ -35,7 +35,7 @@ func BenchmarkGuessPaired(b *testing.B) {
 	}
 	same, other := readHost(), readHost()
 	cfg, env := riotTLS(b)
-	client, unary := rawClient(b, bins.testkit, cfg, env, false, 1)
+	client, unary := rawClient(b, bins.testkit, cfg, env, false)
 	defer client.Kill()
 	readUse := func(f string) []core.ToolUse {
 		return []core.ToolUse{{ID: "toolu_1", Name: "Read", Input: json.RawMessage(fmt.Sprintf(`{"file_path":%q}`, f))}}

@@ -12,11 +12,7 @@ import (
 // bins are the binaries the benchmarks run, built once.
 var bins struct {
 	testkit, mcpnoop, bare, riot string
-	// testkitV1 and testkitV2 are testkit built with the riot_protocol1
-	// and riot_protocol2 tags: plugins of an SDK before protocol 2 and 3,
-	// for the host's call path over protocols 1 and 2.
-	testkitV1, testkitV2 string
-	standalone           map[string]string // builtin name → riot-tool-NAME
+	standalone                   map[string]string // builtin name → riot-tool-NAME
 }
 
 // builtins are riot's builtin tool sets, in the default order.
@@ -51,17 +47,6 @@ func TestMain(m *testing.M) {
 			fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
 			return 1
 		}
-		for _, v := range []string{"1", "2"} {
-			old := exec.Command("go", "build", "-tags", "riot_protocol"+v, "-o", filepath.Join(dir, "v"+v)+"/", "./internal/testplugins/testkit")
-			old.Dir = ".."
-			old.Env = cmd.Env
-			if out, err := old.CombinedOutput(); err != nil {
-				fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
-				return 1
-			}
-		}
-		bins.testkitV1 = filepath.Join(dir, "v1", "testkit")
-		bins.testkitV2 = filepath.Join(dir, "v2", "testkit")
 		bins.testkit = filepath.Join(dir, "testkit")
 		bins.mcpnoop = filepath.Join(dir, "mcpnoop")
 		bins.bare = filepath.Join(dir, "bare")

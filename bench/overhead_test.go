@@ -21,8 +21,7 @@ import (
 )
 
 // The warm per-call overhead of a no-op tool, four ways: through the whole
-// host pipeline, as raw go-plugin gRPC (protocol 1's RPCs, protocol 2's
-// exchanges on the Session stream and protocol 3's on the link), as an
+// host pipeline, as raw go-plugin gRPC (the protocol's RPCs), as an
 // in-process call, and as the same tool over MCP stdio.
 
 func BenchmarkNoopHost(b *testing.B) {
@@ -38,18 +37,14 @@ func BenchmarkNoopHost(b *testing.B) {
 }
 
 // rawClient is the testkit plugin under go-plugin with riot's TLS, and no
-// host around it, speaking protocol version (0: the newest).
-func rawClient(b *testing.B, path string, tlsConfig *tls.Config, env []string, auto bool, version int) (*goplugin.Client, shared.ToolPlugin) {
+// host around it.
+func rawClient(b *testing.B, path string, tlsConfig *tls.Config, env []string, auto bool) (*goplugin.Client, shared.ToolPlugin) {
 	b.Helper()
 	cmd := exec.Command(path)
 	cmd.Env = env
-	versions := shared.VersionedPlugins(nil)
-	if version > 0 {
-		versions = map[int]goplugin.PluginSet{version: versions[version]}
-	}
 	client := goplugin.NewClient(&goplugin.ClientConfig{
 		HandshakeConfig:  shared.Handshake,
-		VersionedPlugins: versions,
+		VersionedPlugins: shared.VersionedPlugins(nil),
 		Cmd:              cmd,
 		AllowedProtocols: []goplugin.Protocol{goplugin.ProtocolGRPC},
 		TLSConfig:        tlsConfig,
@@ -78,11 +73,10 @@ func riotTLS(b *testing.B) (*tls.Config, []string) {
 var noopPrepare = &toolv1.PrepareRequest{Tool: "Noop", CallId: "toolu_1", Input: []byte(`{}`), Context: &toolv1.CallContext{Cwd: "/"}}
 var noopCall = &toolv1.CallRequest{Tool: "Noop", CallId: "toolu_1", Input: []byte(`{}`), Context: &toolv1.CallContext{Cwd: "/"}}
 
-// BenchmarkNoopRawUnary is one unary RPC of protocol 1: the anchor of any
-// call.
+// BenchmarkNoopRawUnary is one unary RPC: the anchor of any call.
 func BenchmarkNoopRawUnary(b *testing.B) {
 	cfg, env := riotTLS(b)
-	client, stub := rawClient(b, bins.testkit, cfg, env, false, 1)
+	client, stub := rawClient(b, bins.testkit, cfg, env, false)
 	defer client.Kill()
 	b.ResetTimer()
 	for b.Loop() {
@@ -92,20 +86,12 @@ func BenchmarkNoopRawUnary(b *testing.B) {
 	}
 }
 
-// BenchmarkNoopRawCall is the two RPCs a protocol 1 host makes per call,
-// Prepare then the streamed Call, with nothing around them.
-func BenchmarkNoopRawCall(b *testing.B) { benchRawPair(b, 1) }
-
-// BenchmarkNoopRawSession is the same two exchanges on protocol 2's
-// Session stream, as this host makes them.
-func BenchmarkNoopRawSession(b *testing.B) { benchRawPair(b, 2) }
-
-// BenchmarkNoopRawLink is the same two exchanges on protocol 3's link.
-func BenchmarkNoopRawLink(b *testing.B) { benchRawPair(b, 3) }
-
-func benchRawPair(b *testing.B, version int) {
+// BenchmarkNoopRawCall is the two RPCs the host makes per call when it
+// asks the Prepare, Prepare then the streamed Call, with nothing around
+// them.
+func BenchmarkNoopRawCall(b *testing.B) {
 	cfg, env := riotTLS(b)
-	client, stub := rawClient(b, bins.testkit, cfg, env, false, version)
+	client, stub := rawClient(b, bins.testkit, cfg, env, false)
 	defer client.Kill()
 	b.ResetTimer()
 	for b.Loop() {
@@ -175,38 +161,38 @@ func BenchmarkNoopMCPStdio(b *testing.B) {
 func BenchmarkStartP256(b *testing.B) {
 	for b.Loop() {
 		cfg, env := riotTLS(b)
-		client, _ := rawClient(b, bins.bare, cfg, env, false, 0)
+		client, _ := rawClient(b, bins.bare, cfg, env, false)
 		client.Kill()
 	}
 }
 
 func BenchmarkStartAutoMTLS(b *testing.B) {
 	for b.Loop() {
-		client, _ := rawClient(b, bins.bare, nil, nil, true, 0)
+		client, _ := rawClient(b, bins.bare, nil, nil, true)
 		client.Kill()
 	}
 }
 
 // BenchmarkNoopPaired makes, in each iteration, one warm no-op call each
-// way back to back, in an order that rotates: through the host over
-// protocol 3, over protocol 2 and over protocol 1 (plugins built for them
-// alone), as one raw unary RPC, over MCP stdio, and through a host over
-// protocol 3 with the kernel sandbox off, which computes no sandbox
-// profile per call, and through a host over protocol 3 to testkit's
-// Plain, a no-op without checks whose Prepare the host skips (Noop is
-// read-only and concurrency-safe, so its calls still make two exchanges). On a machine whose load changes from one second to
-// the next, the ratios of their totals are the figures that hold;
-// separate benchmarks minutes apart are not.
+// way back to back, in an order that rotates: through the host (Noop,
+// whose Prepare answer the host guesses after the first call: one
+// exchange), through a host over testkit served so that its manifest
+// declares nothing (asked: a Prepare and a Call each), as one raw unary
+// RPC, over MCP stdio, through a host with the kernel sandbox off, which
+// computes no sandbox profile per call, and through a host to testkit's
+// Plain, a no-op without checks whose default Prepare the host elides. On
+// a machine whose load changes from one second to the next, the ratios of
+// their totals are the figures that hold; separate benchmarks minutes
+// apart are not.
 func BenchmarkNoopPaired(b *testing.B) {
-	h3 := hostWith(b, "", testkit())
-	h2 := hostWith(b, "", core.PluginSpec{Name: "testkit", Path: bins.testkitV2})
-	h1 := hostWith(b, "", core.PluginSpec{Name: "testkit", Path: bins.testkitV1})
+	guessed := hostWith(b, "", testkit())
+	asked := hostWith(b, "", core.PluginSpec{Name: "testkit", Path: bins.testkit, Env: map[string]string{"RIOT_TESTKIT_UNDECLARED": "1"}})
 	off := hostIn(b, b.TempDir(), func(cfg *config.Config) { cfg.Sandbox.Mode = "off" }, testkit())
 	// Plain is not read-only: an allow rule lets it run without asking.
 	plain := hostIn(b, b.TempDir(), func(cfg *config.Config) { cfg.Permissions.Allow = []config.Rule{{Text: "Plain"}} }, testkit())
 	plainUses := []core.ToolUse{{ID: "toolu_1", Name: "Plain", Input: json.RawMessage(`{"n":0}`)}}
 	cfg, env := riotTLS(b)
-	client, unary := rawClient(b, bins.testkit, cfg, env, false, 1)
+	client, unary := rawClient(b, bins.testkit, cfg, env, false)
 	defer client.Kill()
 	mc := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
 	session, err := mc.Connect(context.Background(), &mcp.CommandTransport{Command: exec.Command(bins.mcpnoop)}, nil)
@@ -225,15 +211,14 @@ func BenchmarkNoopPaired(b *testing.B) {
 	}
 	const (
 		wHost = iota
-		wHostV2
-		wHostV1
+		wAsked
 		wUnary
 		wMCP
 		wOff
 		wElided
 		nWays
 	)
-	ways := [nWays]func(){wHost: host(h3, uses), wHostV2: host(h2, uses), wHostV1: host(h1, uses), wElided: host(plain, plainUses), wUnary: func() {
+	ways := [nWays]func(){wHost: host(guessed, uses), wAsked: host(asked, uses), wElided: host(plain, plainUses), wUnary: func() {
 		if _, err := unary.Prepare(context.Background(), noopPrepare); err != nil {
 			b.Fatal(err)
 		}
@@ -245,26 +230,18 @@ func BenchmarkNoopPaired(b *testing.B) {
 	for _, w := range ways {
 		w() // warm: every plugin is started
 	}
-	for h, want := range map[*core.Host]int{h3: 3, h2: 2, h1: 1} {
-		if p := h.Plugins(); len(p) != 1 || p[0].Protocol != want {
-			b.Fatalf("the protocol %d plugin negotiated %+v", want, p)
-		}
-	}
 	total := benchrotate.Totals(b, ways[:])
 	us := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(b.N) }
 	ratio := func(a, c int) float64 { return float64(total[a]) / float64(total[c]) }
 	b.ReportMetric(us(total[wHost]), "host-us")
-	b.ReportMetric(us(total[wHostV2]), "hostv2-us")
-	b.ReportMetric(us(total[wHostV1]), "hostv1-us")
+	b.ReportMetric(us(total[wAsked]), "asked-us")
 	b.ReportMetric(us(total[wUnary]), "unary-us")
 	b.ReportMetric(us(total[wMCP]), "mcp-us")
 	b.ReportMetric(ratio(wHost, wMCP), "host/mcp")
 	b.ReportMetric(ratio(wHost, wUnary), "host/unary")
-	b.ReportMetric(ratio(wHost, wHostV2), "host/hostv2")
-	b.ReportMetric(ratio(wHostV2, wMCP), "hostv2/mcp")
-	b.ReportMetric(ratio(wHostV2, wUnary), "hostv2/unary")
-	b.ReportMetric(ratio(wHostV1, wMCP), "hostv1/mcp")
-	b.ReportMetric(ratio(wHostV1, wUnary), "hostv1/unary")
+	b.ReportMetric(ratio(wHost, wAsked), "host/asked")
+	b.ReportMetric(ratio(wAsked, wMCP), "asked/mcp")
+	b.ReportMetric(ratio(wAsked, wUnary), "asked/unary")
 	b.ReportMetric(us(total[wOff]), "host-nosandbox-us")
 	b.ReportMetric(ratio(wOff, wMCP), "host-nosandbox/mcp")
 	b.ReportMetric(ratio(wOff, wUnary), "host-nosandbox/unary")
@@ -274,40 +251,45 @@ func BenchmarkNoopPaired(b *testing.B) {
 	b.ReportMetric(ratio(wElided, wHost), "elided/host")
 }
 
-// BenchmarkNoopRawPaired rotates, in each iteration, protocol 3's raw
-// Prepare and Call pair on the link, the same pair on protocol 2's
-// Session stream, one raw unary RPC and one unprepared Call on the link: the transport alone, paired, so
-// that two builds compare by their ratios on a machine whose load moves.
+// BenchmarkNoopRawPaired rotates, in each iteration, the raw Prepare and
+// Call pair, one raw unary RPC, one Call carrying a guessed answer (Noop)
+// and one unprepared Call (Plain's default answer elided): the transport
+// alone, paired, so that two builds compare by their ratios on a machine
+// whose load moves, and what the elided and guessed Prepare save.
 func BenchmarkNoopRawPaired(b *testing.B) {
 	cfg, env := riotTLS(b)
-	c3, link := rawClient(b, bins.testkit, cfg, env, false, 3)
-	defer c3.Kill()
-	c2, stream := rawClient(b, bins.testkit, cfg, env, false, 2)
-	defer c2.Kill()
-	c1, unary := rawClient(b, bins.testkit, cfg, env, false, 1)
-	defer c1.Kill()
-	pair := func(stub shared.ToolPlugin) func() { return func() { noopPair(b, stub) } }
-	ways := []func(){pair(link), pair(stream), func() {
-		if _, err := unary.Prepare(context.Background(), noopPrepare); err != nil {
+	c, stub := rawClient(b, bins.testkit, cfg, env, false)
+	defer c.Kill()
+	ans, err := stub.Prepare(context.Background(), noopPrepare)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ans.Describe = ""
+	guessedCall := &toolv1.CallRequest{Tool: "Noop", CallId: "toolu_1", Input: []byte(`{}`), Context: &toolv1.CallContext{Cwd: "/"}, Expect: ans}
+	call := func(req *toolv1.CallRequest) func() {
+		return func() {
+			if err := stub.Call(context.Background(), req, func(*toolv1.CallEvent) error { return nil }); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	ways := []func(){func() { noopPair(b, stub) }, func() {
+		if _, err := stub.Prepare(context.Background(), noopPrepare); err != nil {
 			b.Fatal(err)
 		}
-	}, func() {
-		if err := link.Call(context.Background(), plainUnprepared, func(*toolv1.CallEvent) error { return nil }); err != nil {
-			b.Fatal(err)
-		}
-	}}
+	}, call(guessedCall), call(plainUnprepared)}
 	for _, w := range ways {
 		w()
 	}
 	total := benchrotate.Totals(b, ways)
 	us := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(b.N) }
-	b.ReportMetric(us(total[0]), "link-pair-us")
-	b.ReportMetric(us(total[1]), "session-pair-us")
-	b.ReportMetric(us(total[2]), "unary-us")
-	b.ReportMetric(float64(total[0])/float64(total[2]), "link-pair/unary")
-	b.ReportMetric(float64(total[0])/float64(total[1]), "link-pair/session-pair")
-	b.ReportMetric(us(total[3]), "link-unprepared-us")
-	b.ReportMetric(float64(total[3])/float64(total[2]), "link-unprepared/unary")
+	b.ReportMetric(us(total[0]), "pair-us")
+	b.ReportMetric(us(total[1]), "unary-us")
+	b.ReportMetric(float64(total[0])/float64(total[1]), "pair/unary")
+	b.ReportMetric(us(total[2]), "guessed-us")
+	b.ReportMetric(float64(total[2])/float64(total[0]), "guessed/pair")
+	b.ReportMetric(us(total[3]), "unprepared-us")
+	b.ReportMetric(float64(total[3])/float64(total[0]), "unprepared/pair")
 }
 
 // plainUnprepared is the one exchange of a call whose Prepare the host

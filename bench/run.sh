@@ -38,11 +38,6 @@ cd "$ws"
 # workspace may not.
 "$riot" trust "$ws" > /dev/null
 "$riot" plugins | grep -E '^[a-z]|standalone:' || true
-# The quick path's memo trusts no file changed in the last 2 s, and the
-# binaries and the workspace were just made: wait that out, as commands a
-# user types seconds apart would (README, "The quick path").
-sleep 3
-
 # Each streaming run starts from an empty results directory and no output
 # file, as the anchor does: a gigabyte left from the run before is written
 # back and freed during the next one, which times the disk, not riot.
@@ -92,7 +87,7 @@ ratios() {
 for s in "${sections[@]}"; do
 case $s in
 version)
-	echo "## riot version vs an empty static Go program; riot tools --json (cached) vs cat go.mod"
+	echo "## riot version vs an empty static Go program; riot tools --json (cached manifests) vs cat go.mod"
 	mkdir -p "$work/empty"
 	printf 'package main\n\nfunc main() {}\n' > "$work/empty/main.go"
 	(cd "$work/empty" && go mod init empty >/dev/null 2>&1 && CGO_ENABLED=0 go build -o "$work/empty-go" .)
@@ -101,7 +96,7 @@ version)
 		[ $layout = alone ] && r=$alone
 		"$r" tools --json >/dev/null
 		ratios "$layout: riot version / empty Go program" "$r version" "$work/empty-go"
-		ratios "$layout: riot tools --json, cached / cat go.mod" "$r tools --json" "cat $repo/go.mod"
+		ratios "$layout: riot tools --json, cached manifests / cat go.mod" "$r tools --json" "cat $repo/go.mod"
 	done
 	echo "## where riot version's time goes: package init functions before main (GODEBUG=inittrace=1, median of 15)"
 	for i in $(seq 15); do GODEBUG=inittrace=1 "$riot" version 2>&1 >/dev/null; done | python3 -c '

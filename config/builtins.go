@@ -9,3 +9,29 @@ package config
 func BuiltinTools() []string {
 	return []string{"Bash", "BashOutput", "KillShell", "Grep", "Read", "Diagnostics", "Edit", "Write", "Glob"}
 }
+
+// Builtin is one tool set compiled into riot, served as `riot __plugin
+// NAME` and built standalone as bin/riot-tool-NAME.
+type Builtin struct {
+	Name string
+	// ReadOnly tool sets never write, start processes or connect, so their
+	// processes restrict themselves with Landlock (plugin.ServeReadOnly).
+	ReadOnly bool
+}
+
+// Builtins are riot's builtin tool sets, in the order the embedded
+// defaults enable them: the one registry that the CLI's serving, the
+// resolver, defaults.toml and the Makefile's BUILTINS follow (the last
+// two checked by cmd/riot's TestBuiltinRegistryAgrees).
+func Builtins() []Builtin {
+	return []Builtin{{"bash", false}, {"grep", true}, {"read", true}, {"diagnostics", false}, {"edit", false}}
+}
+
+// BuiltinNames are the names of Builtins, in order.
+func BuiltinNames() []string {
+	var names []string
+	for _, b := range Builtins() {
+		names = append(names, b.Name)
+	}
+	return names
+}

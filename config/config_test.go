@@ -44,7 +44,11 @@ func load(t *testing.T, ws string, env map[string]string, flags config.Flags) (*
 func trustedRecord(t *testing.T, ws string) string {
 	t.Helper()
 	st := trust.Store{File: filepath.Join(t.TempDir(), "trusted.json")}
-	if _, err := st.Trust(ws, time.Now()); err != nil {
+	sums, err := config.ContentSums(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Trust(ws, sums, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	return st.File

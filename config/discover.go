@@ -46,7 +46,7 @@ func (c *Config) SearchDirs(workspace, exeDir string, getenv func(string) string
 	for _, d := range filepath.SplitList(getenv("RIOT_PLUGIN_PATH")) {
 		add(d, "$RIOT_PLUGIN_PATH")
 	}
-	if workspace != "" && c.Trust.Trusted() {
+	if workspace != "" && c.Trust.SearchesPlugins() {
 		// The repository's binaries, started only once the user trusts it.
 		add(filepath.Join(workspace, ".riot", "plugins"), ".riot/plugins")
 	}

@@ -1,7 +1,12 @@
 package config
 
 import (
-	"encoding"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,22 +17,32 @@ import (
 )
 
 // Trust is what workspace trust decided for one load. Files in a
-// workspace come from whoever wrote the repository, so until the user
-// trusts the workspace its layers (.riot/config.toml,
-// .riot/config.local.toml) may only tighten, and .riot/plugins is not
-// searched.
+// workspace come from whoever wrote the repository, or from the model
+// working in it, so a workspace file (ContentFiles) may only tighten
+// unless the trust record vouches for its content: the user trusted the
+// workspace when the file held exactly that, or riot wrote it so on the
+// user's answer (trust.Status.Vouches). Until then .riot/plugins is not
+// searched either.
 type Trust struct {
 	// Record is the trust record's file.
 	Record string
-	// Workspace is the directory whose layers trust gates.
+	// Workspace is the directory whose files trust gates.
 	Workspace string
-	// State is what the record says of the workspace. It is looked up only
-	// when the workspace has layers or plugins to gate, and is
-	// trust.Unknown otherwise.
+	// State is what the record says of the workspace; it is looked up
+	// whenever there is a workspace, whatever files it has.
 	State trust.State
-	// Ignored are the values untrusted workspace files set that were not
-	// applied, in layer order.
+	// Ignored are the values workspace files set that were not applied,
+	// in layer order.
 	Ignored []Ignored
+	// Changed are the files (and .riot/plugins) of a trusted workspace
+	// whose loosening values were ignored because their content is not
+	// the one the user trusted: changed or created since, or, when
+	// Unsummed, of a trust recorded before riot kept sums.
+	Changed []string
+	// Unsummed says the workspace was trusted before riot recorded its
+	// files' sums, so that no file of it is vouched for until riot trust
+	// runs again.
+	Unsummed bool
 	// LocalSum is the SHA-256 of the .riot/config.local.toml read, in
 	// hex; "" when there was none.
 	LocalSum string
@@ -35,15 +50,39 @@ type Trust struct {
 	// the user's "always allow" answers (trust.Entry.Local), and so applied
 	// in full although the workspace is not trusted.
 	LocalPinned bool
+	// Sums are the SHA-256 sums of the workspace's ContentFiles this load
+	// read, by name: what riot trust and the question on the terminal
+	// record, so that trust covers the content the user was shown.
+	Sums map[string]string
 
-	pin string // the record's trust.Entry.Local
+	status        trust.Status // the record's word
+	searchPlugins bool         // .riot/plugins is vouched for
 }
 
-// LocalOwn reports whether the local layer is the user's own: trusted,
-// absent, or as riot wrote it. Only then may riot pin it after adding a
-// rule, since pinning would otherwise vouch for what the repository put
-// there.
-func (t Trust) LocalOwn() bool { return t.Trusted() || t.LocalSum == "" || t.LocalPinned }
+// gateFile decides whether the workspace file name (relative to the
+// workspace), whose content has sum, applies in full, and reports it
+// changed when the workspace is trusted but not that content.
+func (t *Trust) gateFile(name, path, sum string) bool {
+	if t.Sums == nil {
+		t.Sums = map[string]string{}
+	}
+	t.Sums[name] = sum
+	if t.status.Vouches(name, sum) {
+		return true
+	}
+	if t.Trusted() && !slices.Contains(t.Changed, path) {
+		t.Changed = append(t.Changed, path)
+	}
+	return false
+}
+
+// ChangedSince reports whether file's values were ignored because it
+// changed since the user trusted the workspace (see Changed).
+func (t Trust) ChangedSince(file string) bool { return slices.Contains(t.Changed, file) }
+
+// SearchesPlugins reports whether .riot/plugins is searched for plugin
+// binaries: the workspace is trusted with the binaries it holds now.
+func (t Trust) SearchesPlugins() bool { return t.searchPlugins }
 
 // Ignored is one value an untrusted workspace file set.
 type Ignored struct {
@@ -79,66 +118,152 @@ func (t Trust) IgnoredKeys(file string) []string {
 	return keys
 }
 
-// gate clears from l every value an untrusted file may not set, and
+// gate removes from l every value an untrusted file may not set, and
 // returns them.
 func (p *parsedLayer) gate() []Ignored {
 	var out []Ignored
-	clearLoosening(reflect.ValueOf(&p.layer).Elem(), nil, func(key []string) {
+	gateValues(reflect.TypeFor[Config](), p.values, nil, func(key []string) {
 		out = append(out, Ignored{Key: strings.Join(key, "."), Source: p.at(key...)})
 	})
-	p.order = slices.DeleteFunc(p.order, func(name string) bool { _, ok := p.Plugins[name]; return !ok })
 	return out
 }
 
-var textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
-
-// isTable reports whether t decodes a TOML table, not a scalar written as
-// text (a duration).
-func isTable(t reflect.Type) bool {
-	return t.Kind() == reflect.Struct && !reflect.PointerTo(t).Implements(textUnmarshaler)
-}
-
-// clearLoosening walks a layer's struct: a field tagged trust:"tighten"
-// stays, a table (a struct, or a pointer to one, that is not a scalar such
-// as a duration) is walked, and every other field that is set is reported and
-// cleared, each entry of a map of tables on its own. What is not declared
-// tightening is loosening: a key added to the schema is ignored in an
-// untrusted file until its field says otherwise.
-func clearLoosening(v reflect.Value, prefix []string, report func(key []string)) {
-	t := v.Type()
-	for i := range t.NumField() {
-		f, fv := t.Field(i), v.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
-		key := append(slices.Clip(prefix), name)
+// gateValues walks the values of table t: a key declared trust:"tighten"
+// stays, a table is walked, and every other key set is reported and removed,
+// each entry of a named table on its own. What is not declared tightening is
+// loosening: a key added to the schema is ignored in an untrusted file until
+// its field says otherwise. An empty list sets nothing, so it is not reported.
+func gateValues(t reflect.Type, values map[string]any, path []string, report func(key []string)) {
+	for f := range fields(t) {
+		v, ok := values[f.key]
+		key := append(slices.Clip(path), f.key)
 		// An if chain, not a switch, so that mutation testing reaches each
 		// condition (gremlins does not count a case expression as covered).
-		if f.Tag.Get("trust") == "tighten" {
+		if !ok || f.Tag.Get("trust") == "tighten" {
 			continue
 		}
-		if fv.Kind() == reflect.Pointer && isTable(fv.Type().Elem()) {
-			if !fv.IsNil() {
-				clearLoosening(fv.Elem(), key, report)
-			}
+		if f.shape == table {
+			gateValues(f.Type, v.(map[string]any), key, report)
 			continue
 		}
-		if isTable(fv.Type()) {
-			clearLoosening(fv, key, report)
-			continue
-		}
-		if fv.Kind() == reflect.Map {
-			names := make([]string, 0, fv.Len())
-			for _, k := range fv.MapKeys() {
-				names = append(names, k.String())
+		if f.shape == namedTables {
+			for _, name := range slices.Sorted(maps.Keys(v.(map[string]any))) {
+				report(append(slices.Clip(key), name))
 			}
-			slices.Sort(names)
-			for _, n := range names {
-				report(append(slices.Clip(key), n))
-			}
-		} else if !fv.IsZero() && (fv.Kind() != reflect.Slice || fv.Len() > 0) {
+		} else if l, isList := v.([]any); !isList || len(l) > 0 {
 			report(key)
 		}
-		fv.SetZero()
+		delete(values, f.key)
 	}
+}
+
+// PluginsDirName is the workspace's own plugin directory, relative to it.
+const PluginsDirName = ".riot/plugins"
+
+// ContentFiles are the workspace's own files that can loosen riot's checks
+// or run code, relative to the workspace, in the order riot reads them:
+// the two config layers, Claude Code's .mcp.json, and .riot/plugins, whose
+// riot-tool-* binaries are summed together. The trust record keeps each
+// one's sum as the user trusted it (trust.Entry.Files).
+func ContentFiles() []string {
+	return []string{".riot/config.toml", trust.LocalName, MCPJSONFile, PluginsDirName}
+}
+
+// ContentSums are the sums of the workspace's ContentFiles that exist, by
+// name, for the trust record.
+func ContentSums(workspace string) (map[string]string, error) {
+	sums := map[string]string{}
+	for _, name := range ContentFiles() {
+		sum, err := contentSum(workspace, name)
+		if err != nil {
+			return nil, err
+		}
+		if sum != "" {
+			sums[name] = sum
+		}
+	}
+	return sums, nil
+}
+
+// hasContent reports whether any of the workspace's ContentFiles exists.
+func hasContent(workspace string) bool {
+	if workspace == "" {
+		return false
+	}
+	for _, name := range ContentFiles() {
+		if name == PluginsDirName {
+			if workspacePlugins(workspace) != "" {
+				return true
+			}
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(workspace, name)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// ContentSum is the sum of the workspace's file name, one of
+// ContentFiles, as the trust record keeps it; "" when it does not exist.
+func ContentSum(workspace, name string) (string, error) { return contentSum(workspace, name) }
+
+// contentSum is the sum of one of ContentFiles, or "" when it does not
+// exist (.riot/plugins: holds no plugin binary's name).
+func contentSum(workspace, name string) (string, error) {
+	path := filepath.Join(workspace, name)
+	if name == PluginsDirName {
+		return pluginsSum(workspacePlugins(workspace))
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", &Error{Source: Source{Layer: "workspace", File: path}, Msg: "cannot read the file: " + err.Error()}
+	}
+	return trust.Sum(data), nil
+}
+
+// pluginsSum sums the riot-tool-* entries of dir: each name, whether it
+// can run, and its content, so that a binary added, replaced or made
+// executable is a change. "" for no dir.
+func pluginsSum(dir string) (string, error) {
+	if dir == "" {
+		return "", nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", &Error{Source: Source{Layer: "workspace", File: dir}, Msg: "cannot read the directory: " + err.Error()}
+	}
+	h := sha256.New()
+	for _, e := range entries { // ReadDir sorts by name
+		if !strings.HasPrefix(e.Name(), PluginPrefix) {
+			continue
+		}
+		fmt.Fprintf(h, "%q ", e.Name())
+		path := filepath.Join(dir, e.Name())
+		info, err := os.Stat(path)
+		if err != nil || !info.Mode().IsRegular() {
+			fmt.Fprintf(h, "not a file\n")
+			continue
+		}
+		fmt.Fprintf(h, "%o ", info.Mode().Perm()&0o111) // who may run it
+		f, err := os.Open(path)
+		if err != nil {
+			fmt.Fprintf(h, "unreadable\n")
+			continue
+		}
+		fh := sha256.New()
+		_, err = io.Copy(fh, f)
+		f.Close()
+		if err != nil {
+			fmt.Fprintf(h, "unreadable\n")
+			continue
+		}
+		fmt.Fprintf(h, "%x\n", fh.Sum(nil))
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // workspacePlugins is .riot/plugins when it holds a plugin binary's name:

@@ -41,6 +41,19 @@ func newTrustCase(t *testing.T, files map[string]string) trustCase {
 	return tc
 }
 
+// trust records the workspace as trusted with its files as they are, as
+// riot trust does.
+func (tc trustCase) trust(t *testing.T) {
+	t.Helper()
+	sums, err := ContentSums(tc.ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tc.store.Trust(tc.ws, sums, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func (tc trustCase) load(t *testing.T, opts Options) *Config {
 	t.Helper()
 	c, err := tc.tryLoad(opts)
@@ -113,9 +126,7 @@ func TestUntrustedWorkspaceIgnoresEachLooseningKey(t *testing.T) {
 					t.Fatalf("trust = %+v", c.Trust)
 				}
 				// Trusted, the same file applies and nothing is ignored.
-				if _, err := w.store.Trust(w.ws, time.Now()); err != nil {
-					t.Fatal(err)
-				}
+				w.trust(t)
 				c = w.load(t, Options{})
 				if len(c.Trust.Ignored) != 0 || tc.kept(c) || !c.Trust.Trusted() {
 					t.Fatalf("trusted: ignored %v, value kept back: %v", ignoredKeys(c), tc.kept(c))
@@ -253,9 +264,7 @@ func TestUntrustedPluginDirectory(t *testing.T) {
 	if got := c.Trust.IgnoredFiles(); len(got) != 1 || got[0] != dir {
 		t.Fatalf("ignored files %v", got)
 	}
-	if _, err := w.store.Trust(w.ws, time.Now()); err != nil {
-		t.Fatal(err)
-	}
+	w.trust(t)
 	c = w.load(t, Options{})
 	if found := c.Discover(w.ws, "", getenv); len(c.Trust.Ignored) != 0 || len(found) != 1 || found[0].Via != ".riot/plugins" {
 		t.Fatalf("trusted: ignored %v, found %v", ignoredKeys(c), found)
@@ -274,48 +283,35 @@ func TestUntrustedPluginDirectory(t *testing.T) {
 // the schema later is ignored untrusted until its field says
 // trust:"tighten".
 func TestFutureKeysAreLoosening(t *testing.T) {
-	type hook struct {
-		Command string `toml:"command"`
-	}
 	type sandbox struct {
-		Enabled   *bool     `toml:"enabled" trust:"tighten"`
-		AllowRead []string  `toml:"allow_read"`
-		Network   *bool     `toml:"network"`
-		Timeout   *duration `toml:"timeout"`
+		Enabled   bool          `toml:"enabled" trust:"tighten"`
+		AllowRead []string      `toml:"allow_read"`
+		Network   bool          `toml:"network"`
+		Timeout   time.Duration `toml:"timeout"`
 	}
 	type future struct {
-		Sandbox    *sandbox                  `toml:"sandbox"`
-		MCPServers map[string]map[string]any `toml:"mcp_servers"`
-		Hooks      map[string][]hook         `toml:"hooks"`
-		Source     *string                   `toml:"source"`
-		Empty      []string                  `toml:"empty"`
-		Unset      *sandbox                  `toml:"unset"`
-		Inline     sandbox                   `toml:"inline"`
-		Wait       duration                  `toml:"wait"`
+		Sandbox    sandbox     `toml:"sandbox"`
+		MCPServers []MCPServer `toml:"mcp_servers,named"`
+		Hooks      []Hook      `toml:"hooks"`
+		Source     string      `toml:"source"`
+		Empty      []string    `toml:"empty"`
+		Unset      sandbox     `toml:"unset"`
 	}
-	yes := true
-	v := future{
-		Sandbox:    &sandbox{Enabled: &yes, AllowRead: []string{"/"}, Network: &yes, Timeout: &duration{time.Hour}},
-		MCPServers: map[string]map[string]any{"b": {}, "a": {}},
-		Hooks:      map[string][]hook{"pre": {{Command: "x"}}},
-		Source:     new(string),
-		Empty:      []string{},
-		Inline:     sandbox{Enabled: &yes, Network: &yes},
-		Wait:       duration{time.Second},
+	values := map[string]any{
+		"sandbox":     map[string]any{"enabled": true, "allow_read": []any{"/"}, "network": true, "timeout": "1h"},
+		"mcp_servers": map[string]any{"b": map[string]any{}, "a": map[string]any{}},
+		"hooks":       []map[string]any{{"command": "x"}},
+		"source":      "",
+		"empty":       []any{},
 	}
 	var got []string
-	clearLoosening(reflect.ValueOf(&v).Elem(), nil, func(key []string) { got = append(got, strings.Join(key, ".")) })
-	if s := strings.Join(got, " "); s != "sandbox.allow_read sandbox.network sandbox.timeout mcp_servers.a mcp_servers.b hooks.pre source inline.network wait" {
+	gateValues(reflect.TypeFor[future](), values, nil, func(key []string) { got = append(got, strings.Join(key, ".")) })
+	if s := strings.Join(got, " "); s != "sandbox.allow_read sandbox.network sandbox.timeout mcp_servers.a mcp_servers.b hooks source" {
 		t.Fatalf("reported %q", s)
 	}
-	if v.Sandbox == nil || v.Sandbox.Enabled == nil || !*v.Sandbox.Enabled {
-		t.Fatal("a tightening key was cleared")
-	}
-	if v.Inline.Enabled == nil || v.Inline.Network != nil || v.Wait.Duration != 0 {
-		t.Fatalf("a table held by value: %+v, wait %v", v.Inline, v.Wait)
-	}
-	if v.Sandbox.AllowRead != nil || v.Sandbox.Network != nil || v.Sandbox.Timeout != nil || v.MCPServers != nil || v.Hooks != nil || v.Source != nil || v.Empty != nil {
-		t.Fatalf("a loosening key stayed: %+v %+v", v, *v.Sandbox)
+	want := map[string]any{"sandbox": map[string]any{"enabled": true}}
+	if !reflect.DeepEqual(values, want) {
+		t.Fatalf("left %v, want only the tightening key", values)
 	}
 }
 
@@ -329,7 +325,7 @@ func TestPinnedLocalFile(t *testing.T) {
 		".riot/config.toml":       "[permissions]\nmode = \"dontAsk\"\n",
 	})
 	c := w.load(t, Options{})
-	if c.Trust.LocalOwn() || c.Trust.LocalPinned || len(c.Trust.Ignored) != 2 {
+	if c.Trust.LocalPinned || len(c.Trust.Ignored) != 2 {
 		t.Fatalf("unpinned: %+v", c.Trust)
 	}
 	if _, err := w.store.PinLocal(w.ws, c.Trust.LocalSum, time.Now()); err != nil {
@@ -337,7 +333,7 @@ func TestPinnedLocalFile(t *testing.T) {
 	}
 	c = w.load(t, Options{})
 	cfgFile := filepath.Join(w.ws, ".riot/config.toml")
-	if !c.Trust.LocalPinned || !c.Trust.LocalOwn() || c.Trust.Trusted() || strings.Join(ignoredKeys(c), " ") != "permissions.mode@"+cfgFile+":2" {
+	if !c.Trust.LocalPinned || c.Trust.Trusted() || strings.Join(ignoredKeys(c), " ") != "permissions.mode@"+cfgFile+":2" {
 		t.Fatalf("pinned: %+v", c.Trust)
 	}
 	if r := c.Permissions.Allow[len(c.Permissions.Allow)-1]; r.Text != "Bash(touch:*)" || r.Source.File != LocalFile(w.ws) {
@@ -348,7 +344,7 @@ func TestPinnedLocalFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	c = w.load(t, Options{})
-	if c.Trust.LocalPinned || c.Trust.LocalOwn() || len(c.Trust.Ignored) != 2 {
+	if c.Trust.LocalPinned || len(c.Trust.Ignored) != 2 {
 		t.Fatalf("changed: %+v", c.Trust)
 	}
 	// The pin is of the local file only.
@@ -359,16 +355,16 @@ func TestPinnedLocalFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	c = w.load(t, Options{})
-	if c.Trust.LocalPinned || !c.Trust.LocalOwn() || c.Trust.LocalSum != "" || len(c.Trust.Ignored) != 1 {
+	if c.Trust.LocalPinned || c.Trust.LocalSum != "" || len(c.Trust.Ignored) != 1 {
 		t.Fatalf("the committed file took the pin: %+v", c.Trust)
 	}
-	if _, err := w.store.Trust(w.ws, time.Now()); err != nil {
+	// Trusted, a local file written after the trust is not vouched for,
+	// pinned or not.
+	w.trust(t)
+	if err := os.WriteFile(LocalFile(w.ws), []byte(local+"# mine\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(LocalFile(w.ws), []byte("# mine\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if c = w.load(t, Options{}); !c.Trust.LocalOwn() || c.Trust.LocalPinned {
+	if c = w.load(t, Options{}); c.Trust.LocalPinned || !c.Trust.ChangedSince(LocalFile(w.ws)) || len(c.Trust.Ignored) != 1 {
 		t.Fatalf("trusted: %+v", c.Trust)
 	}
 }

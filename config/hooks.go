@@ -7,14 +7,11 @@ import (
 	"time"
 )
 
-// HookEvents are the hook events riot runs, as Claude Code names them.
-var HookEvents = []string{"PreToolUse", "PostToolUse"}
-
 // Hooks are the [[hooks.PreToolUse]] and [[hooks.PostToolUse]] tables of
 // every layer, in layer order.
 type Hooks struct {
-	PreToolUse  []Hook
-	PostToolUse []Hook
+	PreToolUse  []Hook `toml:"PreToolUse" trust:"loosen"`
+	PostToolUse []Hook `toml:"PostToolUse" trust:"loosen"`
 }
 
 // Hook is one hook table: a command run with `sh -c` before or after each
@@ -23,13 +20,13 @@ type Hook struct {
 	// Matcher is a tool name, names joined by |, a regular expression
 	// matched against the whole tool name, or "*" (or empty) for every
 	// tool.
-	Matcher string
-	Command string
+	Matcher string `toml:"matcher"`
+	Command string `toml:"command"`
 	// Timeout bounds one run; the default is 60 s.
-	Timeout time.Duration
+	Timeout time.Duration `toml:"timeout" check:"positive"`
 	// FailClosed makes a hook that fails (exits with a status other than 0
 	// or 2, or times out) block the call instead of letting it go on.
-	FailClosed bool
+	FailClosed bool `toml:"fail_closed"`
 	Source     Source
 
 	// re is Matcher compiled at load, so that matching a call is no
@@ -62,67 +59,20 @@ func compileMatcher(m string) (*regexp.Regexp, error) {
 	return regexp.Compile("^(?:" + m + ")$")
 }
 
-type hooksLayer struct {
-	PreToolUse  []hookLayer `toml:"PreToolUse"`
-	PostToolUse []hookLayer `toml:"PostToolUse"`
-}
+func (h *Hook) begin(_ string, src Source) { h.Timeout, h.Source = DefaultHookTimeout, src }
 
-type hookLayer struct {
-	Matcher    *string   `toml:"matcher"`
-	Command    *string   `toml:"command"`
-	Timeout    *duration `toml:"timeout"`
-	FailClosed *bool     `toml:"fail_closed"`
-}
-
-var hookKeys = []string{"matcher", "command", "timeout", "fail_closed"}
-
-// applyHooks appends one layer's hooks: hooks of every layer run.
-func (c *Config) applyHooks(l *parsedLayer) error {
-	if l.Hooks == nil {
-		return nil
+// finish checks a hook table of the event key names once read.
+func (h *Hook) finish(key []string, src Source) error {
+	if strings.TrimSpace(h.Command) == "" {
+		return &Error{Source: src, Msg: fmt.Sprintf("a [[%s]] table needs a command, such as command = \"./scripts/check.sh\"", strings.Join(key, "."))}
 	}
-	for _, ev := range []struct {
-		name string
-		in   []hookLayer
-		out  *[]Hook
-	}{{"PreToolUse", l.Hooks.PreToolUse, &c.Hooks.PreToolUse}, {"PostToolUse", l.Hooks.PostToolUse, &c.Hooks.PostToolUse}} {
-		for i, hl := range ev.in {
-			src := l.src
-			src.Line = l.loc.arrayTable([]string{"hooks", ev.name}, i)
-			h, err := hookFrom(ev.name, hl, src)
-			if err != nil {
-				return err
-			}
-			*ev.out = append(*ev.out, h)
+	h.Matcher = strings.TrimSpace(h.Matcher)
+	if h.Matcher != "" && h.Matcher != "*" {
+		re, err := compileMatcher(h.Matcher)
+		if err != nil {
+			return &Error{Source: src, Msg: fmt.Sprintf("matcher %q is not a valid regular expression; write a tool name, names joined by |, or \"*\"", h.Matcher)}
 		}
+		h.re = re
 	}
 	return nil
-}
-
-func hookFrom(event string, hl hookLayer, src Source) (Hook, error) {
-	h := Hook{Timeout: DefaultHookTimeout, Source: src}
-	if hl.Command == nil || strings.TrimSpace(*hl.Command) == "" {
-		return h, &Error{Source: src, Msg: fmt.Sprintf("a [[hooks.%s]] table needs a command, such as command = \"./scripts/check.sh\"", event)}
-	}
-	h.Command = *hl.Command
-	if hl.Matcher != nil {
-		h.Matcher = strings.TrimSpace(*hl.Matcher)
-		if h.Matcher != "" && h.Matcher != "*" {
-			re, err := compileMatcher(h.Matcher)
-			if err != nil {
-				return h, &Error{Source: src, Msg: fmt.Sprintf("matcher %q is not a valid regular expression; write a tool name, names joined by |, or \"*\"", h.Matcher)}
-			}
-			h.re = re
-		}
-	}
-	if hl.Timeout != nil {
-		if hl.Timeout.Duration == 0 {
-			return h, &Error{Source: src, Msg: "a hook's timeout must be more than zero"}
-		}
-		h.Timeout = hl.Timeout.Duration
-	}
-	if hl.FailClosed != nil {
-		h.FailClosed = *hl.FailClosed
-	}
-	return h, nil
 }

@@ -12,96 +12,14 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-// layer is one config file as written: a nil field was not set there.
-//
-// A key that only tightens (it can make riot ask or deny, never allow, run
-// or reach more) says so with the tag trust:"tighten"; an untrusted
-// workspace file keeps only those (gate.go). Any other key, including one
-// added later without the tag, is ignored there.
-type layer struct {
-	StateDir    *string                    `toml:"state_dir"`
-	PluginDirs  []string                   `toml:"plugin_dirs"`
-	Permissions *permLayer                 `toml:"permissions"`
-	Limits      *limitsLayer               `toml:"limits"`
-	Results     *resultsLayer              `toml:"results"`
-	Log         *logLayer                  `toml:"log"`
-	Plugins     map[string]*pluginLayer    `toml:"plugins"`
-	Sandbox     *sandboxLayer              `toml:"sandbox"`
-	Hooks       *hooksLayer                `toml:"hooks"`
-	MCPServers  map[string]*mcpServerLayer `toml:"mcp_servers"`
-	Serve       *serveLayer                `toml:"serve"`
-}
-
-type permLayer struct {
-	Mode           *string          `toml:"mode"`
-	Allow          []string         `toml:"allow"`
-	Ask            []string         `toml:"ask" trust:"tighten"`
-	Deny           []string         `toml:"deny" trust:"tighten"`
-	AdditionalDirs []string         `toml:"additional_dirs"`
-	Classifier     *classifierLayer `toml:"classifier"`
-}
-
-type classifierLayer struct {
-	URL     *string   `toml:"url"`
-	Model   *string   `toml:"model"`
-	Timeout *duration `toml:"timeout"`
-}
-
-type limitsLayer struct {
-	MaxParallel     *int      `toml:"max_parallel"`
-	TurnBudgetChars *int      `toml:"turn_budget_chars"`
-	CallTimeout     *duration `toml:"call_timeout"`
-	StartTimeout    *duration `toml:"start_timeout"`
-}
-
-type resultsLayer struct {
-	MaxAge     *duration `toml:"max_age"`
-	MaxTotalMB *int      `toml:"max_total_mb"`
-}
-
-type logLayer struct {
-	Level     *string `toml:"level"`
-	File      *string `toml:"file"`
-	MaxSizeMB *int    `toml:"max_size_mb"`
-}
-
-type pluginLayer struct {
-	Enabled *bool             `toml:"enabled"`
-	Source  *string           `toml:"source"`
-	Version *string           `toml:"version"`
-	Path    *string           `toml:"path"`
-	SHA256  *string           `toml:"sha256"`
-	Args    []string          `toml:"args"`
-	Env     map[string]string `toml:"env"`
-	Timeout *duration         `toml:"timeout"`
-}
-
-// validKeys lists the keys of each table, for unknown-key suggestions.
-var validKeys = map[string][]string{
-	"":                       {"state_dir", "plugin_dirs", "permissions", "limits", "results", "log", "plugins", "hooks", "sandbox", "serve", "mcp_servers"},
-	"sandbox":                sandboxKeys,
-	"serve":                  serveKeys,
-	"mcp_servers.*":          mcpServerKeys,
-	"hooks":                  HookEvents,
-	"hooks.PreToolUse":       hookKeys,
-	"hooks.PostToolUse":      hookKeys,
-	"permissions":            {"mode", "allow", "ask", "deny", "additional_dirs", "classifier"},
-	"permissions.classifier": {"url", "model", "timeout"},
-	"limits":                 {"max_parallel", "turn_budget_chars", "call_timeout", "start_timeout"},
-	"results":                {"max_age", "max_total_mb"},
-	"log":                    {"level", "file", "max_size_mb"},
-	"plugins.*":              {"enabled", "source", "version", "path", "sha256", "args", "env", "timeout"},
-}
-
-// parsedLayer is a decoded file with what is needed to locate its keys.
+// parsedLayer is one config file as written, decoded generically and
+// checked against the schema, with what is needed to locate its keys.
 type parsedLayer struct {
-	layer
-	sum      string // the file's SHA-256, in hex
-	src      Source
-	loc      locator
-	order    []string // plugin names in file order
-	mcpOrder []string // MCP server names in file order
-	defined  func(key ...string) bool
+	values map[string]any
+	keys   []toml.Key // in file order
+	sum    string     // the file's SHA-256, in hex
+	src    Source
+	loc    locator
 }
 
 // readLayer reads one config file; a file that does not exist is no layer.
@@ -120,56 +38,40 @@ func readLayer(path, layerName string) (*parsedLayer, error) {
 	return p, err
 }
 
+// parseLayer decodes a file and checks its types and keys. The decode's
+// only error is the syntax, a typed toml.ParseError with the position;
+// the types and keys are riot's to check, in riot's words.
 func parseLayer(data []byte, src Source) (*parsedLayer, error) {
-	p := &parsedLayer{src: src, loc: newLocator(string(data))}
-	// A generic decode first: its only error is the syntax, a typed
-	// toml.ParseError with the position; the types are riot's to check.
-	var values map[string]any
-	if _, err := toml.Decode(string(data), &values); err != nil {
+	p, err := decodeLayer(data, src)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkTypes(p.values, reflect.TypeFor[Config](), nil, p.at); err != nil {
+		return nil, err
+	}
+	if err := unknownKey(p.keys, p.at); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// decodeLayer is parseLayer without the checks, for the embedded defaults:
+// they are riot's own, every start reads them, and TestDefaultsParse runs
+// them through the checks.
+func decodeLayer(data []byte, src Source) (*parsedLayer, error) {
+	p := &parsedLayer{src: src}
+	if src.File != "" { // the defaults are reported as "default", not by line
+		p.loc = newLocator(string(data))
+	}
+	md, err := toml.Decode(string(data), &p.values)
+	if err != nil {
 		return nil, syntaxError(err, src)
 	}
-	if err := checkTypes(values, reflect.TypeFor[layer](), nil, p.at); err != nil {
-		return nil, err
-	}
-	if err := p.decode(data); err != nil {
-		return nil, err
+	p.keys = md.Keys()
+	if p.values == nil {
+		p.values = map[string]any{} // an empty file
 	}
 	return p, nil
-}
-
-// parseDefaults is parseLayer for the embedded defaults, without the
-// generic decode that only finds the position of a wrong type: the
-// defaults are riot's own, TestDefaultsParse checks them the whole way, and
-// every start reads them.
-func parseDefaults(data []byte) (*parsedLayer, error) {
-	p := &parsedLayer{src: Source{Layer: "default"}}
-	if err := p.decode(data); err != nil {
-		return nil, err
-	}
-	return p, nil
-}
-
-// decode reads the layer into p's typed fields.
-func (p *parsedLayer) decode(data []byte) error {
-	src := p.src
-	md, err := toml.Decode(string(data), &p.layer)
-	if err != nil {
-		// checkTypes accepts only what decodes; this is riot's bug.
-		return &Error{Source: src, Msg: "riot cannot read this file, though its types are right; please report it with the file: " + err.Error()}
-	}
-	p.defined = md.IsDefined
-	if undecoded := md.Undecoded(); len(undecoded) > 0 {
-		return p.unknownKey(undecoded[0])
-	}
-	for _, k := range md.Keys() {
-		if len(k) == 2 && k[0] == "plugins" && !slices.Contains(p.order, k[1]) {
-			p.order = append(p.order, k[1])
-		}
-		if len(k) == 2 && k[0] == "mcp_servers" && !slices.Contains(p.mcpOrder, k[1]) {
-			p.mcpOrder = append(p.mcpOrder, k[1])
-		}
-	}
-	return nil
 }
 
 func (p *parsedLayer) at(key ...string) Source {
@@ -178,32 +80,164 @@ func (p *parsedLayer) at(key ...string) Source {
 	return s
 }
 
-func (p *parsedLayer) unknownKey(k toml.Key) error {
-	key := []string(k)
-	table := strings.Join(key[:len(key)-1], ".")
-	if len(key) == 3 && (key[0] == "plugins" || key[0] == "mcp_servers") {
-		table = key[0] + ".*"
-	}
-	name := key[len(key)-1]
-	msg := fmt.Sprintf("unknown key %q", name)
-	if table != "" {
-		msg = fmt.Sprintf("unknown key %q in [%s]", name, strings.Join(key[:len(key)-1], "."))
-	}
-	valid, known := validKeys[table]
-	switch {
-	case known:
-		if s := nearest(name, valid); s != "" {
-			msg += fmt.Sprintf("; did you mean %q?", s)
-		} else {
-			msg += "; valid keys are " + strings.Join(valid, ", ")
+// names are the entries of the named table at key, in file order.
+func (p *parsedLayer) names(key []string, values map[string]any) []string {
+	var out []string
+	for _, k := range p.keys {
+		if len(k) > len(key) && slices.Equal(k[:len(key)], key) && !slices.Contains(out, k[len(key)]) {
+			if _, ok := values[k[len(key)]]; ok {
+				out = append(out, k[len(key)])
+			}
 		}
-	case len(key) > 3 && key[0] == "plugins" && key[2] == "env":
-		// Any name is valid in env; an undecoded one has a bad type.
-		msg = fmt.Sprintf("[plugins.%s] env values must be strings", key[1])
-	default:
-		msg = fmt.Sprintf("unknown key %q", strings.Join(key, "."))
 	}
-	return &Error{Source: p.at(key...), Msg: msg}
+	return out
+}
+
+// apply merges one layer into c.
+func (c *Config) apply(l *parsedLayer) error {
+	return c.merge(l, reflect.ValueOf(c).Elem(), l.values, nil, false)
+}
+
+// merge merges the values of the layer's table at path into dst, that
+// table of c; inEntry says it is an entry of a named table or an array of
+// tables, where a list is one value. Each value's Source is recorded by its
+// dotted key, but an array of tables' entries keep their own.
+func (c *Config) merge(l *parsedLayer, dst reflect.Value, values map[string]any, path []string, inEntry bool) error {
+	for f := range fields(dst.Type()) {
+		v, ok := values[f.key]
+		if !ok {
+			continue
+		}
+		key := append(slices.Clip(path), f.key)
+		src := l.at(key...)
+		fv := dst.FieldByIndex(f.Index)
+		switch f.shape {
+		case table:
+			if err := c.merge(l, fv, v.(map[string]any), key, inEntry); err != nil {
+				return err
+			}
+			continue
+		case namedTables:
+			if err := c.mergeNamed(l, fv, key, v.(map[string]any)); err != nil {
+				return err
+			}
+			continue
+		case arrayTables:
+			if err := c.mergeArray(l, fv, key, v); err != nil {
+				return err
+			}
+		case stringMap:
+			if fv.IsNil() {
+				fv.Set(reflect.MakeMap(fv.Type()))
+			}
+			for k, e := range v.(map[string]any) {
+				fv.SetMapIndex(reflect.ValueOf(k), reflect.ValueOf(e))
+			}
+		case list:
+			if err := c.mergeList(l, f, fv, key, v.([]any), inEntry); err != nil {
+				return err
+			}
+		default:
+			switch x := v.(type) {
+			case string:
+				if f.Type == durationType {
+					d, _ := parseDuration(x) // checkTypes checked it
+					fv.SetInt(int64(d))
+				} else {
+					fv.SetString(x)
+				}
+			case int64:
+				fv.SetInt(x)
+			case bool:
+				fv.SetBool(x)
+			}
+			if msg := checkBounds(f, fv, l.src.File); msg != "" {
+				return &Error{Source: src, Msg: msg}
+			}
+		}
+		c.Sources[strings.Join(key, ".")] = src
+	}
+	return nil
+}
+
+// mergeList adds a list's strings to dst, or replaces it in an entry. The
+// elements of a []Rule or []SandboxPath keep their own lines.
+func (c *Config) mergeList(l *parsedLayer, f field, dst reflect.Value, key []string, items []any, inEntry bool) error {
+	if inEntry {
+		dst.Set(reflect.MakeSlice(dst.Type(), 0, len(items)))
+	}
+	for _, item := range items {
+		e := reflect.New(dst.Type().Elem())
+		src := l.at(key...)
+		text := e.Elem()
+		if isLocated(text.Type()) {
+			src.Line = l.loc.element(key, item.(string))
+			e.Interface().(located).locate(item.(string), src)
+			text = text.Field(0)
+		} else {
+			text.SetString(item.(string))
+		}
+		if msg := checkBounds(f, text, l.src.File); msg != "" {
+			return &Error{Source: src, Msg: fmt.Sprintf("[%s] %s: %s", strings.Join(key[:len(key)-1], "."), f.key, msg)}
+		}
+		dst.Set(reflect.Append(dst, e.Elem()))
+	}
+	return nil
+}
+
+// mergeNamed merges [key.NAME] tables into dst, a slice of entries by
+// name: a name not seen in an earlier layer is appended.
+func (c *Config) mergeNamed(l *parsedLayer, dst reflect.Value, key []string, values map[string]any) error {
+	for _, name := range l.names(key, values) {
+		at := append(slices.Clip(key), name)
+		src := l.at(at...)
+		i := 0
+		for i < dst.Len() && dst.Index(i).FieldByName("Name").String() != name {
+			i++
+		}
+		if i == dst.Len() {
+			e := reflect.New(dst.Type().Elem())
+			e.Interface().(entry).begin(name, src)
+			dst.Set(reflect.Append(dst, e.Elem()))
+		}
+		e := dst.Index(i).Addr()
+		if err := c.merge(l, e.Elem(), values[name].(map[string]any), at, true); err != nil {
+			return err
+		}
+		if err := e.Interface().(entry).finish(at, src); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mergeArray appends a layer's [[key]] tables to dst: those of every
+// layer apply. Each is checked, and located, as a whole.
+func (c *Config) mergeArray(l *parsedLayer, dst reflect.Value, key []string, v any) error {
+	items, _ := v.([]map[string]any)
+	if list, ok := v.([]any); ok {
+		for _, e := range list {
+			items = append(items, e.(map[string]any))
+		}
+	}
+	for i, values := range items {
+		src := l.src
+		src.Line = l.loc.arrayTable(key, i)
+		e := reflect.New(dst.Type().Elem())
+		e.Interface().(entry).begin("", src)
+		// Its keys are recorded with it, not in c.Sources, and their errors
+		// name the table.
+		var ce *Error
+		if err := (&Config{Sources: map[string]Source{}}).merge(l, e.Elem(), values, key, true); errors.As(err, &ce) {
+			ce.Source = src
+			return ce
+		}
+		if err := e.Interface().(entry).finish(key, src); err != nil {
+			return err
+		}
+		dst.Set(reflect.Append(dst, e.Elem()))
+	}
+	return nil
 }
 
 // syntaxError is a TOML syntax error at its line. The toml package's

@@ -10,10 +10,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/BurntSushi/toml"
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/riot-tools/riot/config/trust"
 	"github.com/riot-tools/riot/internal/atomicfile"
 )
 
@@ -56,33 +58,54 @@ func AppendAllowRule(workspace, rule string) (string, error) {
 	return path, ensureIgnored(workspace)
 }
 
+// AppendAllowRulesAsUser is AppendAllowRule for the user's own "always
+// allow" answer on a terminal: it adds the rules and records the file's new
+// content as the user's in the trust record st, in one step under the
+// record's lock (trust.Store.Amend), so that the file applies in full from
+// the next run on, trusted workspace or not, and a change by anyone else
+// does not. When the file holds text the record does not vouch for, it
+// writes nothing and returns trust.ErrNotVouched: vouching for the rest of
+// the file would apply what the user never saw.
+func AppendAllowRulesAsUser(st trust.Store, workspace string, rules []string, now time.Time) error {
+	path := LocalFile(workspace)
+	_, err := st.Amend(workspace, trust.LocalName, func(old []byte) ([]byte, error) {
+		text := string(old)
+		for _, rule := range rules {
+			if strings.TrimSpace(rule) == "" {
+				return nil, errors.New("the rule is empty")
+			}
+			var err error
+			if text, err = appendRule(text, rule, Source{Layer: "local", File: path}); err != nil {
+				return nil, err
+			}
+		}
+		return []byte(text), nil
+	}, now)
+	if err != nil {
+		return err
+	}
+	return ensureIgnored(workspace)
+}
+
 // appendRule returns src with rule appended to [permissions] allow.
 func appendRule(src, rule string, at Source) (string, error) {
 	before, err := parseLayer([]byte(src), at)
 	if err != nil {
 		return "", err
 	}
-	var allow []string
-	if before.Permissions != nil {
-		allow = before.Permissions.Allow
-	}
-	if slices.Contains(allow, rule) {
-		return src, nil
-	}
-	want, err := decodeMap(src)
-	if err != nil {
-		return "", err
-	}
+	// The values as decoded, with the rule added, are what the new text
+	// must decode to.
+	want := before.values
 	perms, _ := want["permissions"].(map[string]any)
 	if perms == nil {
 		perms = map[string]any{}
 		want["permissions"] = perms
 	}
-	list := make([]any, 0, len(allow)+1)
-	for _, r := range allow {
-		list = append(list, r)
+	allow, _ := perms["allow"].([]any) // parseLayer checked the types
+	if slices.Contains(allow, any(rule)) {
+		return src, nil
 	}
-	perms["allow"] = append(list, rule)
+	perms["allow"] = append(slices.Clip(allow), rule)
 
 	if text, ok := editAllow(src, rule, len(allow)); ok && decodesTo(text, want) {
 		return text, nil

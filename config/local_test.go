@@ -24,7 +24,11 @@ func readFile(t *testing.T, path string) string {
 func loadAllow(t *testing.T, ws string) []Rule {
 	t.Helper()
 	st := trust.Store{File: filepath.Join(t.TempDir(), "trusted.json")}
-	if _, err := st.Trust(ws, time.Now()); err != nil {
+	sums, err := ContentSums(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Trust(ws, sums, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	c, err := Load(Options{Workspace: ws, UserFile: filepath.Join(ws, "no-user.toml"), TrustFile: st.File, Getenv: func(string) string { return "" }})

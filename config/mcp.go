@@ -11,6 +11,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/riot-tools/riot/config/trust"
 )
 
 // MCPServer is one [mcp_servers.NAME] table, or one entry of a trusted
@@ -19,26 +21,27 @@ import (
 type MCPServer struct {
 	Name string
 	// Command, Args, Env and Cwd start a stdio server.
-	Command string
-	Args    []string
-	Env     map[string]string
-	Cwd     string
+	// Cwd is relative to the file that says it.
+	Command string            `toml:"command"`
+	Args    []string          `toml:"args"`
+	Env     map[string]string `toml:"env"`
+	Cwd     string            `toml:"cwd" check:"relative_to_file"`
 	// URL and Headers reach a Streamable HTTP server instead.
-	URL     string
-	Headers map[string]string
-	Enabled bool
+	URL     string            `toml:"url"`
+	Headers map[string]string `toml:"headers" secret:"true"`
+	Enabled bool              `toml:"enabled"`
 	// StartupTimeout bounds the start and the initialize handshake;
 	// ToolTimeout one call. Zero means the host's defaults.
-	StartupTimeout time.Duration
-	ToolTimeout    time.Duration
+	StartupTimeout time.Duration `toml:"startup_timeout" unset:"limits.start_timeout"`
+	ToolTimeout    time.Duration `toml:"tool_timeout" unset:"limits.call_timeout"`
 	// EnabledTools, if set, are the only tools served; DisabledTools are
 	// never served.
-	EnabledTools  []string
-	DisabledTools []string
+	EnabledTools  []string `toml:"enabled_tools" unset:"every tool"`
+	DisabledTools []string `toml:"disabled_tools"`
 	// ReadOnlyTools are the tools the user declares read-only: the one way
 	// an MCP tool is treated as read-only, since a server's annotations are
 	// untrusted.
-	ReadOnlyTools []string
+	ReadOnlyTools []string `toml:"read_only_tools"`
 	Source        Source
 }
 
@@ -50,84 +53,36 @@ func (s MCPServer) Serves(tool string) bool {
 	return s.EnabledTools == nil || slices.Contains(s.EnabledTools, tool)
 }
 
-type mcpServerLayer struct {
-	Command        *string           `toml:"command"`
-	Args           []string          `toml:"args"`
-	Env            map[string]string `toml:"env"`
-	Cwd            *string           `toml:"cwd"`
-	URL            *string           `toml:"url"`
-	Headers        map[string]string `toml:"headers"`
-	Enabled        *bool             `toml:"enabled"`
-	StartupTimeout *duration         `toml:"startup_timeout"`
-	ToolTimeout    *duration         `toml:"tool_timeout"`
-	EnabledTools   []string          `toml:"enabled_tools"`
-	DisabledTools  []string          `toml:"disabled_tools"`
-	ReadOnlyTools  []string          `toml:"read_only_tools"`
-}
-
-var mcpServerKeys = []string{"command", "args", "env", "cwd", "url", "headers", "enabled", "startup_timeout", "tool_timeout", "enabled_tools", "disabled_tools", "read_only_tools"}
-
 // mcpName keeps mcp__NAME__TOOL unambiguous: no double underscore.
 // Compiled on first use, not at start: riot links every package, so each
 // package's init runs before any command.
 var mcpName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9]+([-_]?[A-Za-z0-9]+)*$`) })
 
-// applyMCPServer merges one layer's [mcp_servers.NAME] into c.
-func (c *Config) applyMCPServer(l *parsedLayer, name string, ml *mcpServerLayer) error {
-	if !mcpName().MatchString(name) {
-		return &Error{Source: l.at("mcp_servers", name), Msg: fmt.Sprintf("MCP server name %q must be letters, digits, and single - or _ between them, as in mcp__NAME__TOOL", name)}
+// MaxMCPServerName is the longest server name: the model APIs take tool
+// names of at most 64 characters, and mcp__NAME__TOOL must leave at least
+// one for the tool.
+const MaxMCPServerName = 64 - len("mcp__") - len("__") - 1
+
+// badMCPName says why name cannot name an MCP server, or "".
+func badMCPName(name string) string {
+	switch {
+	case !mcpName().MatchString(name):
+		return fmt.Sprintf("MCP server name %q must be letters, digits, and single - or _ between them, as in mcp__NAME__TOOL", name)
+	case len(name) > MaxMCPServerName:
+		return fmt.Sprintf("MCP server name %q is %d characters; riot names its tools mcp__NAME__TOOL, which the model APIs cap at 64 characters, so use a name of at most %d", name, len(name), MaxMCPServerName)
 	}
-	if ml == nil {
-		// Nothing of it applies, as in an untrusted workspace's file.
-		return nil
+	return ""
+}
+
+func (s *MCPServer) begin(name string, src Source) { s.Name, s.Enabled, s.Source = name, true, src }
+
+// finish checks a server once a layer's [mcp_servers.NAME] is merged: it
+// is then where that layer wrote it.
+func (s *MCPServer) finish(_ []string, src Source) error {
+	s.Source = src
+	if msg := badMCPName(s.Name); msg != "" {
+		return &Error{Source: src, Msg: msg}
 	}
-	i := slices.IndexFunc(c.MCPServers, func(s MCPServer) bool { return s.Name == name })
-	if i < 0 {
-		c.MCPServers = append(c.MCPServers, MCPServer{Name: name, Enabled: true, Source: l.at("mcp_servers", name)})
-		i = len(c.MCPServers) - 1
-	}
-	s := &c.MCPServers[i]
-	str := func(p *string, out *string) {
-		if p != nil {
-			*out = *p
-		}
-	}
-	str(ml.Command, &s.Command)
-	str(ml.URL, &s.URL)
-	if ml.Cwd != nil {
-		s.Cwd = *ml.Cwd
-		if s.Cwd != "" && !filepath.IsAbs(s.Cwd) && l.src.File != "" {
-			s.Cwd = filepath.Join(filepath.Dir(l.src.File), s.Cwd)
-		}
-	}
-	if ml.Args != nil {
-		s.Args = ml.Args
-	}
-	if ml.Env != nil {
-		s.Env = mergeMap(s.Env, ml.Env)
-	}
-	if ml.Headers != nil {
-		s.Headers = mergeMap(s.Headers, ml.Headers)
-	}
-	if ml.Enabled != nil {
-		s.Enabled = *ml.Enabled
-	}
-	if ml.StartupTimeout != nil {
-		s.StartupTimeout = ml.StartupTimeout.Duration
-	}
-	if ml.ToolTimeout != nil {
-		s.ToolTimeout = ml.ToolTimeout.Duration
-	}
-	if ml.EnabledTools != nil {
-		s.EnabledTools = ml.EnabledTools
-	}
-	if ml.DisabledTools != nil {
-		s.DisabledTools = ml.DisabledTools
-	}
-	if ml.ReadOnlyTools != nil {
-		s.ReadOnlyTools = ml.ReadOnlyTools
-	}
-	s.Source = l.at("mcp_servers", name)
 	return s.check()
 }
 
@@ -141,23 +96,14 @@ func (s MCPServer) check() error {
 	return nil
 }
 
-func mergeMap(dst, src map[string]string) map[string]string {
-	if dst == nil {
-		dst = map[string]string{}
-	}
-	for k, v := range src {
-		dst[k] = v
-	}
-	return dst
-}
-
 // MCPJSONFile is a project's MCP server list in Claude Code's format.
 const MCPJSONFile = ".mcp.json"
 
 // LoadMCPJSON adds the servers of the workspace's .mcp.json after those of
 // the config, which keep their entries where both name a server. It is read
-// outside Load's layers, so it checks the trust itself: in a workspace that
-// is not trusted the file starts nothing, and is recorded as ignored.
+// outside Load's layers, so it checks the trust itself: unless the trust
+// record vouches for its content (the workspace is trusted with the file as
+// it is now), the file starts nothing, and is recorded as ignored.
 func (c *Config) LoadMCPJSON(workspace string) error {
 	if workspace == "" {
 		return nil
@@ -171,7 +117,13 @@ func (c *Config) LoadMCPJSON(workspace string) error {
 	if err != nil {
 		return &Error{Source: src, Msg: "cannot read the file: " + err.Error()}
 	}
-	if !c.Trust.Trusted() {
+	if c.Trust.Workspace == "" {
+		c.Trust.Workspace = workspace
+	}
+	if err := c.lookupTrust(); err != nil {
+		return err
+	}
+	if !c.Trust.gateFile(MCPJSONFile, path, trust.Sum(data)) {
 		c.Trust.Ignored = append(c.Trust.Ignored, Ignored{Key: "mcpServers", Source: src})
 		return nil
 	}
@@ -197,8 +149,8 @@ func (c *Config) LoadMCPJSON(workspace string) error {
 		if err := json.Unmarshal(doc.MCPServers[name], &e); err != nil {
 			return &Error{Source: src, Msg: fmt.Sprintf("mcpServers.%s: each server is an object with command, args and env, or type \"http\", url and headers", name)}
 		}
-		if !mcpName().MatchString(name) {
-			return &Error{Source: src, Msg: fmt.Sprintf("MCP server name %q must be letters, digits, and single - or _ between them", name)}
+		if msg := badMCPName(name); msg != "" {
+			return &Error{Source: src, Msg: "mcpServers: " + msg}
 		}
 		s := MCPServer{Name: name, Command: e.Command, Args: e.Args, Env: e.Env, URL: e.URL, Headers: e.Headers, Enabled: true, Source: src}
 		if e.Type != "" && e.Type != "stdio" && e.Type != "http" {

@@ -67,9 +67,7 @@ func TestWorkspaceMCPServersNeedTrust(t *testing.T) {
 	if !strings.Contains(keys, "mcp_servers") || !strings.Contains(keys, "mcpServers@") {
 		t.Fatalf("ignored %q", keys)
 	}
-	if _, err := tc.store.Trust(tc.ws, time.Now()); err != nil {
-		t.Fatal(err)
-	}
+	tc.trust(t)
 	c = tc.load(t, Options{})
 	if err := c.LoadMCPJSON(tc.ws); err != nil {
 		t.Fatal(err)

@@ -6,24 +6,27 @@ import (
 )
 
 // Config is the effective configuration after every layer.
+//
+// Its fields, and those of the types below, are the schema: each key is
+// declared once, by its field's tags (see types.go).
 type Config struct {
-	StateDir    string
-	PluginDirs  []string
-	Permissions Permissions
-	Limits      Limits
-	Results     Results
-	Log         Log
-	Sandbox     Sandbox
+	StateDir    string      `toml:"state_dir" trust:"loosen" env:"RIOT_STATE_DIR"`
+	PluginDirs  []string    `toml:"plugin_dirs" trust:"loosen"`
+	Permissions Permissions `toml:"permissions"`
+	Limits      Limits      `toml:"limits"`
+	Results     Results     `toml:"results"`
+	Log         Log         `toml:"log"`
+	Sandbox     Sandbox     `toml:"sandbox"`
 	// Plugins are in order: the builtins of the defaults first, then each
 	// plugin in the order a later layer first names it.
-	Plugins []Plugin
+	Plugins []Plugin `toml:"plugins,named" trust:"loosen"`
 	// Hooks run before and after calls; see Hook.
-	Hooks Hooks
+	Hooks Hooks `toml:"hooks"`
 	// Serve configures session hosts; see Serve.
-	Serve Serve
+	Serve Serve `toml:"serve"`
 	// MCPServers are the MCP servers, in the order a layer first names
 	// them, then those of a trusted workspace's .mcp.json.
-	MCPServers []MCPServer
+	MCPServers []MCPServer `toml:"mcp_servers,named" trust:"loosen"`
 
 	// Sources says where each effective value came from, by dotted key.
 	Sources map[string]Source
@@ -38,12 +41,12 @@ type Config struct {
 
 // Permissions is the [permissions] table.
 type Permissions struct {
-	Mode           string
-	Allow          []Rule
-	Ask            []Rule
-	Deny           []Rule
-	AdditionalDirs []string
-	Classifier     Classifier
+	Mode           string     `toml:"mode" trust:"loosen" check:"mode" env:"RIOT_MODE"`
+	Allow          []Rule     `toml:"allow" trust:"loosen"`
+	Ask            []Rule     `toml:"ask" trust:"tighten"`
+	Deny           []Rule     `toml:"deny" trust:"tighten"`
+	AdditionalDirs []string   `toml:"additional_dirs" trust:"loosen"`
+	Classifier     Classifier `toml:"classifier"`
 }
 
 // Rule is one permission rule as written, with where it was written. The
@@ -53,62 +56,76 @@ type Rule struct {
 	Source Source
 }
 
+func (r *Rule) locate(text string, src Source) { r.Text, r.Source = text, src }
+
 // Classifier is [permissions.classifier]: the auto-mode judge.
 type Classifier struct {
-	URL     string
-	Model   string
-	Timeout time.Duration
+	URL     string        `toml:"url" trust:"loosen" check:"url"`
+	Model   string        `toml:"model" trust:"loosen"`
+	Timeout time.Duration `toml:"timeout" trust:"loosen"`
 }
 
 // Limits is the [limits] table.
 type Limits struct {
-	MaxParallel     int
-	TurnBudgetChars int
-	CallTimeout     time.Duration
+	MaxParallel     int           `toml:"max_parallel" trust:"loosen" min:"1" max:"1000" env:"RIOT_MAX_PARALLEL"`
+	TurnBudgetChars int           `toml:"turn_budget_chars" trust:"loosen" min:"1000" env:"RIOT_TURN_BUDGET_CHARS"`
+	CallTimeout     time.Duration `toml:"call_timeout" trust:"loosen" check:"positive" env:"RIOT_CALL_TIMEOUT"`
 	// StartTimeout bounds a plugin's handshake.
-	StartTimeout time.Duration
+	StartTimeout time.Duration `toml:"start_timeout" trust:"loosen" check:"positive"`
 }
 
 // Results is the [results] table: how long spilled results are kept.
 type Results struct {
 	// MaxAge is how old a spilled result of a session no process has open
 	// may get before it is pruned.
-	MaxAge time.Duration
+	MaxAge time.Duration `toml:"max_age" trust:"loosen" check:"positive"`
 	// MaxTotalMB bounds all sessions' spilled results together; the oldest
 	// of sessions no process has open go first.
-	MaxTotalMB int
+	MaxTotalMB int `toml:"max_total_mb" trust:"loosen" min:"1"`
 }
 
 // Log is the [log] table.
 type Log struct {
-	Level string
-	File  string
+	Level string `toml:"level" trust:"loosen" check:"log_level" env:"RIOT_LOG_LEVEL"`
+	File  string `toml:"file" trust:"loosen" env:"RIOT_LOG_FILE"`
 	// MaxSizeMB is the size at which the log file is rotated to FILE.1.
-	MaxSizeMB int
+	MaxSizeMB int `toml:"max_size_mb" trust:"loosen" min:"1"`
 }
 
 // Plugin is one [plugins.NAME] table.
 type Plugin struct {
 	Name    string
-	Enabled bool
+	Enabled bool `toml:"enabled"`
 	// Source is where `riot plugins install` gets the plugin: a Go package
 	// path, a local directory or binary, or an https:// or file:// URL. A
-	// plugin with a source runs only as .riot/plugins.lock pins it.
-	Source string
+	// plugin with a source runs only as .riot/plugins.lock pins it. Kept
+	// as written: the lock compares it, and a relative directory or binary
+	// is relative to the workspace root.
+	Source string `toml:"source"`
 	// Version is the version or constraint of a Go package source.
-	Version string
+	Version string `toml:"version"`
 	// Path replaces a builtin with an external binary, or names a
-	// third-party plugin's binary instead of discovering it.
-	Path string
+	// third-party plugin's binary instead of discovering it; relative to
+	// the file that says it.
+	Path string `toml:"path" check:"relative_to_file"`
 	// SHA256 pins the binary; a mismatch stops it from starting.
-	SHA256 string
-	Args   []string
+	SHA256 string   `toml:"sha256" check:"sha256"`
+	Args   []string `toml:"args"`
 	// Env is added to the plugin's environment, and so to the environment
 	// of any process its tools start.
-	Env map[string]string
+	Env map[string]string `toml:"env"`
 	// Timeout is the deadline of one call of this plugin's tools; zero
 	// means limits.call_timeout.
-	Timeout time.Duration
+	Timeout time.Duration `toml:"timeout" unset:"limits.call_timeout"`
+}
+
+func (p *Plugin) begin(name string, _ Source) { p.Name = name }
+
+func (p *Plugin) finish(_ []string, src Source) error {
+	if !pluginName().MatchString(p.Name) {
+		return &Error{Source: src, Msg: fmt.Sprintf("plugin name %q must be lowercase letters, digits, - and _, as in riot-tool-NAME", p.Name)}
+	}
+	return nil
 }
 
 // Plugin returns the named plugin's entry.
@@ -165,17 +182,15 @@ func (e *Error) Error() string {
 	return e.Msg
 }
 
-// duration is a TOML string such as "90s" or "10m".
-type duration struct{ time.Duration }
-
-func (d *duration) UnmarshalText(b []byte) error {
-	v, err := time.ParseDuration(string(b))
+// parseDuration reads a duration as a config file writes it, "90s" or
+// "10m", and says what is wrong in words the user can act on.
+func parseDuration(s string) (time.Duration, error) {
+	v, err := time.ParseDuration(s)
 	if err != nil {
-		return fmt.Errorf("%q is not a duration; write one such as \"90s\" or \"10m\"", string(b))
+		return 0, fmt.Errorf("%q is not a duration; write one such as \"90s\" or \"10m\"", s)
 	}
 	if v < 0 {
-		return fmt.Errorf("%q is negative; a duration must be positive", string(b))
+		return 0, fmt.Errorf("%q is negative; a duration must be positive", s)
 	}
-	d.Duration = v
-	return nil
+	return v, nil
 }

@@ -53,6 +53,10 @@ type collector struct {
 	head []byte        // the first keepBytes bytes, once spilled
 	err  error         // a spill write error
 	done bool          // the spill file is committed or discarded
+	// lost: the spill file could not be created, so only the head and
+	// tail are kept, and the rest of the text is dropped as it arrives:
+	// the budget holds whether or not the file can be written.
+	lost bool
 
 	images     []Block
 	imageBytes int
@@ -190,7 +194,7 @@ func (c *collector) writeText(p []byte, inFile bool) {
 	c.lastNL = p[len(p)-1] == '\n'
 	c.chars += textcount.Chars(p)
 	switch {
-	case c.file != nil:
+	case c.file != nil || c.lost:
 		c.toFile(p, inFile)
 	case c.budget < 0:
 		if c.text.Len()+len(p) > unlimitedCap {
@@ -210,11 +214,13 @@ func (c *collector) writeText(p []byte, inFile bool) {
 func (c *collector) spill() {
 	f, err := c.store.create(scratchPath(c.spillPath), c.spillPath)
 	if err != nil {
-		c.err = err
-		return
+		// Cut to the preview all the same: without the file, the text
+		// past the budget has nowhere to go but the context.
+		c.err, c.lost = err, true
+	} else {
+		c.at = &offsetWriter{f: f}
+		c.file, c.w = f, bufio.NewWriterSize(c.at, 256<<10)
 	}
-	c.at = &offsetWriter{f: f}
-	c.file, c.w = f, bufio.NewWriterSize(c.at, 256<<10)
 	// toFile keeps the head: setting it here too doubled the head of a
 	// text spilled under keepBytes, as a small budget spills it.
 	c.toFile(c.text.Bytes(), false)
@@ -234,9 +240,9 @@ func (c *collector) toFile(p []byte, inFile bool) {
 		}
 	}
 	switch {
-	case inFile:
+	case inFile && c.at != nil:
 		c.pluginWrote()
-	case c.err == nil:
+	case c.err == nil && c.w != nil:
 		_, c.err = c.w.Write(p)
 	}
 }
@@ -282,7 +288,7 @@ func (c *collector) spilled() bool { return c.file != nil }
 // body is the text the model sees in place of the content: all of it, or
 // a preview and where the rest is.
 func (c *collector) body() string {
-	if !c.spilled() {
+	if !c.spilled() && !c.lost {
 		s := c.text.String()
 		if c.cut {
 			s += fmt.Sprintf("\n[Output cut at %s: this tool returned more than riot keeps in memory. Ask for less, such as a smaller range.]", sizeText(int64(c.text.Len())))
@@ -291,7 +297,7 @@ func (c *collector) body() string {
 	}
 	if c.err != nil {
 		return preview(string(c.head), string(c.tail), c.chars, c.lines, c.lastNL) +
-			fmt.Sprintf("\n[Output too large for the context: %s characters in %s lines. riot could not save the rest to a file, so only this preview exists. Re-run with output narrowed, for example piped through head, tail or grep.]", commas(c.chars), commas(c.lineCount()))
+			fmt.Sprintf("\n[Output too large for the context: %s characters in %s lines. The full output could not be saved to a file (%s), so only this preview exists. Re-run with output narrowed, for example piped through head, tail or grep.]", commas(c.chars), commas(c.lineCount()), unsavedWhy(c.err))
 	}
 	return spillNotice(string(c.head), string(c.tail), c.chars, c.lineCount(), c.lastNL, c.spillPath)
 }

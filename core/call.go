@@ -43,6 +43,9 @@ type call struct {
 	// judged on the plugin's answer, now in prep.
 	expect *toolv1.PrepareResponse
 	retry  bool
+	// unsaved is why the session could not save the call's state updates
+	// (sessionstate.go tells of it).
+	unsaved error
 }
 
 // resolve checks what needs no RPC: the name and the input's structure.
@@ -433,6 +436,7 @@ func (h *Host) execute(ctx context.Context, c *call) {
 	}
 	cc := h.callContext(p, deadline)
 	cc.AllowedReads = c.decision.Reads
+	cc.AllowedWrites = c.decision.Writes
 	cc.Sandbox = sandbox
 	cc.SpillFile = c.col.offer()
 	ans := answer{c: c, expect: c.expect}
@@ -540,10 +544,8 @@ func (h *Host) execute(ctx context.Context, c *call) {
 
 func (h *Host) finishOutcome(c *call, p *pluginProc) {
 	f := c.col.final
-	if err := h.session.Update(p.spec.Name, f.GetStateUpdates()); err != nil {
-		h.log.Warn("cannot save session state", "error", err)
-	}
-	c.message = f.GetMessage()
+	c.unsaved = h.session.Update(p.spec.Name, f.GetStateUpdates())
+	c.message = joinMessage(f.GetMessage(), h.unconfinedNote(c))
 	status := StatusOK
 	if f.GetStatus() != toolv1.Status_STATUS_OK {
 		status = StatusFailed

@@ -63,7 +63,7 @@ func (a *answer) take(ev *toolv1.CallEvent) (took bool, err error) {
 		return false, &malformedError{Why: "a second answer to the check of the input"}
 	case a.prep != nil:
 		return false, a.afterUnrun(ev)
-	case a.expect == nil && !isDefaultAnswer(p):
+	case a.expect == nil && !shared.IsDefaultAnswer(p):
 		return false, &malformedError{Why: "an answer to the check of the input other than the default one its manifest declares"}
 	}
 	a.prep = p
@@ -109,12 +109,4 @@ func (a *answer) rejected() bool { return a.prep.GetRejected() != "" }
 // breaking the protocol.
 func (a *answer) unanswered(err error, fault rpcFault) bool {
 	return a.prep == nil && err != nil && fault != faultMalformed
-}
-
-// isDefaultAnswer: p is the default answer, or a rejection, which carries
-// nothing else either.
-func isDefaultAnswer(p *toolv1.PrepareResponse) bool {
-	return !p.GetReadOnly() && !p.GetConcurrencySafe() && p.GetClassifierInput() == "" &&
-		p.GetPermission() == toolv1.PermissionBehavior_PERMISSION_BEHAVIOR_PASSTHROUGH && p.GetPermissionReason() == "" &&
-		len(p.GetSubjects()) == 0 && len(p.ProtoReflect().GetUnknown()) == 0
 }

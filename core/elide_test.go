@@ -69,7 +69,7 @@ func ruleCases(tool string) []ruleCase {
 
 // hostPair starts two hosts of one config (mode, rule, then configure),
 // which ask prompter: one over testkit, and one over testkit as built
-// against an SDK before protocol 3, which declares nothing. Their hooks
+// so that its manifest declares nothing (undeclared). Their hooks
 // run the same scripts, since a script's path is in a hook's reason.
 func hostPair(t *testing.T, mode string, rule ruleCase, prompter permission.Prompter, configure func(*config.Config)) (newer, older *core.Host) {
 	scripts := map[string]string{}
@@ -79,12 +79,12 @@ func hostPair(t *testing.T, mode string, rule ruleCase, prompter permission.Prom
 		}
 		return scripts[body]
 	}
-	host := func(path string) *core.Host {
+	host := func(env map[string]string) *core.Host {
 		cfg := testConfig(t, func(c *config.Config) { c.Permissions.Mode = mode }, configure)
 		rule.set(cfg, script)
-		return newHost(t, withConfig(cfg), withPlugins(core.PluginSpec{Name: "testkit", Path: path}), func(o *core.Options) { o.Prompter = prompter })
+		return newHost(t, withConfig(cfg), withPlugins(core.PluginSpec{Name: "testkit", Path: bins.testkit, Env: env}), func(o *core.Options) { o.Prompter = prompter })
 	}
-	return host(bins.testkit), host(bins.testkitV2)
+	return host(nil), host(undeclared)
 }
 
 // plainRejected is the SDK's decoding hint for Plain's n past int64: the
@@ -100,9 +100,6 @@ const plainRejected = "`n` must be an integer, not number 99999999999999999999. 
 // them. The elided host asks no Prepare where the chain allows a valid
 // call outright.
 func TestElidedPrepareDecidesAsPrepare(t *testing.T) {
-	if wantProtocol != 3 {
-		t.Skip("the plugins of this run are all of an older protocol")
-	}
 	inputs := []struct{ name, input string }{
 		{"valid", `{"n":1}`},
 		{"rejected", `{"n":99999999999999999999}`},
@@ -153,9 +150,8 @@ func TestElidedPrepareDecidesAsPrepare(t *testing.T) {
 
 // TestPrepareElidedOnlyWhereDeclared: a tool whose manifest declares the
 // default Prepare answer is called in one exchange, and its description
-// reaches the progress and the result; a plugin built against an SDK
-// before the declaration (this test's runs over protocols 1 and 2) is
-// asked every Prepare, as is a tool with checks. An input the tool
+// reaches the progress and the result; a tool with checks is asked its
+// Prepare (a manifest that declares nothing: hostPair's tests). An input the tool
 // rejects ends as Prepare's rejection either way: failed with the tool's
 // text, no description, no progress, and it cascades nothing.
 func TestPrepareElidedOnlyWhereDeclared(t *testing.T) {
@@ -185,10 +181,8 @@ func TestPrepareElidedOnlyWhereDeclared(t *testing.T) {
 		t.Errorf("progress:\n%s\nwant:\n%s", strings.Join(progress, "\n"), strings.Join(want, "\n"))
 	}
 	mu.Unlock()
-	// A check the turn throws away is made again, so an old plugin may
-	// see more Prepares than calls; never fewer.
-	if got := core.PrepareExchanges(h, "Plain"); wantProtocol == 3 && got != 0 || wantProtocol != 3 && got < 2 {
-		t.Errorf("%d Prepare exchanges for two Plain calls over protocol %d, want %s", got, wantProtocol, map[bool]string{true: "none", false: "one each at least"}[wantProtocol == 3])
+	if got := core.PrepareExchanges(h, "Plain"); got != 0 {
+		t.Errorf("%d Prepare exchanges for two Plain calls, whose default answer the manifest declares, want none", got)
 	}
 	if got := core.PrepareExchanges(h, "Noop"); got < 1 {
 		t.Errorf("%d Prepare exchanges for Noop, which has checks, want at least one", got)
@@ -234,15 +228,13 @@ func TestHostToolPrepareElided(t *testing.T) {
 // rejection: an elided call asks Prepare before it says so, and the
 // refusal names the call as for a tool that declares nothing.
 func TestElidedPrepareBeforeASandboxRefusal(t *testing.T) {
-	if wantProtocol != 3 {
-		t.Skip("the plugins of this run are all of an older protocol")
-	}
-	t.Setenv("PATH", t.TempDir()) // no bwrap
-	host := func(path string) *core.Host {
+	host := func(env map[string]string) *core.Host {
 		cfg := testConfig(t, bypass, func(c *config.Config) { c.Sandbox.Mode = "required" })
-		return newHost(t, withConfig(cfg), withPlugins(core.PluginSpec{Name: "testkit", Path: path}))
+		h := newHost(t, withConfig(cfg), withPlugins(core.PluginSpec{Name: "testkit", Path: bins.testkit, Env: env}))
+		core.WithoutBwrap(h) // as on a machine without bwrap
+		return h
 	}
-	elided, asked := host(bins.testkit), host(bins.testkitV2)
+	elided, asked := host(nil), host(undeclared)
 	for _, in := range []string{`{"n":1}`, `{"n":99999999999999999999}`} {
 		got, want := runOne(t, elided, "Plain", in), runOne(t, asked, "Plain", in)
 		if got.Status != want.Status || got.Text() != want.Text() || got.Describe != want.Describe {

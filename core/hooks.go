@@ -190,6 +190,9 @@ func (h *Host) runHook(ctx context.Context, event string, hk config.Hook, stdin 
 			run.verdict = "block"
 		}
 		run.reason = strings.TrimSpace(stderr.String())
+		if stderr.over() {
+			run.reason += fmt.Sprintf(" [cut: the hook wrote more than %s, and riot keeps that much]", sizeText(hookOutputCap))
+		}
 		return run
 	case errors.As(err, &exit):
 		return h.hookFailed(run, event, fmt.Sprintf("it exited with status %d%s", exit.ExitCode(), stderrNote(stderr.String())))
@@ -202,6 +205,9 @@ func (h *Host) runHook(ctx context.Context, event string, hk config.Hook, stdin 
 	}
 	var o hookOutput
 	if err := json.Unmarshal(out, &o); err != nil {
+		if stdout.over() {
+			return h.hookFailed(run, event, fmt.Sprintf("its JSON output is longer than the %s riot reads of a hook's output", sizeText(hookOutputCap)))
+		}
 		return h.hookFailed(run, event, "its output starts like JSON but is not valid JSON")
 	}
 	return h.readHookOutput(run, event, o)
@@ -379,17 +385,25 @@ func jsonEqual(a, b json.RawMessage) bool {
 // cappedBuffer keeps the first hookOutputCap bytes written to it and
 // discards the rest, so that a hook never blocks on a full pipe.
 type cappedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	lost bool // bytes past the cap were discarded
 }
 
 func (b *cappedBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if room := hookOutputCap - b.buf.Len(); room > 0 {
-		b.buf.Write(p[:min(len(p), room)])
-	}
+	room := max(0, hookOutputCap-b.buf.Len())
+	b.buf.Write(p[:min(len(p), room)])
+	b.lost = b.lost || len(p) > room
 	return len(p), nil
+}
+
+// over reports whether the hook wrote more than the cap.
+func (b *cappedBuffer) over() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.lost
 }
 
 func (b *cappedBuffer) String() string {

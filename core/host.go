@@ -20,6 +20,7 @@ import (
 	"github.com/riot-tools/riot/core/mcpsource"
 	"github.com/riot-tools/riot/core/permission"
 	"github.com/riot-tools/riot/core/session"
+	"github.com/riot-tools/riot/core/toolcall"
 	"github.com/riot-tools/riot/internal/procguard"
 	"github.com/riot-tools/riot/shared"
 	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
@@ -95,6 +96,7 @@ type Host struct {
 	resultDir string
 	now       func() time.Time
 	results   *resultStore
+	notes     sessionNotes
 
 	pluginLogLevel string
 	startTimeout   time.Duration
@@ -105,6 +107,9 @@ type Host struct {
 	// startErrs are plugins whose tools are unknown because they could not
 	// start, by plugin name.
 	startErrs map[string]error
+	// leftOut are, by plugin, why tools of its manifest were left out of
+	// tools[]: names the model APIs would reject.
+	leftOut map[string][]string
 
 	sockOnce sync.Once
 	sockDir  string
@@ -210,6 +215,7 @@ func New(ctx context.Context, opts Options) (_ *Host, err error) {
 	if opts.WriteBehind {
 		h.session.WriteBehind()
 	}
+	h.takeSessionNotices()
 	h.resultDir = filepath.Join(h.stateDir, "results", h.session.ID())
 	h.results = openResultStore(h.resultsRoot(), h.session.ID(), opts.Config.Results, h.now, h.log)
 	if err := h.buildPolicy(); err != nil {
@@ -225,6 +231,10 @@ func New(ctx context.Context, opts Options) (_ *Host, err error) {
 	}
 	h.addMCPServers()
 	h.register(ctx)
+	if err := h.builtinStartError(); err != nil {
+		_ = h.Close()
+		return nil, err
+	}
 	if err := h.cache.save(); err != nil {
 		h.log.Warn("cannot save the manifest cache", "error", err)
 	}
@@ -309,6 +319,15 @@ func (h *Host) register(ctx context.Context) {
 		}
 		for _, spec := range specs {
 			name := spec.GetName()
+			if why := toolcall.NameProblem(name); why != "" {
+				msg := fmt.Sprintf("The %s plugin's tool %q is left out, since the model APIs (Anthropic's and OpenAI's) would reject it: %s. Ask the plugin's author to rename it.", h.plugins[i].spec.Name, name, why)
+				h.log.Warn(msg)
+				if h.leftOut == nil {
+					h.leftOut = map[string][]string{}
+				}
+				h.leftOut[h.plugins[i].spec.Name] = append(h.leftOut[h.plugins[i].spec.Name], msg)
+				continue
+			}
 			if prev, dup := h.byName[name]; dup {
 				h.log.Warn("two plugins serve the same tool; the first keeps it", "tool", name, "kept", prev.plugin.spec.Name, "ignored", h.plugins[i].spec.Name)
 				continue
@@ -475,8 +494,28 @@ func (h *Host) availableTools() string {
 	return strings.Join(names, ", ")
 }
 
+// builtinStartError is why a builtin could not start while the host was
+// built. A builtin is riot's own: it fails to start when the host was
+// given the wrong executable (Resolver.Exe), and a host without its
+// builtins would answer every call with "no tool named Read".
+func (h *Host) builtinStartError() error {
+	for _, p := range h.plugins {
+		if err, ok := h.startErrs[p.spec.Name]; ok && p.spec.Builtin {
+			return fmt.Errorf("core.New: the builtin %s plugin, served by %s, could not start (check that Resolver.Exe is riot's own executable): %w", p.spec.Name, p.spec.Path, err)
+		}
+	}
+	return nil
+}
+
 // unknownTool is the message for a name no tool has.
 func (h *Host) unknownTool(name string) string {
+	for _, p := range h.plugins {
+		err, ok := h.startErrs[p.spec.Name]
+		if ok && p.spec.Lock != nil && slices.Contains(p.spec.Lock.Tools, name) {
+			// The lock says whose tool it is: say why that plugin is out.
+			return fmt.Sprintf("The %s tool is unavailable: %s Use another tool meanwhile; the tools available are: %s.", name, strings.TrimSpace(err.Error()), h.availableTools())
+		}
+	}
 	msg := fmt.Sprintf("There is no tool named %q. The tools available are: %s. Call one of those instead.", name, h.availableTools())
 	var failed []string
 	for _, p := range h.plugins {
@@ -509,6 +548,9 @@ type PluginInfo struct {
 	Unfenced []string
 	// Problem is why the plugin could not start, if it could not.
 	Problem string
+	// Locked are the tools its lock entry records, known even when it
+	// could not start.
+	Locked []string
 }
 
 // Plugins lists the host's plugins in order, with their tools.
@@ -531,6 +573,12 @@ func (h *Host) Plugins() []PluginInfo {
 		}
 		if err, ok := h.startErrs[p.spec.Name]; ok {
 			info.Problem = err.Error()
+		}
+		if left := h.leftOut[p.spec.Name]; len(left) > 0 {
+			info.Problem = strings.TrimSpace(info.Problem + " " + strings.Join(left, " "))
+		}
+		if p.spec.Lock != nil {
+			info.Locked = slices.Clone(p.spec.Lock.Tools)
 		}
 		out = append(out, info)
 	}

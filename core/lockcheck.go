@@ -67,25 +67,25 @@ func quoteList(names []string) string {
 // gpPluginVersion finds the plugin's version in go-plugin's mismatch text.
 var gpPluginVersion = regexp.MustCompile(`Plugin version: (\d+)`)
 
+// retiredProtocol is the newest protocol version an SDK served beside
+// version 1 before version 1 became the only one (issue 31): a plugin that
+// speaks it or an older one is of an older SDK, not of a newer riot.
+const retiredProtocol = 3
+
 // protocolMessage explains a plugin that speaks a protocol version this
-// riot does not: which one it speaks, which riot speaks, and what to
-// rebuild it with.
+// riot does not: which one it speaks, the one riot speaks, and what to
+// rebuild it with; for a version past any riot spoke, also to upgrade riot.
 func protocolMessage(name, goPluginMsg string) string {
 	speaks := "another protocol version"
 	newer := false
 	if m := gpPluginVersion.FindStringSubmatch(goPluginMsg); m != nil {
 		speaks = "protocol version " + m[1]
 		v, _ := strconv.Atoi(m[1])
-		supported := shared.SupportedProtocols()
-		newer = v > supported[len(supported)-1]
+		newer = v > retiredProtocol
 	}
-	var ours []string
-	for _, v := range shared.SupportedProtocols() {
-		ours = append(ours, strconv.Itoa(v))
-	}
-	fix := fmt.Sprintf("Rebuild the plugin against the SDK of this riot (go get %s@<the version `riot version` prints>, then build it again), or install a release of it built for protocol %s.", shared.SDKModule, strings.Join(ours, " or "))
+	fix := fmt.Sprintf("Rebuild it with this riot's SDK (go get %s@<the version `riot version` prints>, then build it again), or install a release of it built for protocol %d.", shared.SDKModule, shared.ProtocolVersion)
 	if newer {
 		fix = "Upgrade riot to a version that speaks it, or " + strings.ToLower(fix[:1]) + fix[1:]
 	}
-	return fmt.Sprintf("The %s plugin speaks %s, and this riot speaks protocol %s only. %s", name, speaks, strings.Join(ours, ", "), fix)
+	return fmt.Sprintf("The %s plugin speaks %s, and this riot speaks protocol %d only. %s", name, speaks, shared.ProtocolVersion, fix)
 }

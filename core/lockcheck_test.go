@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/riot-tools/riot/core"
+	"github.com/riot-tools/riot/shared"
 )
 
 func toolsOf(h *core.Host, plugin string) []string {
@@ -86,7 +87,7 @@ func TestLockedToolsOrder(t *testing.T) {
 func TestProbe(t *testing.T) {
 	cfg := testConfig(t)
 	p, err := core.Probe(t.Context(), cfg, "testkit", bins.testkit)
-	if err != nil || p.Protocol != wantProtocol || len(p.Tools) < 3 {
+	if err != nil || p.Protocol != shared.ProtocolVersion || len(p.Tools) < 3 {
 		t.Fatalf("probe = %+v, %v", p, err)
 	}
 	if _, err := core.Probe(t.Context(), cfg, "garbage", bins.garbage); err == nil || !strings.Contains(err.Error(), "wrote to stdout before the handshake") {

@@ -16,7 +16,7 @@ import (
 
 	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/core"
-	"github.com/riot-tools/riot/shared"
+	"github.com/riot-tools/riot/internal/proctest"
 )
 
 // leakChecked marks the tests whose process-leak check is registered.
@@ -25,27 +25,19 @@ var leakChecked sync.Map
 // bins are the test plugin binaries, built once for the package.
 var bins struct {
 	testkit, garbage, badcookie, wirefault, mcpserve string
-	// testkitV2 is testkit built as against an SDK before protocol 3,
-	// which declares no tool's Prepare the default one.
-	testkitV2 string
 }
 
-// wantProtocol is the protocol version testkit and wirefault speak in this
-// run: the newest, or 1 or 2 when TestSuitesOverProtocol1 or 2 runs the
-// suites again with the builds of the riot_protocol1 or 2 tag.
-var wantProtocol = shared.ProtocolVersion
-
-// The environment of TestSuitesOverProtocolN's run: the protocol, and the
-// directory of the binaries the parent built.
-const (
-	protocolEnv = "RIOT_CORE_TEST_PROTOCOL"
-	binsEnv     = "RIOT_CORE_TEST_BINS"
-)
+// undeclared is testkit's environment for a manifest that declares
+// nothing optional: no default or guessed Prepare, no plugin that starts
+// no processes (testkit/undeclared.go).
+var undeclared = map[string]string{"RIOT_TESTKIT_UNDECLARED": "1"}
 
 func TestMain(m *testing.M) {
-	if dir := os.Getenv(binsEnv); dir != "" {
-		setBins(dir, os.Getenv(protocolEnv))
-		os.Exit(m.Run())
+	// A sandbox a plugin left running fails the run (proctest): orphans
+	// are reparented here, so one whose bwrap was killed is found.
+	if err := proctest.Subreap(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
 	}
 	dir, err := os.MkdirTemp("", "riot-core-test-")
 	if err != nil {
@@ -54,46 +46,28 @@ func TestMain(m *testing.M) {
 	}
 	code := func() int {
 		defer os.RemoveAll(dir)
-		builds := [][]string{{"-o", dir + "/", "./testkit", "./garbage", "./badcookie", "./wirefault", "./mcpserve"}}
-		for _, v := range []string{"1", "2"} {
-			builds = append(builds, []string{"-tags", "riot_protocol" + v, "-o", filepath.Join(dir, "v"+v) + "/", "./testkit", "./wirefault"})
+		cmd := exec.Command("go", "build", "-o", dir+"/", "./testkit", "./garbage", "./badcookie", "./wirefault", "./mcpserve")
+		cmd.Dir = "../internal/testplugins"
+		if out, err := cmd.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
+			return 1
 		}
-		for _, args := range builds {
-			cmd := exec.Command("go", append([]string{"build"}, args...)...)
-			cmd.Dir = "../internal/testplugins"
-			if out, err := cmd.CombinedOutput(); err != nil {
-				fmt.Fprintf(os.Stderr, "build %v: %v\n%s", args, err, out)
+		for _, name := range []string{"testkit", "garbage", "badcookie", "wirefault", "mcpserve"} {
+			if err := os.Rename(filepath.Join(dir, name), filepath.Join(dir, "riot-tool-"+name)); err != nil {
+				fmt.Fprintln(os.Stderr, err)
 				return 1
 			}
 		}
-		for _, name := range []string{"testkit", "garbage", "badcookie", "wirefault", "mcpserve"} {
-			for _, sub := range []string{"", "v1", "v2"} {
-				if _, err := os.Stat(filepath.Join(dir, sub, name)); err == nil {
-					if err := os.Rename(filepath.Join(dir, sub, name), filepath.Join(dir, sub, "riot-tool-"+name)); err != nil {
-						fmt.Fprintln(os.Stderr, err)
-						return 1
-					}
-				}
-			}
-		}
-		setBins(dir, "")
-		return m.Run()
+		setBins(dir)
+		return proctest.CheckSandboxes(m.Run())
 	}()
 	os.Exit(code)
 }
 
-// setBins points bins at dir's binaries, testkit's and wirefault's of
-// the protocols up to version if it is "1" or "2".
-func setBins(dir string, version string) {
+// setBins points bins at dir's binaries.
+func setBins(dir string) {
 	for name, dst := range map[string]*string{"testkit": &bins.testkit, "garbage": &bins.garbage, "badcookie": &bins.badcookie, "wirefault": &bins.wirefault, "mcpserve": &bins.mcpserve} {
 		*dst = filepath.Join(dir, "riot-tool-"+name)
-	}
-	bins.testkitV2 = filepath.Join(dir, "v2", "riot-tool-testkit")
-	switch version {
-	case "1", "2":
-		wantProtocol = int(version[0] - '0')
-		bins.testkit = filepath.Join(dir, "v"+version, "riot-tool-testkit")
-		bins.wirefault = filepath.Join(dir, "v"+version, "riot-tool-wirefault")
 	}
 }
 

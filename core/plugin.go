@@ -6,9 +6,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -371,7 +373,7 @@ func (p *pluginProc) launch() (*launched, error) {
 	logw := p.fileLog.StandardWriter(&hclog.StandardLoggerOptions{ForceLevel: hclog.Debug})
 	client := goplugin.NewClient(&goplugin.ClientConfig{
 		HandshakeConfig:  shared.Handshake,
-		VersionedPlugins: shared.HostVersionedPlugins(shared.HostOptions{Log: p.fileLog, LinkDir: p.h.socketDir()}),
+		VersionedPlugins: shared.VersionedPlugins(nil),
 		Cmd:              cmd,
 		SkipHostEnv:      true,
 		SecureConfig:     secure,
@@ -418,10 +420,6 @@ func (p *pluginProc) launch() (*launched, error) {
 	if !ok {
 		return fail(&startError{Msg: fmt.Sprintf("The %s plugin serves an unknown interface. Rebuild it with riot's plugin SDK.", p.spec.Name)})
 	}
-	if sc, ok := stub.(*shared.SessionClient); ok {
-		// A protocol 3 link is accepted from this process alone.
-		sc.ExpectPeer(cmd.Process.Pid)
-	}
 	p.log.Debug("plugin started", "path", cmd.Path, "pid", cmd.Process.Pid, "protocol", client.NegotiatedVersion())
 	return &launched{stub: stub, client: client, cmd: cmd, tail: tail, kill: kill, id: id}, nil
 }
@@ -441,6 +439,10 @@ func (p *pluginProc) explainStartError(err error, cmd *exec.Cmd, tail *tailBuffe
 			return &startError{Msg: fmt.Sprintf("The %s plugin's binary %s does not match %s (the lock pins sha256 %s, the file has %s), so riot did not run it. Run `riot plugins install %s` to reinstall the locked version, or `riot plugins upgrade %s` if the new binary is meant.", name, p.spec.Path, p.spec.Lock.File, short(p.spec.SHA256), short(actual), name, name)}
 		}
 		return &startError{Msg: fmt.Sprintf("The %s plugin's binary %s does not match its pinned sha256 (the config pins %s, the file has %s). If you trust the new binary, update [plugins.%s] sha256; otherwise reinstall the plugin.", name, p.spec.Path, short(p.spec.SHA256), short(actual), name)}
+	case errors.Is(err, syscall.ENOEXEC) || strings.Contains(msg, syscall.ENOEXEC.Error()):
+		return &startError{Msg: fmt.Sprintf("The %s plugin's binary %s is not a program this machine can run (exec format error): it was built for another platform or is not a program. riot runs plugins built for %s/%s; install the binary built for it (GOOS=%s GOARCH=%s go build).", name, p.spec.Path, runtime.GOOS, runtime.GOARCH, runtime.GOOS, runtime.GOARCH)}
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission):
+		return &startError{Msg: fmt.Sprintf("The %s plugin's binary %s cannot be run (%s). Install it there, or point [plugins.%s] path at it.", name, p.spec.Path, errText(err), name)}
 	case strings.Contains(tail.String(), gpNotForHumans):
 		return &startError{Msg: fmt.Sprintf("The %s plugin did not accept riot's handshake (%s: it expects another host's magic cookie). It is not a riot plugin, or was built for another host.", name, exitState(cmd))}
 	case strings.Contains(msg, gpUnrecognized) && garbageLine(msg) != "":

@@ -3,163 +3,49 @@ package core_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"os"
-	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/riot-tools/riot/core"
+	"github.com/riot-tools/riot/shared"
 )
 
-// The suites a plugin of an older protocol must pass as one of the newest
-// does: crashes, hangs, cancellation, budgets, wire faults, state.
-const protocolSuites = "^(TestProtocolNegotiated|TestPrepareElidedOnlyWhereDeclared|TestGuessOnlyWhereDeclared|TestCrashMatrix|TestRecoveredPanicKeepsThePlugin|TestSIGKILLMidCall|TestHangPastDeadline|TestCrashLoopDisablesThePlugin|TestWireFaults|TestCrashedPluginsSocketIsRemoved|TestPanicStackOnlyInTheLogFile|TestParallelGroup|TestMaxParallel|TestResultsKeepInputOrder|TestCascade|TestNonCascadingFailureCancelsNothing|TestCallerCancellation|TestSessionState|TestBudgetEdges|TestSpillUTF8|TestImagesAreNeverSpilled|TestTurnBudget|TestTurnBudgetKeepsTheReasonOfACancelledCall|TestManyCallsOneSession)$"
-
-// testkit and wirefault negotiate the protocol this run builds them for:
-// the newest, or 1 or 2 in TestSuitesOverProtocol1's or 2's run.
-// Over protocol 3 the calls run on the link, not the stream it falls
-// back to, once it opened behind the first calls.
+// testkit and wirefault negotiate the one protocol.
 func TestProtocolNegotiated(t *testing.T) {
-	cfg := testConfig(t, bypass)
-	cfg.Log.Level = "debug"
-	// The log file, not the test's log, which it would be otherwise.
-	h := newHost(t, withConfig(cfg), withPlugins(testkit(), wirefault()), func(o *core.Options) { o.Logger = nil; o.Stderr = io.Discard })
+	h := newHost(t, withConfig(testConfig(t, bypass)), withPlugins(testkit(), wirefault()))
 	wantResult(t, runOne(t, h, "Noop", `{}`), core.StatusOK, "ok")
 	wantResult(t, runOne(t, h, "SplitUTF8", `{}`), core.StatusOK, "café au lait")
-	if wantProtocol == 3 {
-		untilLinkSettles(t, h, "testkit", "Noop", `{}`)
-		untilLinkSettles(t, h, "wirefault", "SplitUTF8", `{}`)
-	}
 	for _, p := range h.Plugins() {
-		if p.Protocol != wantProtocol {
-			t.Errorf("%s negotiated protocol %d, want %d", p.Name, p.Protocol, wantProtocol)
+		if p.Protocol != shared.ProtocolVersion {
+			t.Errorf("%s negotiated protocol %d, want %d", p.Name, p.Protocol, shared.ProtocolVersion)
 		}
-	}
-	h.Close()
-	log, err := os.ReadFile(h.LogFile())
-	if err != nil {
-		t.Fatal(err)
-	}
-	opened, failed := strings.Count(string(log), "opened the plugin's session link"), strings.Count(string(log), "cannot open the plugin's session link")
-	if want := map[bool]int{true: 2}[wantProtocol == 3]; opened != want || failed != 0 {
-		t.Fatalf("%d links opened and %d failed, want %d and none; the log:\n%s", opened, failed, want, log)
 	}
 }
 
-// TestSuitesOverProtocol1 runs the suites again, in a run of this test
-// binary whose testkit and wirefault are built with the riot_protocol1
-// tag: plugins built against an SDK before protocol 2 keep working.
-func TestSuitesOverProtocol1(t *testing.T) { suitesOver(t, "1") }
-
-// TestSuitesOverProtocol2 does so with the riot_protocol2 tag: plugins
-// built against an SDK before protocol 3 keep their Session stream.
-func TestSuitesOverProtocol2(t *testing.T) { suitesOver(t, "2") }
-
-func suitesOver(t *testing.T, version string) {
-	if os.Getenv(binsEnv) != "" {
-		t.Skip("this is the run it starts")
-	}
-	cmd := exec.Command(os.Args[0], "-test.run", protocolSuites, "-test.count", "1", "-test.v")
-	cmd.Env = append(os.Environ(), protocolEnv+"="+version, binsEnv+"="+dirOf(bins.garbage))
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("the suites over protocol %s: %v\n%s", version, err, out)
-	}
-	// Every suite ran and passed: a pattern that matched nothing passes too.
-	names := strings.Split(strings.TrimSuffix(strings.TrimPrefix(protocolSuites, "^("), ")$"), "|")
-	for _, name := range names {
-		if !strings.Contains(string(out), "--- PASS: "+name+" ") {
-			t.Errorf("%s did not pass over protocol %s", name, version)
-		}
-	}
-	if t.Failed() {
-		t.Logf("its output:\n%s", out)
+// A plugin of any other protocol version is refused at its start, with
+// what to do: versions 2 and 3 are those of an SDK that served them beside
+// 1 (a plugin built with it alone would not get here), 99 a newer SDK's.
+// The host's other plugins work.
+func TestOtherProtocolRefused(t *testing.T) {
+	rebuild := fmt.Sprintf("Rebuild it with this riot's SDK (go get %s@", shared.SDKModule)
+	for _, tc := range []struct {
+		version int
+		want    string
+	}{
+		{2, "The wirefault plugin speaks protocol version 2, and this riot speaks protocol 1 only. " + rebuild},
+		{3, "The wirefault plugin speaks protocol version 3, and this riot speaks protocol 1 only. " + rebuild},
+		{99, "The wirefault plugin speaks protocol version 99, and this riot speaks protocol 1 only. Upgrade riot to a version that speaks it, or rebuild it with this riot's SDK (go get " + shared.SDKModule + "@"},
+	} {
+		t.Run(strconv.Itoa(tc.version), func(t *testing.T) {
+			h := newHost(t, withConfig(testConfig(t, bypass)), withPlugins(wirefault("RIOT_WIREFAULT", fmt.Sprintf("version-%d", tc.version)), testkit()))
+			if got := problemOf(t, h, "wirefault"); !strings.Contains(got, tc.want) {
+				t.Fatalf("problem = %q, want %q", got, tc.want)
+			}
+			wantResult(t, runOne(t, h, "Noop", `{}`), core.StatusOK, "ok")
+		})
 	}
 }
-
-// A plugin confined by Landlock, as a read-only one is, opens its link:
-// it connects to the host's socket and needs no right to make one.
-func TestLinkOfAConfinedPlugin(t *testing.T) {
-	if wantProtocol != 3 {
-		t.Skip("no link below protocol 3")
-	}
-	cfg := testConfig(t, bypass)
-	cfg.Log.Level = "debug"
-	spec := testkit()
-	spec.Env = map[string]string{"RIOT_TESTKIT_READ_ONLY": "1"}
-	h := newHost(t, withConfig(cfg), withPlugins(spec), func(o *core.Options) { o.Logger = nil; o.Stderr = io.Discard })
-	wantResult(t, runOne(t, h, "Noop", `{}`), core.StatusOK, "ok")
-	wantResult(t, runOne(t, h, "Echo", `{"text":"confined"}`), core.StatusOK, "confined")
-	untilLinkSettles(t, h, "testkit", "Noop", `{}`)
-	h.Close()
-	log, err := os.ReadFile(h.LogFile())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(log), "restricted with Landlock") {
-		if strings.Contains(string(log), "cannot restrict this read-only plugin with Landlock") {
-			t.Skip("this kernel has no Landlock")
-		}
-		t.Fatalf("the plugin did not say it is confined; the log:\n%s", log)
-	}
-	if !strings.Contains(string(log), "opened the plugin's session link") || strings.Contains(string(log), "cannot open the plugin's session link") {
-		t.Fatalf("the confined plugin's link did not open; the log:\n%s", log)
-	}
-}
-
-// A plugin of protocol 3 whose link cannot open (here it refuses it, as
-// where Unix sockets are denied) keeps working over the Session stream,
-// and its faults read as they do over protocol 2.
-func TestLinkFallsBackToTheStream(t *testing.T) {
-	if wantProtocol != 3 {
-		t.Skip("no link below protocol 3")
-	}
-	cfg := testConfig(t, bypass)
-	cfg.Log.Level = "debug"
-	h := newHost(t, withConfig(cfg), withPlugins(wirefault("RIOT_WIREFAULT", "refuse-link"), testkit()), func(o *core.Options) { o.Logger = nil; o.Stderr = io.Discard })
-	wantResult(t, runOne(t, h, "SplitUTF8", `{}`), core.StatusOK, "café au lait")
-	wantResult(t, runOne(t, h, "EarlyClose", `{}`), core.StatusFailed, "without a final result")
-	wantResult(t, runOne(t, h, "SplitUTF8", `{}`), core.StatusOK, "café au lait")
-	untilLinkSettles(t, h, "wirefault", "SplitUTF8", `{}`)
-	for _, p := range h.Plugins() {
-		if p.Name == "wirefault" && p.Protocol != 3 {
-			t.Errorf("wirefault negotiated protocol %d, want 3", p.Protocol)
-		}
-	}
-	h.Close()
-	log, err := os.ReadFile(h.LogFile())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(log), "cannot open the plugin's session link") || !strings.Contains(string(log), "no Unix sockets here") {
-		t.Fatalf("the log does not say why the link did not open:\n%s", log)
-	}
-}
-
-// untilLinkSettles runs tool until the log says how plugin's link opening
-// ended, opened or not: it opens behind the first calls, which run on the
-// stream and do not wait for it, so a host closed at once may abandon it.
-// A call or two is enough on any machine; a thousand fail the test.
-func untilLinkSettles(t *testing.T, h *core.Host, plugin, tool, input string) {
-	t.Helper()
-	for range 1000 {
-		log, err := os.ReadFile(h.LogFile())
-		if err != nil {
-			t.Fatal(err)
-		}
-		prefix := "riot." + plugin + ": "
-		if strings.Contains(string(log), prefix+"opened the plugin's session link") || strings.Contains(string(log), prefix+"cannot open the plugin's session link") {
-			return
-		}
-		if r := runOne(t, h, tool, input); r.Status != core.StatusOK {
-			t.Fatalf("%s while %s's link opens: %v", tool, plugin, r)
-		}
-	}
-	t.Fatalf("%s's link neither opened nor failed in a thousand calls", plugin)
-}
-
-func dirOf(path string) string { return path[:strings.LastIndexByte(path, '/')] }
 
 // Many calls of one turn share a plugin, concurrently, and a call that a
 // cascade cancels stops alone: the plugin is not restarted, and its next

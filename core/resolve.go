@@ -93,7 +93,7 @@ func (r Resolver) ResolvePlugins(cfg *config.Config) ([]PluginSpec, []PluginStat
 			}
 		case i >= 0:
 			spec.Path = found[i].Path
-		case slices.Contains(defaultBuiltins, p.Name):
+		case slices.Contains(config.BuiltinNames(), p.Name):
 			// A builtin of the defaults that this build lacks is left out.
 			continue
 		case p.Enabled:
@@ -166,11 +166,8 @@ const BuiltinCommand = "__plugin"
 // isBuiltin reports whether the plugin fills a builtin's place: served by
 // riot, or by a binary the config points that builtin at.
 func (s PluginSpec) isBuiltin() bool {
-	return s.Builtin || s.impl == nil && slices.Contains(defaultBuiltins, s.Name)
+	return s.Builtin || s.impl == nil && slices.Contains(config.BuiltinNames(), s.Name)
 }
-
-// defaultBuiltins are the builtins the embedded defaults enable.
-var defaultBuiltins = []string{"bash", "grep", "read", "diagnostics", "edit"}
 
 func (r Resolver) searchDir(cfg *config.Config) string {
 	dirs := cfg.SearchDirs(r.Workspace, filepath.Dir(r.Exe), r.Getenv)

@@ -42,7 +42,11 @@ func TestResolveStandalone(t *testing.T) {
 		return ""
 	}
 	// Trusted, so that its pin applies and its plugin directory is searched.
-	if _, err := trust.ForConfigDir(config.UserConfigDir(getenv)).Trust(ws, time.Now()); err != nil {
+	sums, err := config.ContentSums(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := trust.ForConfigDir(config.UserConfigDir(getenv)).Trust(ws, sums, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	cfg, err := config.Load(config.Options{Workspace: ws, Getenv: getenv})

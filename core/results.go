@@ -108,6 +108,9 @@ func (s *resultStore) ensureLocked() error {
 // create starts a spill file for path at tmp, in this session's
 // directory.
 func (s *resultStore) create(tmp, path string) (*atomicfile.Scratch, error) {
+	if s == nil {
+		return nil, errNoResultStore
+	}
 	if err := s.ensureLocked(); err != nil {
 		return nil, err
 	}
@@ -117,6 +120,10 @@ func (s *resultStore) create(tmp, path string) (*atomicfile.Scratch, error) {
 	}
 	return f, err
 }
+
+// errNoResultStore is the spill error of a host built without a results
+// directory.
+var errNoResultStore = errors.New("this host keeps no spilled results")
 
 // spillPath is a new file name for a spill of callID: the id, encoded so
 // that no two ids share a name, and a random part, so that two processes

@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/riot-tools/riot/core/permission"
+	"github.com/riot-tools/riot/plugin/sandbox"
 	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
 
@@ -35,6 +35,9 @@ type sandboxHost struct {
 	// back: a directory changed within fileid.RacyWindow does not make a
 	// base racy.
 	trustRecent bool
+	// findBwrap resolves bwrap; nil is sandbox.FindBwrap. Tests set it to
+	// stand for a machine without bwrap.
+	findBwrap func() (string, error)
 }
 
 const (
@@ -58,8 +61,40 @@ var secretPaths = []string{
 }
 
 // protectedInRoot stay read-only inside each workspace root, even for a
-// call allowed to write, unless its decision covered them.
-var protectedInRoot = []string{".git/hooks", ".git/config", ".riot"}
+// call allowed to write, unless its decision covered them: riot's and
+// git's configuration, which decide permissions or run code later. Each is
+// protected before it exists too (see inRootProtection).
+var protectedInRoot = []inRootPath{
+	{".git/hooks", true}, {".git/config", false}, {".riot", true}, {".mcp.json", false},
+}
+
+// inRootPath is a path protected in each root, and whether it is a
+// directory, which riot makes where it is missing.
+type inRootPath struct {
+	rel string
+	dir bool
+}
+
+// protectedInHome, under the home directory, run code later or hold the
+// configuration of what does: programs found on PATH, services and
+// autostart entries, shells' and login sessions' startup files, git's and
+// editors' configuration. They are read-only in every profile, whatever
+// roots or allow_write hold them (--add-dir ~ included), whether they
+// exist or not: one missing is protected by refusing new names in its
+// nearest existing directory (plugin/sandbox's freeze). riot's own
+// directories are added to these by ownProtected.
+var protectedInHome = []string{
+	"bin", ".local/bin",
+	".config/systemd/user", ".config/autostart", ".config/environment.d",
+	".profile", ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".bashrc.d",
+	".zshrc", ".zprofile", ".zshenv", ".zlogin", ".zlogout", ".config/fish",
+	".cshrc", ".tcshrc", ".kshrc", ".login", ".pam_environment",
+	".xprofile", ".xsession", ".xsessionrc", ".xinitrc",
+	".gitconfig", ".config/git",
+	".vimrc", ".vim", ".config/nvim", ".emacs", ".emacs.d",
+	// Masked when it exists (secretPaths); protected so none is made.
+	".ssh",
+}
 
 // SandboxStatus is what `riot config` and `riot explain` show of the
 // sandbox: whether it is on, and why not.
@@ -99,7 +134,11 @@ func (h *Host) probeSandbox(ctx context.Context) error {
 		// The answer stands for the host's life, so a turn cancelled
 		// while bwrap starts must not make it "bwrap cannot start"; the
 		// probe has its own timeout.
-		h.sbox.probeErr = ProbeSandbox(context.WithoutCancel(ctx))
+		find := h.sbox.findBwrap
+		if find == nil {
+			find = sandbox.FindBwrap
+		}
+		h.sbox.probeErr = probeSandbox(context.WithoutCancel(ctx), find)
 		if h.sbox.probeErr != nil && h.sandboxMode() == "auto" {
 			h.log.Warn("the kernel sandbox is off for this session: " + h.sbox.probeErr.Error() + ". Install the bubblewrap package (apt-get install bubblewrap) to confine Bash and Diagnostics, or set [sandbox] mode = \"off\" to silence this warning.")
 		}
@@ -126,14 +165,19 @@ func (h *Host) prestartProbe() {
 
 // ProbeSandbox checks that bubblewrap can start a sandbox here, with the
 // namespaces every profile uses; the error says why not, for the user.
-func ProbeSandbox(ctx context.Context) error {
-	path, err := exec.LookPath("bwrap")
+func ProbeSandbox(ctx context.Context) error { return probeSandbox(ctx, sandbox.FindBwrap) }
+
+// probeSandbox checks the bwrap find resolves: the SDK's resolver, so that
+// the host checks the bwrap the plugins run, from the system directories
+// only, never from $PATH.
+func probeSandbox(ctx context.Context, find func() (string, error)) error {
+	path, err := find()
 	if err != nil {
-		return errors.New("bwrap is not installed (the package is bubblewrap)")
+		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, sandboxProbeTimeout)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, path, "--unshare-user", "--unshare-pid", "--unshare-net", "--die-with-parent",
+	out, err := exec.CommandContext(ctx, path, "--unshare-user", "--unshare-pid", "--unshare-net", "--die-with-parent", "--new-session",
 		"--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "true").CombinedOutput()
 	if err != nil {
 		why := strings.TrimSpace(string(out))
@@ -192,7 +236,26 @@ func (h *Host) sandboxFor(ctx context.Context, c *call) (*toolv1.Sandbox, string
 			return nil, ""
 		}
 	}
-	return h.profile(c.prep.GetReadOnly(), c.req, c.decision), ""
+	return h.startProfile(c.prep.GetReadOnly(), c.req, c.decision), ""
+}
+
+// unconfinedNote is the line a call's result carries when the call ran
+// without the sandbox it would have had, because [sandbox] mode = "auto"
+// and bwrap cannot run here: the model must not take its commands for
+// confined. It is on every such result, not once per session: a result
+// stands alone (a resumed session, a new conversation on a session host,
+// a context that dropped the first one), and it is one line. "" for a
+// call that ran sandboxed, a plugin that starts no processes, or mode
+// "off", which the user chose.
+func (h *Host) unconfinedNote(c *call) string {
+	if c.tool == nil || c.tool.plugin == nil || c.tool.plugin.startsNoProcesses() || h.sandboxMode() != "auto" || !h.sbox.probed.Load() {
+		return ""
+	}
+	err := h.probeSandbox(context.Background()) // answered once; this reads it
+	if err == nil {
+		return ""
+	}
+	return "(Ran without the kernel sandbox: " + strings.TrimSuffix(err.Error(), ".") + " ([sandbox] mode = \"auto\"). Nothing confined this call; tell the user if that matters.)"
 }
 
 // explainSandbox is the profile a call would get were it allowed, or nil

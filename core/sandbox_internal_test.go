@@ -54,11 +54,11 @@ func TestProfileFollowsTheDecision(t *testing.T) {
 	}}
 	allowed := permission.Decision{Behavior: permission.Allow, Step: permission.StepAllowRule, Rule: &config.Rule{Text: "Bash(make:*)"}}
 
-	ro := h.profile(true, req, allowed)
+	ro := h.startProfile(true, req, allowed)
 	if ro.GetMode() != toolv1.SandboxMode_SANDBOX_MODE_READ_ONLY || ro.GetReason() != "a call allowed as read-only" {
 		t.Errorf("a read-only call: %v %q", ro.GetMode(), ro.GetReason())
 	}
-	w := h.profile(false, req, allowed)
+	w := h.startProfile(false, req, allowed)
 	if w.GetMode() != toolv1.SandboxMode_SANDBOX_MODE_WRITE || w.GetReason() != "a call allowed by the rule Bash(make:*)" || w.GetNetwork() {
 		t.Errorf("an allowed call: %v %q network %v", w.GetMode(), w.GetReason(), w.GetNetwork())
 	}
@@ -86,13 +86,13 @@ func TestProfileFollowsTheDecision(t *testing.T) {
 		t.Error("a file no deny rule names is masked")
 	}
 	// Denied, nothing is added for the subjects.
-	denied := h.profile(false, req, permission.Decision{Behavior: permission.Deny})
+	denied := h.startProfile(false, req, permission.Decision{Behavior: permission.Deny})
 	if slices.Contains(denied.GetWritePaths(), outside) {
 		t.Error("a path of a decision that did not allow was added")
 	}
 	// The user's answer to a protected-path check uncovers that path only.
 	byUser := permission.Decision{Behavior: permission.Allow, ByUser: true, Check: "protected path in command: " + filepath.Join(ws, ".git/hooks")}
-	u := h.profile(false, permission.Request{}, byUser)
+	u := h.startProfile(false, permission.Request{}, byUser)
 	if slices.Contains(u.GetProtectedPaths(), filepath.Join(ws, ".git/hooks")) || !slices.Contains(u.GetProtectedPaths(), filepath.Join(ws, ".riot")) {
 		t.Errorf("after the user allowed .git/hooks: %v", u.GetProtectedPaths())
 	}
@@ -110,7 +110,7 @@ func TestProfileHidesSecretsUnlessAllowed(t *testing.T) {
 		}
 	}
 	h, _ := sandboxHostFor(t, nil, config.Sandbox{AllowRead: []config.SandboxPath{{Path: "~/.ssh"}}})
-	p := h.profile(false, permission.Request{}, permission.Decision{Behavior: permission.Allow})
+	p := h.startProfile(false, permission.Request{}, permission.Decision{Behavior: permission.Allow})
 	if slices.Contains(p.GetMaskedPaths(), filepath.Join(home, ".ssh")) || !slices.Contains(p.GetReadPaths(), filepath.Join(home, ".ssh")) {
 		t.Errorf("~/.ssh listed in allow_read must be shown: masked %v read %v", p.GetMaskedPaths(), p.GetReadPaths())
 	}
@@ -181,21 +181,45 @@ func uncachedProfile(h *Host, readOnly bool, req permission.Request, d permissio
 		allowRead = append(allowRead, abs)
 		p.ReadPaths = appendForms(p.ReadPaths, abs, nil)
 	}
-	p.ReadPaths = appendForms(p.ReadPaths, h.stateDir, nil)
 	h.addAllowedPaths(p, req, d)
+	results := appendForms(nil, h.resultDir, nil)
+	p.ReadPaths = append(p.ReadPaths, results...)
+	var w watches
 	for _, r := range roots {
-		for _, rel := range protectedInRoot {
-			prot := filepath.Join(r, rel)
-			if !decisionCovers(d, prot) {
+		for _, pp := range protectedInRoot {
+			if prot, ok := inRootProtection(r, pp, &w); ok && !decisionCovers(d, prot) {
 				p.ProtectedPaths = append(p.ProtectedPaths, prot)
 			}
 		}
 	}
-	for _, own := range []string{config.UserConfigDir(os.Getenv), h.stateDir} {
+	var hidden []string
+	for _, own := range h.hiddenOwn() {
 		if _, err := os.Lstat(own); err == nil {
-			p.ProtectedPaths = append(p.ProtectedPaths, filepath.Clean(own))
+			hidden = appendForms(hidden, own, nil)
+		} else {
+			p.ProtectedPaths = append(p.ProtectedPaths, own)
 		}
 	}
+	for _, own := range h.ownProtected(&w) {
+		if _, err := os.Lstat(own); err == nil {
+			p.ProtectedPaths = appendForms(p.ProtectedPaths, own, nil)
+		} else if !slices.Contains(p.ProtectedPaths, own) {
+			p.ProtectedPaths = append(p.ProtectedPaths, own)
+		}
+	}
+	defer func() {
+		rootForms := []string{}
+		for _, r := range roots {
+			rootForms = appendForms(rootForms, r, nil)
+		}
+		masks := slices.Clone(p.MaskedPaths)
+		shown := func(path string) bool {
+			return !coveredBy(masks, path) && (!coveredBy(hidden, path) || slices.Contains(rootForms, path) || slices.Contains(results, path))
+		}
+		p.ReadPaths = slices.DeleteFunc(p.ReadPaths, func(path string) bool { return !shown(path) })
+		p.WritePaths = slices.DeleteFunc(p.WritePaths, func(path string) bool { return !shown(path) })
+		p.MaskedPaths = append(p.MaskedPaths, hidden...)
+	}()
 	p.MaskedPaths = append(p.MaskedPaths, h.denyMasks()...)
 	for _, d := range sb.DenyRead {
 		p.MaskedPaths = appendForms(p.MaskedPaths, config.ExpandHome(d.Path), nil)
@@ -289,7 +313,7 @@ func TestProfileFromTheBaseEqualsTheComputation(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			want := uncachedProfile(h, tc.readOnly, tc.req, tc.d)
 			for i := range 2 { // the first computes the base, the second reuses it
-				got := h.profile(tc.readOnly, tc.req, tc.d)
+				got := h.startProfile(tc.readOnly, tc.req, tc.d)
 				if !proto.Equal(got, want) {
 					t.Fatalf("call %d: the profile from the base differs from the computation:\n got %v\nwant %v", i, got, want)
 				}
@@ -301,28 +325,33 @@ func TestProfileFromTheBaseEqualsTheComputation(t *testing.T) {
 	}
 	// What the table covers: both forms of the symlinked root, allow_write
 	// only for writes, the user's answer uncovering only what it named.
-	ro := h.profile(true, permission.Request{}, permission.Decision{Behavior: permission.Allow})
-	rw := h.profile(false, subjects, permission.Decision{Behavior: permission.Allow})
+	ro := h.startProfile(true, permission.Request{}, permission.Decision{Behavior: permission.Allow})
+	rw := h.startProfile(false, subjects, permission.Decision{Behavior: permission.Allow})
 	for _, p := range []string{ws, filepath.Join(home, "link"), filepath.Join(home, "real")} {
 		if !slices.Contains(ro.GetWritePaths(), p) {
 			t.Errorf("root form %s is missing: %v", p, ro.GetWritePaths())
 		}
 	}
-	if slices.Contains(ro.GetWritePaths(), filepath.Join(home, "out")) || !slices.Contains(h.profile(false, permission.Request{}, permission.Decision{Behavior: permission.Allow}).GetWritePaths(), filepath.Join(home, "out")) {
+	if slices.Contains(ro.GetWritePaths(), filepath.Join(home, "out")) || !slices.Contains(h.startProfile(false, permission.Request{}, permission.Decision{Behavior: permission.Allow}).GetWritePaths(), filepath.Join(home, "out")) {
 		t.Errorf("allow_write must be writable for writes only: read-only %v, write %v", ro.GetWritePaths(), rw.GetWritePaths())
 	}
 	if !slices.Contains(rw.GetWritePaths(), outside) || !slices.Contains(rw.GetReadPaths(), filepath.Join(outside, "in.txt")) {
 		t.Errorf("the granted paths outside the roots: write %v read %v", rw.GetWritePaths(), rw.GetReadPaths())
 	}
-	u := h.profile(false, permission.Request{}, permission.Decision{Behavior: permission.Allow, ByUser: true, Check: "protected path in command: " + filepath.Join(ws, ".git")})
+	u := h.startProfile(false, permission.Request{}, permission.Decision{Behavior: permission.Allow, ByUser: true, Check: "protected path in command: " + filepath.Join(ws, ".git")})
 	for _, p := range []string{".git/hooks", ".git/config"} {
 		if slices.Contains(u.GetProtectedPaths(), filepath.Join(ws, p)) {
 			t.Errorf("%s stays protected after the user allowed .git: %v", p, u.GetProtectedPaths())
 		}
 	}
-	for _, p := range []string{filepath.Join(ws, ".riot"), filepath.Join(home, "link", ".riot"), filepath.Join(home, ".config", "riot"), h.stateDir} {
+	for _, p := range []string{filepath.Join(ws, ".riot"), filepath.Join(home, "link", ".riot")} {
 		if !slices.Contains(u.GetProtectedPaths(), p) {
 			t.Errorf("%s must stay protected: %v", p, u.GetProtectedPaths())
+		}
+	}
+	for _, p := range []string{filepath.Join(home, ".config", "riot"), h.stateDir} {
+		if !slices.Contains(u.GetMaskedPaths(), p) {
+			t.Errorf("%s must stay hidden: %v", p, u.GetMaskedPaths())
 		}
 	}
 	for _, p := range []string{filepath.Join(home, ".aws"), filepath.Join(home, "out", "token"), filepath.Join(ws, ".env")} {
@@ -352,12 +381,12 @@ func TestProfileSecretMadeLaterIsMaskedOnTheNextCall(t *testing.T) {
 	allowed := permission.Decision{Behavior: permission.Allow}
 	mkdir(t, filepath.Join(home, ".config"))
 	settle(t, home, filepath.Join(home, ".config"))
-	_ = h.profile(false, permission.Request{}, allowed)
+	_ = h.startProfile(false, permission.Request{}, allowed)
 	// The clock does not move: a secret made in $HOME or in a directory
 	// below it is masked on the next call.
 	for _, secret := range []string{filepath.Join(home, ".kube"), filepath.Join(home, ".config", "gh")} {
 		mkdir(t, secret)
-		p := h.profile(false, permission.Request{}, allowed)
+		p := h.startProfile(false, permission.Request{}, allowed)
 		if !slices.Contains(p.GetMaskedPaths(), secret) {
 			t.Errorf("%s, made after the first call, is not masked on the next: %v", secret, p.GetMaskedPaths())
 		}
@@ -365,18 +394,18 @@ func TestProfileSecretMadeLaterIsMaskedOnTheNextCall(t *testing.T) {
 			t.Errorf("after %s was made:\n got %v\nwant %v", secret, p, want)
 		}
 		settle(t, home, filepath.Join(home, ".config"))
-		_ = h.profile(false, permission.Request{}, allowed)
+		_ = h.startProfile(false, permission.Request{}, allowed)
 	}
 	// A deny rule's match made later waits for the refresh.
 	mkdir(t, filepath.Join(ws, "sub", "new"))
 	env := filepath.Join(ws, "sub", "new", ".env")
 	writeFile(t, env)
 	clock.advance(maskRefresh)
-	if p := h.profile(false, permission.Request{}, allowed); slices.Contains(p.GetMaskedPaths(), env) {
+	if p := h.startProfile(false, permission.Request{}, allowed); slices.Contains(p.GetMaskedPaths(), env) {
 		t.Fatalf("the base was found again before maskRefresh passed: %v", p.GetMaskedPaths())
 	}
 	clock.advance(time.Nanosecond)
-	p := h.profile(false, permission.Request{}, allowed)
+	p := h.startProfile(false, permission.Request{}, allowed)
 	if !slices.Contains(p.GetMaskedPaths(), env) {
 		t.Errorf("%s, made after the first call, is not masked once maskRefresh passed: %v", env, p.GetMaskedPaths())
 	}
@@ -392,21 +421,21 @@ func TestProfileBaseOverARecentChangeIsNotReused(t *testing.T) {
 	h, _, _, _ := cachedHost(t)
 	h.sbox.trustRecent = false
 	allowed := permission.Decision{Behavior: permission.Allow}
-	_ = h.profile(false, permission.Request{}, allowed)
+	_ = h.startProfile(false, permission.Request{}, allowed)
 	first := h.sbox.base
 	if !first.watched.racy {
 		t.Fatal("a base over a directory changed just now is not racy")
 	}
-	_ = h.profile(false, permission.Request{}, allowed)
+	_ = h.startProfile(false, permission.Request{}, allowed)
 	if h.sbox.base == first {
 		t.Error("a racy base was reused")
 	}
 	// Once the change is older than racyWindow (here: trusted), the base
 	// is reused.
 	h.sbox.trustRecent = true
-	_ = h.profile(false, permission.Request{}, allowed)
+	_ = h.startProfile(false, permission.Request{}, allowed)
 	settled := h.sbox.base
-	_ = h.profile(false, permission.Request{}, allowed)
+	_ = h.startProfile(false, permission.Request{}, allowed)
 	if h.sbox.base != settled {
 		t.Error("a settled base was not reused")
 	}
@@ -415,7 +444,7 @@ func TestProfileBaseOverARecentChangeIsNotReused(t *testing.T) {
 func TestProfileWritableAndProtectedPathsFollowTheFilesystem(t *testing.T) {
 	h, _, home, clock := cachedHost(t)
 	allowed := permission.Decision{Behavior: permission.Allow}
-	first := h.profile(false, permission.Request{}, allowed)
+	first := h.startProfile(false, permission.Request{}, allowed)
 	real := filepath.Join(home, "real")
 	if !slices.Contains(first.GetWritePaths(), real) {
 		t.Fatalf("the additional dir's target is not writable: %v", first.GetWritePaths())
@@ -429,7 +458,7 @@ func TestProfileWritableAndProtectedPathsFollowTheFilesystem(t *testing.T) {
 	if err := os.Symlink(filepath.Join(home, "other"), link); err != nil {
 		t.Fatal(err)
 	}
-	p := h.profile(false, permission.Request{}, allowed)
+	p := h.startProfile(false, permission.Request{}, allowed)
 	if slices.Contains(p.GetWritePaths(), real) || !slices.Contains(p.GetWritePaths(), filepath.Join(home, "other")) {
 		t.Errorf("after the additional dir's link moved, the old target must not stay writable: %v", p.GetWritePaths())
 	}
@@ -439,32 +468,33 @@ func TestProfileWritableAndProtectedPathsFollowTheFilesystem(t *testing.T) {
 	if err := os.RemoveAll(out); err != nil {
 		t.Fatal(err)
 	}
-	assertNoWider(t, h.profile(false, permission.Request{}, allowed), uncachedProfile(h, false, permission.Request{}, allowed))
+	assertNoWider(t, h.startProfile(false, permission.Request{}, allowed), uncachedProfile(h, false, permission.Request{}, allowed))
 	// A path missing when the base was computed and made since only
 	// narrows the profile while left out: bound from the refresh on.
 	clock.advance(maskRefresh + time.Nanosecond)
-	if p = h.profile(false, permission.Request{}, allowed); slices.Contains(p.GetWritePaths(), out) {
+	if p = h.startProfile(false, permission.Request{}, allowed); slices.Contains(p.GetWritePaths(), out) {
 		t.Fatalf("a missing allow_write path is listed: %v", p.GetWritePaths())
 	}
 	mkdir(t, out)
 	clock.advance(maskRefresh)
-	assertNoWider(t, h.profile(false, permission.Request{}, allowed), uncachedProfile(h, false, permission.Request{}, allowed))
+	assertNoWider(t, h.startProfile(false, permission.Request{}, allowed), uncachedProfile(h, false, permission.Request{}, allowed))
 	clock.advance(time.Nanosecond)
-	if p = h.profile(false, permission.Request{}, allowed); !slices.Contains(p.GetWritePaths(), out) {
+	if p = h.startProfile(false, permission.Request{}, allowed); !slices.Contains(p.GetWritePaths(), out) {
 		t.Errorf("an allow_write path made during the session is not bound after the refresh: %v", p.GetWritePaths())
 	}
-	// riot's config dir, made during the session, is protected at once.
+	// riot's config dir, missing, is protected so that no command makes
+	// it; made during the session, it is hidden at once.
 	conf := filepath.Join(home, ".config", "riot")
 	if err := os.RemoveAll(conf); err != nil {
 		t.Fatal(err)
 	}
 	clock.advance(maskRefresh + time.Nanosecond)
-	if p = h.profile(false, permission.Request{}, allowed); slices.Contains(p.GetProtectedPaths(), conf) {
-		t.Fatalf("a missing config dir is listed: %v", p.GetProtectedPaths())
+	if p = h.startProfile(false, permission.Request{}, allowed); !slices.Contains(p.GetProtectedPaths(), conf) || slices.Contains(p.GetMaskedPaths(), conf) {
+		t.Fatalf("a missing config dir must be protected, not masked: protected %v masked %v", p.GetProtectedPaths(), p.GetMaskedPaths())
 	}
 	mkdir(t, conf)
-	if p = h.profile(false, permission.Request{}, allowed); !slices.Contains(p.GetProtectedPaths(), conf) {
-		t.Errorf("riot's config dir made during the session is not protected on the next call: %v", p.GetProtectedPaths())
+	if p = h.startProfile(false, permission.Request{}, allowed); !slices.Contains(p.GetMaskedPaths(), conf) {
+		t.Errorf("riot's config dir made during the session is not hidden on the next call: %v", p.GetMaskedPaths())
 	}
 	if want := uncachedProfile(h, false, permission.Request{}, allowed); !proto.Equal(p, want) {
 		t.Errorf("after the changes:\n got %v\nwant %v", p, want)
@@ -498,7 +528,7 @@ func assertNoWider(t *testing.T, got, want *toolv1.Sandbox) {
 func TestProfileBaseIsComputedAgainForANewConfig(t *testing.T) {
 	h, _, home, _ := cachedHost(t)
 	allowed := permission.Decision{Behavior: permission.Allow}
-	_ = h.profile(false, permission.Request{}, allowed)
+	_ = h.startProfile(false, permission.Request{}, allowed)
 	// A reload's config: allow_write gone, a deny_read added, another
 	// network. The clock does not move.
 	cfg := *h.cfg
@@ -506,7 +536,7 @@ func TestProfileBaseIsComputedAgainForANewConfig(t *testing.T) {
 	cfg.Sandbox.AllowRead = nil
 	cfg.Sandbox.Network = ""
 	h.cfg = &cfg
-	p := h.profile(false, permission.Request{}, allowed)
+	p := h.startProfile(false, permission.Request{}, allowed)
 	if slices.Contains(p.GetWritePaths(), filepath.Join(home, "out")) || !slices.Contains(p.GetMaskedPaths(), filepath.Join(home, ".ssh")) || !p.GetNetwork() {
 		t.Errorf("the profile still follows the old config: write %v masked %v network %v", p.GetWritePaths(), p.GetMaskedPaths(), p.GetNetwork())
 	}
@@ -519,13 +549,13 @@ func TestProfileBaseIsComputedAgainForANewConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.policy = pol
-	if p = h.profile(false, permission.Request{}, allowed); !slices.Contains(p.GetMaskedPaths(), filepath.Join(h.opts.Workspace, "keep.txt")) {
+	if p = h.startProfile(false, permission.Request{}, allowed); !slices.Contains(p.GetMaskedPaths(), filepath.Join(h.opts.Workspace, "keep.txt")) {
 		t.Errorf("a new policy's deny rule is not masked: %v", p.GetMaskedPaths())
 	}
 	other := t.TempDir()
 	mkdir(t, filepath.Join(other, ".gnupg"))
 	t.Setenv("HOME", other)
-	if p = h.profile(false, permission.Request{}, allowed); !slices.Contains(p.GetMaskedPaths(), filepath.Join(other, ".gnupg")) {
+	if p = h.startProfile(false, permission.Request{}, allowed); !slices.Contains(p.GetMaskedPaths(), filepath.Join(other, ".gnupg")) {
 		t.Errorf("the secrets of a new $HOME are not masked: %v", p.GetMaskedPaths())
 	}
 }
@@ -535,14 +565,14 @@ func TestProfileListsAreTheCallsOwn(t *testing.T) {
 	allowed := permission.Decision{Behavior: permission.Allow}
 	want := uncachedProfile(h, false, permission.Request{}, allowed)
 	for _, readOnly := range []bool{true, false} {
-		p := h.profile(readOnly, permission.Request{}, allowed)
+		p := h.startProfile(readOnly, permission.Request{}, allowed)
 		for _, l := range [][]string{p.WritePaths, p.ReadPaths, p.ProtectedPaths, p.MaskedPaths} {
 			for i := range l {
 				l[i] = "/"
 			}
 		}
 	}
-	if got := h.profile(false, permission.Request{}, allowed); !proto.Equal(got, want) {
+	if got := h.startProfile(false, permission.Request{}, allowed); !proto.Equal(got, want) {
 		t.Errorf("a call's change to its profile reached the next call's:\n got %v\nwant %v", got, want)
 	}
 }
@@ -556,7 +586,7 @@ func TestProfileConcurrentCallsShareTheBaseSafely(t *testing.T) {
 	for range 8 {
 		wg.Go(func() {
 			for range 20 {
-				p := h.profile(false, permission.Request{}, allowed)
+				p := h.startProfile(false, permission.Request{}, allowed)
 				if !proto.Equal(p, want) {
 					errs <- p.String()
 					return

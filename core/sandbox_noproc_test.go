@@ -11,25 +11,26 @@ import (
 )
 
 // readOnlyKit is testkit served with plugin.ServeReadOnly, whose manifest
-// says that it starts no processes; bin is testkit's build of this run or
-// testkitV2, an SDK's from before the declaration.
-func readOnlyKit(bin string) core.PluginSpec {
-	return core.PluginSpec{Name: "testkit", Path: bin, Env: map[string]string{"RIOT_TESTKIT_READ_ONLY": "1"}}
+// says that it starts no processes, or, with undeclared set, served so
+// that its manifest does not say so.
+func readOnlyKit(undeclared bool) core.PluginSpec {
+	env := map[string]string{"RIOT_TESTKIT_READ_ONLY": "1"}
+	if undeclared {
+		env["RIOT_TESTKIT_UNDECLARED"] = "1"
+	}
+	return core.PluginSpec{Name: "testkit", Path: bins.testkit, Env: env}
 }
 
-const requiredRefusal = "The call was not run: the kernel sandbox is required ([sandbox] mode = \"required\") but bwrap is not installed"
+const requiredRefusal = "The call was not run: the kernel sandbox is required ([sandbox] mode = \"required\") but bwrap was not found in the system directories"
 
 // With [sandbox] mode = "required" and no bwrap, the call of a plugin that
 // starts no processes runs, with no probe, while a call of a plugin that
 // does not say so is refused for the missing sandbox; a turn of only the
 // former starts no probe, a turn with both does.
 func TestRequiredSandboxLetsAPluginThatStartsNoProcessesRun(t *testing.T) {
-	if wantProtocol != 3 {
-		t.Skip("the plugins of this run are all of an older protocol")
-	}
-	t.Setenv("PATH", t.TempDir()) // no bwrap
 	cfg := testConfig(t, bypass, func(c *config.Config) { c.Sandbox.Mode = "required" })
-	h := newHost(t, withConfig(cfg), withPlugins(readOnlyKit(bins.testkit), wirefault()))
+	h := newHost(t, withConfig(cfg), withPlugins(readOnlyKit(false), wirefault()))
+	core.WithoutBwrap(h)
 	rs := h.RunTurn(context.Background(), []core.ToolUse{use("1", "Noop", `{}`), use("2", "Echo", `{"text":"confined"}`)})
 	wantResult(t, rs[0], core.StatusOK, "ok")
 	wantResult(t, rs[1], core.StatusOK, "confined")
@@ -48,7 +49,8 @@ func TestRequiredSandboxLetsAPluginThatStartsNoProcessesRun(t *testing.T) {
 		t.Fatal("testkit is not running after its calls")
 	}
 	h.Close()
-	cached := newHost(t, withConfig(cfg), withPlugins(readOnlyKit(bins.testkit), wirefault()))
+	cached := newHost(t, withConfig(cfg), withPlugins(readOnlyKit(false), wirefault()))
+	core.WithoutBwrap(cached)
 	if core.PluginRunning(cached, "testkit") {
 		t.Fatal("the second host started testkit to list it: the cache was not used")
 	}
@@ -62,13 +64,10 @@ func TestRequiredSandboxLetsAPluginThatStartsNoProcessesRun(t *testing.T) {
 // gets a sandbox: in required mode without bwrap its calls are refused,
 // and its turns probe.
 func TestRequiredSandboxRefusesAPluginThatDoesNotDeclare(t *testing.T) {
-	if wantProtocol != 3 {
-		t.Skip("the plugins of this run are all of an older protocol")
-	}
-	t.Setenv("PATH", t.TempDir()) // no bwrap
-	for name, spec := range map[string]core.PluginSpec{"an older read-only SDK": readOnlyKit(bins.testkitV2), "Serve": testkit()} {
+	for name, spec := range map[string]core.PluginSpec{"an older read-only SDK": readOnlyKit(true), "Serve": testkit()} {
 		cfg := testConfig(t, bypass, func(c *config.Config) { c.Sandbox.Mode = "required" })
 		h := newHost(t, withConfig(cfg), withPlugins(spec))
+		core.WithoutBwrap(h)
 		r := runOne(t, h, "Noop", `{}`)
 		if r.Status != core.StatusFailed || !strings.Contains(r.Text(), requiredRefusal) {
 			t.Errorf("%s: %s %q, want the required sandbox's refusal", name, r.Status, r.Text())
@@ -83,12 +82,9 @@ func TestRequiredSandboxRefusesAPluginThatDoesNotDeclare(t *testing.T) {
 // no sandbox, whatever the mode; an older plugin's read-only call shows
 // its profile where bwrap works.
 func TestExplainSaysWhyAPluginThatStartsNoProcessesHasNoSandbox(t *testing.T) {
-	if wantProtocol != 3 {
-		t.Skip("the plugins of this run are all of an older protocol")
-	}
 	for _, mode := range []string{"auto", "required", "off"} {
 		cfg := testConfig(t, bypass, func(c *config.Config) { c.Sandbox.Mode = mode })
-		h := newHost(t, withConfig(cfg), withPlugins(readOnlyKit(bins.testkit)))
+		h := newHost(t, withConfig(cfg), withPlugins(readOnlyKit(false)))
 		ex := h.Explain(context.Background(), "Noop", []byte(`{}`), core.ExplainOptions{})
 		if ex.Sandbox != nil || ex.NoSandbox != "none needed: the testkit plugin declares that it starts no processes, and refuses every start itself" {
 			t.Errorf("mode %s: sandbox %v, reason %q", mode, ex.Sandbox, ex.NoSandbox)
@@ -97,7 +93,7 @@ func TestExplainSaysWhyAPluginThatStartsNoProcessesHasNoSandbox(t *testing.T) {
 	if _, err := exec.LookPath("bwrap"); err != nil || core.ProbeSandbox(context.Background()) != nil {
 		t.Skip("bwrap cannot start a sandbox here; CI installs it")
 	}
-	h := newHost(t, withConfig(testConfig(t, bypass)), withPlugins(readOnlyKit(bins.testkitV2)))
+	h := newHost(t, withConfig(testConfig(t, bypass)), withPlugins(readOnlyKit(true)))
 	ex := h.Explain(context.Background(), "Noop", []byte(`{}`), core.ExplainOptions{})
 	if ex.Sandbox == nil || ex.NoSandbox != "" || ex.Sandbox.GetReason() != "a call allowed as read-only" {
 		t.Errorf("an older read-only plugin: sandbox %v, reason %q", ex.Sandbox, ex.NoSandbox)
@@ -109,13 +105,10 @@ func TestExplainSaysWhyAPluginThatStartsNoProcessesHasNoSandbox(t *testing.T) {
 // with a call that may need a sandbox: not one of unknown tools or of
 // plugins that start no processes.
 func TestSandboxProbeStartsWithTheTurn(t *testing.T) {
-	if wantProtocol != 3 {
-		t.Skip("the plugins of this run are all of an older protocol")
-	}
 	if _, err := exec.LookPath("bwrap"); err != nil || core.ProbeSandbox(context.Background()) != nil {
 		t.Skip("bwrap cannot start a sandbox here; CI installs it")
 	}
-	h := newHost(t, withConfig(testConfig(t, bypass)), withPlugins(readOnlyKit(bins.testkit), wirefault()))
+	h := newHost(t, withConfig(testConfig(t, bypass)), withPlugins(readOnlyKit(false), wirefault()))
 	core.StartNeeded(h, []core.ToolUse{use("1", "NoSuchTool", `{}`), use("2", "Noop", `{}`), use("3", "Echo", `{}`)})
 	if core.SandboxProbed(h) {
 		t.Fatal("a turn of an unknown tool and of a plugin that starts no processes probed the sandbox")

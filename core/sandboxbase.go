@@ -1,6 +1,7 @@
 package core
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -38,15 +39,20 @@ type profileBase struct {
 	// rootWrite are the roots' forms, writable in every profile; write
 	// adds allow_write's for calls allowed to write.
 	rootWrite, write []string
-	// read are allow_read's forms and the state dir's.
+	// read are allow_read's forms.
 	read []string
 	// inRoot are the protected paths of every root, in order; a call
 	// allowed by the user past a protected-path check drops those its
 	// answer covered.
 	inRoot []string
-	// own are riot's own config and state dirs that exist: read-only
-	// even where a writable path holds them.
+	// own are what runs code later or holds riot's configuration (riot's
+	// plugin directories and binaries, protectedInHome, and riot's hidden
+	// directories while they do not exist): read-only even where a
+	// writable path holds them, missing or not.
 	own []string
+	// hidden are riot's state and user config directories, which hold
+	// secrets and other sessions' state: hidden from every command.
+	hidden []string
 	// masks are what deny rules and deny_read hide.
 	masks []string
 	// watched are the facts about the filesystem it relies on. A base
@@ -73,9 +79,15 @@ type baseKey struct {
 // either: while the base leaves it out it only narrows the profile, and
 // the refresh adds it.
 type watches struct {
-	// gone are riot's own dirs that were missing: made, they must be
-	// protected, so each is looked at.
+	// gone are paths that were missing whose making changes the profile
+	// (riot's own dirs, a root's .git or .mcp.json, a plugin's binary):
+	// each is looked at.
 	gone []string
+	// made are the directories riot makes to protect them (a root's .riot
+	// and .git/hooks), before a sandbox of the profile starts
+	// (makeProtected): one missing is made again, or the profile
+	// would list a missing path.
+	made []string
 	// aliases are paths whose symlinks resolved to another name, which
 	// the base grants too: both must still lead to the same file.
 	aliases [][2]string
@@ -134,6 +146,11 @@ func (w *watches) hold() bool {
 			return false
 		}
 	}
+	for _, dir := range w.made {
+		if _, err := os.Lstat(dir); err != nil {
+			return false
+		}
+	}
 	for _, a := range w.aliases {
 		if !sameFile(a[0], a[1]) {
 			return false
@@ -187,24 +204,31 @@ func (h *Host) computeBase(key baseKey) *profileBase {
 		allowRead = append(allowRead, abs)
 		b.read = appendForms(b.read, abs, w)
 	}
-	// riot's own state (spilled results are read back with Bash too):
-	// visible, never writable. Its config is not shown at all.
-	b.read = appendForms(b.read, h.stateDir, w)
 	for _, r := range roots {
-		for _, rel := range protectedInRoot {
-			// Listed whether or not they exist (bwrap skips a missing
-			// one), so the profile does not depend on them.
-			b.inRoot = append(b.inRoot, filepath.Join(r, rel))
+		for _, pp := range protectedInRoot {
+			if prot, ok := inRootProtection(r, pp, w); ok {
+				b.inRoot = append(b.inRoot, prot)
+			}
 		}
 	}
-	// riot's own config and state stay read-only even where a writable
-	// path holds them (a root or allow_write above them).
-	for _, own := range []string{config.UserConfigDir(os.Getenv), h.stateDir} {
-		switch _, err := os.Lstat(own); {
-		case err == nil:
-			b.own = append(b.own, filepath.Clean(own))
-		case own != "":
+	// riot's state (the MCP token, other sessions' state and spills, the
+	// session hosts' sockets) and its user config (trust records, MCP
+	// servers' env): hidden even where a shown path holds them. This
+	// session's spills are shown again by profile. One not made yet is
+	// protected instead, so that no command makes it.
+	for _, own := range h.hiddenOwn() {
+		if _, err := os.Lstat(own); err == nil {
+			b.hidden = appendForms(b.hidden, own, w)
+		} else {
 			w.gone = append(w.gone, own)
+			b.own = append(b.own, own)
+		}
+	}
+	for _, own := range h.ownProtected(w) {
+		if _, err := os.Lstat(own); err == nil {
+			b.own = appendForms(b.own, own, w)
+		} else if !slices.Contains(b.own, own) {
+			b.own = append(b.own, own)
 		}
 	}
 	b.masks = append(b.masks, h.denyMasks()...)
@@ -225,6 +249,105 @@ func (h *Host) computeBase(key baseKey) *profileBase {
 		}
 	}
 	return b
+}
+
+// hiddenOwn are riot's directories no command may see: its state dir and
+// its user config dir, and the log file wherever log.file puts it.
+func (h *Host) hiddenOwn() []string {
+	var out []string
+	for _, p := range []string{h.stateDir, config.UserConfigDir(os.Getenv), h.logFile} {
+		if p == "" || !filepath.IsAbs(p) {
+			continue
+		}
+		p = filepath.Clean(p)
+		if !slices.ContainsFunc(out, func(o string) bool { return within(p, o) }) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// ownProtected are the paths that run code later or hold riot's
+// configuration outside the roots: riot's plugin directories, the
+// binaries of the plugins it serves, and protectedInHome. A missing plugin
+// directory inside a root is left out (watched, so protected once made):
+// protecting it would refuse every new name in the root's directory that
+// would hold it.
+func (h *Host) ownProtected(w *watches) []string {
+	var out []string
+	roots := h.roots()
+	for _, d := range h.cfg.SearchDirs(h.opts.Workspace, "", os.Getenv) {
+		if slices.ContainsFunc(roots, func(r string) bool { return within(d.Path, filepath.Join(r, ".riot")) }) {
+			continue // .riot/plugins: .riot is protected
+		}
+		if _, err := os.Lstat(d.Path); err != nil && coveredBy(roots, d.Path) {
+			w.gone = append(w.gone, d.Path)
+			continue
+		}
+		out = append(out, filepath.Clean(d.Path))
+	}
+	for _, p := range h.opts.Plugins {
+		if !filepath.IsAbs(p.Path) {
+			continue
+		}
+		if _, err := os.Lstat(p.Path); err != nil {
+			w.gone = append(w.gone, p.Path)
+			continue
+		}
+		out = append(out, filepath.Clean(p.Path))
+	}
+	if home, err := config.HomeDir(); err == nil {
+		// What lives in ~/.config lives in $XDG_CONFIG_HOME where that is
+		// set elsewhere: systemd, autostart, git and fish read it there.
+		xdg := os.Getenv("XDG_CONFIG_HOME")
+		if !filepath.IsAbs(xdg) || filepath.Clean(xdg) == filepath.Join(home, ".config") {
+			xdg = ""
+		}
+		for _, rel := range protectedInHome {
+			out = append(out, filepath.Join(home, rel))
+			if sub, ok := strings.CutPrefix(rel, ".config/"); ok && xdg != "" {
+				out = append(out, filepath.Join(xdg, sub))
+			}
+		}
+	}
+	return out
+}
+
+// inRootProtection is how the protected path pp of root is protected: it
+// is listed when it exists, or, to be made by makeProtected before a
+// sandbox starts, when it is a directory whose
+// parent exists (a missing path bwrap would skip, and a placeholder bound
+// there would leave a mount point in the user's tree that another
+// sandbox's command could remove; an empty .riot/ or .git/hooks is no
+// change git shows), or when it is a file in a subdirectory of the root,
+// whose new names the sandbox then refuses (.git/config in a .git that has
+// none). A missing file directly in the root (.mcp.json) is not listed:
+// refusing new names in the root would refuse every new file there, and a
+// workspace file made or changed since the user trusted the workspace is
+// not trusted again until the user looks (config/trust). Nor is anything
+// below a directory that does not exist (.git): that a command may make,
+// as git init does. What was missing is watched, so the profile follows.
+func inRootProtection(root string, pp inRootPath, w *watches) (string, bool) {
+	prot := filepath.Join(root, pp.rel)
+	if _, err := os.Lstat(prot); err == nil {
+		return prot, true
+	}
+	parent := filepath.Dir(prot)
+	if fi, err := os.Stat(parent); err != nil || !fi.IsDir() {
+		w.gone = append(w.gone, parent)
+		return "", false
+	}
+	switch {
+	case pp.dir:
+		// Made only when a sandbox starts (makeProtected), so that
+		// computing a profile, as `riot explain` does, changes nothing.
+		w.made = append(w.made, prot)
+		return prot, true
+	case parent == filepath.Clean(root):
+		w.gone = append(w.gone, prot)
+		return "", false
+	}
+	return prot, true
 }
 
 // denyMasks are the paths the Read deny rules match now.
@@ -313,4 +436,19 @@ func literalPrefix(g string) string {
 		}
 	}
 	return g
+}
+
+// makeProtected makes the protected directories of b that do not exist
+// yet (a root's .riot, .git/hooks), just before a sandbox of b starts:
+// never while a profile is only computed (`riot explain`). It returns
+// those it could not make, which the profile must not list: the sandbox
+// would refuse every new name in the directory that would hold them.
+func (b *profileBase) makeProtected() []string {
+	var failed []string
+	for _, dir := range b.watched.made {
+		if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			failed = append(failed, dir)
+		}
+	}
+	return failed
 }

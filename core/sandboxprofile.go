@@ -14,8 +14,25 @@ import (
 // profile is the sandbox of a call with this request and decision: as
 // wide as the decision, never wider. What does not depend on the call
 // comes from the host's profileBase.
+//
+// It changes nothing on disk: a sandbox about to start gets its profile
+// from startProfile, which makes what the profile protects first.
 func (h *Host) profile(readOnly bool, req permission.Request, d permission.Decision) *toolv1.Sandbox {
+	return h.profileOf(h.profileBase(), readOnly, req, d)
+}
+
+// startProfile is profile for a call about to run in it: the protected
+// directories that do not exist yet are made first, and one that cannot
+// be made is left out.
+func (h *Host) startProfile(readOnly bool, req permission.Request, d permission.Decision) *toolv1.Sandbox {
 	b := h.profileBase()
+	failed := b.makeProtected()
+	p := h.profileOf(b, readOnly, req, d)
+	p.ProtectedPaths = slices.DeleteFunc(p.ProtectedPaths, func(prot string) bool { return slices.Contains(failed, prot) })
+	return p
+}
+
+func (h *Host) profileOf(b *profileBase, readOnly bool, req permission.Request, d permission.Decision) *toolv1.Sandbox {
 	p := &toolv1.Sandbox{
 		Mode:     toolv1.SandboxMode_SANDBOX_MODE_WRITE,
 		Network:  h.cfg.Sandbox.Network != "none",
@@ -31,9 +48,29 @@ func (h *Host) profile(readOnly bool, req permission.Request, d permission.Decis
 	}
 	p.ReadPaths = slices.Clone(b.read)
 	h.addAllowedPaths(p, req, d)
+	// This session's spilled results, read-only, so that a spill path riot
+	// printed can be read back with Bash: the only part of riot's state a
+	// command sees. A host serves one session (New opens it), so its
+	// resultDir is the call's session's. Looked at on every call, as the
+	// first spill makes it.
+	results := appendForms(nil, h.resultDir, nil)
+	p.ReadPaths = append(p.ReadPaths, results...)
+	// A path below a mask is not shown, but for a root inside riot's
+	// hidden dirs (the root stays usable, the rest hidden) and this
+	// session's results: the sandbox shows what the profile lists below a
+	// mask.
+	masks := slices.Concat(b.masks, b.secrets)
+	shown := func(path string) bool {
+		if coveredBy(masks, path) {
+			return false
+		}
+		return !coveredBy(b.hidden, path) || slices.Contains(b.rootWrite, path) || slices.Contains(results, path)
+	}
+	p.ReadPaths = slices.DeleteFunc(p.ReadPaths, func(path string) bool { return !shown(path) })
+	p.WritePaths = slices.DeleteFunc(p.WritePaths, func(path string) bool { return !shown(path) })
 	inRoot := slices.DeleteFunc(slices.Clone(b.inRoot), func(prot string) bool { return decisionCovers(d, prot) })
-	p.ProtectedPaths = append(inRoot, b.own...)
-	p.MaskedPaths = slices.Concat(b.masks, b.secrets)
+	p.ProtectedPaths = slices.Concat(inRoot, b.own)
+	p.MaskedPaths = slices.Concat(masks, b.hidden)
 	return p
 }
 
@@ -49,7 +86,10 @@ func (h *Host) addAllowedPaths(p *toolv1.Sandbox, req permission.Request, d perm
 		if !filepath.IsAbs(abs) {
 			abs = filepath.Join(h.opts.Workspace, abs)
 		}
-		if coveredBy(p.WritePaths, abs) {
+		// The sandbox has its own /proc and /dev and no /sys: a path
+		// named there is never bound from the host (plugin/sandbox skips
+		// /proc and /dev whatever the profile says).
+		if coveredBy(p.WritePaths, abs) || coveredBy(kernelDirs, abs) {
 			continue
 		}
 		if s.Access == permission.Read {
@@ -59,6 +99,12 @@ func (h *Host) addAllowedPaths(p *toolv1.Sandbox, req permission.Request, d perm
 		}
 	}
 }
+
+// kernelDirs hold no path a call's subject may bind: the sandbox's own
+// /proc and /dev (bwrap cannot bind into them, and /proc/self is riot's),
+// and /sys, whose paths a command names to read the kernel's state, not
+// the user's files ([sandbox] allow_read still shows one).
+var kernelDirs = []string{"/proc", "/dev", "/sys"}
 
 // profileReason says why a call gets its profile, for the model.
 func profileReason(readOnly bool, d permission.Decision) string {

@@ -109,9 +109,6 @@ func (g *guesses) take() (groups []string, guessed map[string]bool) {
 // and never before a prompt. The guess is made for every such call, and a
 // right guess that the chain allows outright asks no Prepare.
 func TestSpeculatedPrepareDecidesAsPrepare(t *testing.T) {
-	if wantProtocol != 3 {
-		t.Skip("the plugins of this run are all of an older protocol")
-	}
 	const readOnly, write = `{"n":7}`, `{"n":8,"write":true}`
 	inputs := []struct{ name, input, same, other string }{
 		{"read-only", `{"n":1}`, readOnly, write},
@@ -218,9 +215,6 @@ func TestSpeculatedPrepareDecidesAsPrepare(t *testing.T) {
 // marker is not there while they are asked. Denied, it never runs; in plan
 // mode it is denied with plan mode's reason, unrun.
 func TestWrongGuessRunsNothingBeforeTheJudgement(t *testing.T) {
-	if wantProtocol != 3 {
-		t.Skip("the plugins of this run are all of an older protocol")
-	}
 	for _, tc := range []struct {
 		mode   string
 		answer permission.Answer
@@ -272,19 +266,16 @@ func TestWrongGuessRunsNothingBeforeTheJudgement(t *testing.T) {
 // guess never has calls run together that the answers would have kept
 // apart.
 func TestGuessedCallsRunAlone(t *testing.T) {
-	if wantProtocol != 3 {
-		t.Skip("the plugins of this run are all of an older protocol")
-	}
 	const ro, wr = `{"n":1}`, `{"n":2,"write":true}`
 	turns := [][]string{{ro}, {wr}, {ro, ro}, {ro, wr}, {wr, ro}, {ro, wr, ro}, {wr, wr}, {ro, ro, wr}, {wr, ro, ro}}
 	for _, maxParallel := range []int{0, 1, 2} {
-		host := func(path string) (*core.Host, *guesses) {
+		host := func(env map[string]string) (*core.Host, *guesses) {
 			cfg := testConfig(t, bypass, func(c *config.Config) { c.Limits.MaxParallel = maxParallel })
-			h := newHost(t, withConfig(cfg), withPlugins(core.PluginSpec{Name: "testkit", Path: path}))
+			h := newHost(t, withConfig(cfg), withPlugins(core.PluginSpec{Name: "testkit", Path: bins.testkit, Env: env}))
 			return h, observe(h)
 		}
-		guessing, gseen := host(bins.testkit)
-		asked, aseen := host(bins.testkitV2)
+		guessing, gseen := host(nil)
+		asked, aseen := host(undeclared)
 		sentGuessed := 0
 		for _, prime := range []string{ro, wr} {
 			for _, turn := range turns {
@@ -329,25 +320,27 @@ func TestGuessedCallsRunAlone(t *testing.T) {
 
 // TestGuessOnlyWhereDeclared: a tool's later calls are sent with its
 // previous answer, and ask no Prepare, when its plugin declares that it
-// honours the guess; a plugin built against an SDK before the declaration
-// (this test's runs over protocols 1 and 2), which would run the call
-// whatever its answer, is asked every call's Prepare.
+// honours the guess; a plugin whose manifest does not declare it, which
+// might run the call whatever its answer, is asked every call's Prepare.
 func TestGuessOnlyWhereDeclared(t *testing.T) {
-	h := newHost(t, withConfig(testConfig(t, bypass)))
-	seen := observe(h)
-	for i := range 3 {
-		wantResult(t, runOne(t, h, "Noop", `{}`), core.StatusOK, "ok")
-		_, guessed := seen.take()
-		if want := wantProtocol == 3 && i > 0; guessed["toolu_1"] != want {
-			t.Errorf("call %d over protocol %d sent with a guess: %v, want %v", i, wantProtocol, guessed["toolu_1"], want)
+	for _, declared := range []bool{true, false} {
+		env := map[string]string(nil)
+		if !declared {
+			env = undeclared
 		}
-	}
-	want := int64(3)
-	if wantProtocol == 3 {
-		want = 1
-	}
-	if got := core.PrepareExchanges(h, "Noop"); got != want {
-		t.Errorf("%d Prepare exchanges for three Noop calls over protocol %d, want %d", got, wantProtocol, want)
+		h := newHost(t, withConfig(testConfig(t, bypass)), withPlugins(core.PluginSpec{Name: "testkit", Path: bins.testkit, Env: env}))
+		seen := observe(h)
+		for i := range 3 {
+			wantResult(t, runOne(t, h, "Noop", `{}`), core.StatusOK, "ok")
+			_, guessed := seen.take()
+			if want := declared && i > 0; guessed["toolu_1"] != want {
+				t.Errorf("declared %v: call %d sent with a guess: %v, want %v", declared, i, guessed["toolu_1"], want)
+			}
+		}
+		want := map[bool]int64{true: 1, false: 3}[declared]
+		if got := core.PrepareExchanges(h, "Noop"); got != want {
+			t.Errorf("declared %v: %d Prepare exchanges for three Noop calls, want %d", declared, got, want)
+		}
 	}
 }
 
@@ -356,9 +349,6 @@ func TestGuessOnlyWhereDeclared(t *testing.T) {
 // the same twice in a row, so a tool whose answer changes with each call
 // (Read of one file, then another) pays for one miss, not one per call.
 func TestGuessOnlyWhileTheAnswersAreSteady(t *testing.T) {
-	if wantProtocol != 3 {
-		t.Skip("the plugins of this run are all of an older protocol")
-	}
 	h := newHost(t, withConfig(testConfig(t, bypass)))
 	seen := observe(h)
 	const ro, wr = `{"n":1}`, `{"n":2,"write":true}`
@@ -393,9 +383,6 @@ func TestGuessOnlyWhileTheAnswersAreSteady(t *testing.T) {
 // (which has one) is prepared every time, a read-only call (which has
 // none) is guessed.
 func TestNoGuessForTheClassifier(t *testing.T) {
-	if wantProtocol != 3 {
-		t.Skip("the plugins of this run are all of an older protocol")
-	}
 	cfg := testConfig(t, func(c *config.Config) {
 		c.Permissions.Mode = "auto"
 		c.Permissions.Allow = []config.Rule{{Text: "Mark"}}
@@ -421,13 +408,12 @@ func TestNoGuessForTheClassifier(t *testing.T) {
 // that honours no guess is. The texts, descriptions and prompts are the
 // same, and the tool never runs.
 func TestGuessBeforeASandboxRefusal(t *testing.T) {
-	if wantProtocol != 3 {
-		t.Skip("the plugins of this run are all of an older protocol")
-	}
-	t.Setenv("PATH", t.TempDir()) // no bwrap
 	for _, mode := range []string{"bypassPermissions", "default"} {
 		prompter := &markPrompter{answer: permission.AnswerAllowOnce}
 		guessing, asked := hostPair(t, mode, ruleCases("Mark")[0], prompter, func(c *config.Config) { c.Sandbox.Mode = "required" })
+		// As on a machine without bwrap.
+		core.WithoutBwrap(guessing)
+		core.WithoutBwrap(asked)
 		seen := observe(guessing)
 		dir := t.TempDir()
 		for i, in := range []string{`{"n":1}`, `{"n":2}`, `{"n":3,"write":true}`, `{"n":4,"write":true}`, `{"n":5,"write":true}`, `{"n":6}`} {

@@ -88,7 +88,8 @@ func (h *Host) RunTurn(ctx context.Context, uses []ToolUse) []ToolResult {
 			results[i] = c.result
 		}
 	}
-	h.applyTurnBudget(calls, results)
+	h.tellSessionState(calls, results)
+	h.boundResults(calls, results)
 	return results
 }
 
@@ -118,7 +119,17 @@ func (h *Host) nextGroup(ctx context.Context, uses []ToolUse, calls []*call, i i
 				stop = true
 				break
 			}
-			c := h.judge(ctx, w.get(j))
+			checked := w.get(j)
+			if checked.done && len(group) > 0 {
+				// Its check ended it (its tool rejected the input, say)
+				// while the calls ahead of it have not run yet: what they
+				// do may change the answer (Read, then Edit of that file).
+				// It is checked again once they have run; nothing of it
+				// ran, and no hook saw it.
+				stop = true
+				break
+			}
+			c := h.judge(ctx, checked)
 			calls[i] = c
 			i++
 			if c.done {
@@ -241,9 +252,11 @@ func (h *Host) startNeeded(uses []ToolUse) {
 	}
 }
 
-// applyTurnBudget spills the largest results of a turn whose results
+// applyTurnBudget spills the largest outputs of a turn whose results
 // together exceed limits.turn_budget_chars, until the turn fits. Results
-// of Unlimited tools are never spilled.
+// of Unlimited tools are never spilled. Only a call's output is spilled:
+// what follows it in the result (its message, a hook's words, which the
+// gate has bounded already) stays after the new preview.
 func (h *Host) applyTurnBudget(calls []*call, results []ToolResult) {
 	budget := int64(h.cfg.Limits.TurnBudgetChars)
 	if budget <= 0 {
@@ -259,8 +272,10 @@ func (h *Host) applyTurnBudget(calls []*call, results []ToolResult) {
 	var order []int
 	for i, c := range calls {
 		// A cancelled call's result is why it was cancelled, not its
-		// output: spilling would put a preview in place of the reason.
-		if c != nil && c.col != nil && c.limited && !c.col.spilled() && c.col.text.Len() > 0 && results[i].Status != StatusCancelled {
+		// output: spilling would put a preview in place of the reason. A
+		// result the gate spilled is a preview already.
+		if c != nil && c.col != nil && c.limited && !c.col.spilled() && !c.col.lost && c.col.text.Len() > 0 &&
+			results[i].Status != StatusCancelled && results[i].Spill == nil {
 			order = append(order, i)
 		}
 	}
@@ -270,17 +285,34 @@ func (h *Host) applyTurnBudget(calls []*call, results []ToolResult) {
 			return
 		}
 		c := calls[i]
-		before := int64(len([]rune(results[i].Text())))
-		if err := h.spillWhole(c); err != nil {
-			h.log.Error("cannot spill a result for the turn budget", "call_id", c.use.ID, "error", err)
+		blk := firstText(results[i].Content)
+		body := c.col.body()
+		if blk < 0 || !strings.HasPrefix(results[i].Content[blk].Text, body) {
 			continue
 		}
-		h.finishBody(c, c.result.Status)
-		c.result.Duration = results[i].Duration
-		c.result.UI = results[i].UI
-		results[i] = c.result
+		before := int64(len([]rune(results[i].Text())))
+		rest := results[i].Content[blk].Text[len(body):]
+		if err := h.spillWhole(c); err != nil {
+			// The collector is cut to its preview all the same, with a
+			// note saying the rest could not be saved.
+			h.log.Error("cannot spill a result for the turn budget", "call_id", c.use.ID, "error", err)
+		}
+		results[i].Content[blk].Text = c.col.body() + rest
+		if c.col.spilled() && c.col.err == nil {
+			results[i].Spill = &Spill{Path: c.col.spillPath, Chars: c.col.chars, Lines: c.col.lineCount(), Bytes: c.col.nbytes}
+		}
 		total += int64(len([]rune(results[i].Text()))) - before
 	}
+}
+
+// firstText is the index of the first text block of content, or -1.
+func firstText(content []Block) int {
+	for i, b := range content {
+		if b.Type == "text" {
+			return i
+		}
+	}
+	return -1
 }
 
 // spillWhole writes a result kept in memory to its spill file, as the

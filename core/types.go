@@ -7,7 +7,7 @@ import (
 	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
 
-// The data of a turn are package toolcall's, which the CLI's quick path
+// The data of a turn are package toolcall's, which the session host's wire
 // uses without linking the host.
 type (
 	// ToolUse is one tool call from the model.

@@ -73,7 +73,7 @@ func confineChild(dir string) int {
 
 // A read-only plugin's process can read but not write or execute anything,
 // anywhere, nor connect over TCP where the kernel's Landlock has network
-// rights. It can connect to a Unix socket, as protocol 3's link does, but
+// rights. It can connect to a Unix socket, but
 // not make one.
 func TestConfineReadOnly(t *testing.T) {
 	abi, err := ll.LandlockGetABIVersion()

@@ -3,6 +3,8 @@ package plugin
 import (
 	"context"
 
+	"github.com/riot-tools/riot/shared"
+
 	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
 
@@ -37,7 +39,7 @@ func (h *typed[In]) unprepared(ctx context.Context, raw []byte, env *Env) (*tool
 	if rejected != "" {
 		return &toolv1.PrepareResponse{Rejected: rejected}, nil
 	}
-	return &toolv1.PrepareResponse{Describe: h.tool.Describe(in)}, func() Outcome { return h.tool.Call(ctx, in, env) }
+	return shared.DefaultAnswer(h.tool.Describe(in)), func() Outcome { return h.tool.Call(ctx, in, env) }
 }
 
 // unprepared answers the Prepare part of a Call the host sent without one:

@@ -12,6 +12,7 @@ import (
 
 	"github.com/riot-tools/riot/internal/paths"
 	"github.com/riot-tools/riot/plugin/sandbox"
+	"github.com/riot-tools/riot/shared"
 )
 
 // Env is what a call knows about the session it serves and the world it may
@@ -36,6 +37,10 @@ type Env struct {
 	// AllowedReads are the call's read paths as the host's permission
 	// chain resolved and allowed them; see OpenRead. Empty in Prepare.
 	AllowedReads []string
+	// AllowedWrites are the call's write paths as the host's permission
+	// chain resolved and allowed them (symlinks followed); Edit and Write
+	// create or replace only these. Empty in Prepare.
+	AllowedWrites []string
 	// Mode is the permission mode, for tools whose behaviour depends on it.
 	Mode string
 	// Deadline is when the host gives up on the call; zero means none.
@@ -150,3 +155,8 @@ func expandHome(path string) string {
 	}
 	return path
 }
+
+// SessionLastsOneInvocation reports whether the call's session ends with
+// the host that serves it (`riot run` or `riot call` without --session):
+// what calls recorded in an earlier invocation is not known to this one.
+func (e *Env) SessionLastsOneInvocation() bool { return shared.Ephemeral(e.SessionID) }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/riot-tools/riot/shared"
 	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
 
@@ -102,8 +103,8 @@ func (h *typed[In]) spec() *toolv1.ToolSpec {
 		CascadesOnFailure:       cascades,
 		ResultBudget:            &toolv1.Budget{Unlimited: budget.IsUnlimited(), LimitChars: int64(budget.Chars())},
 		ReadOnlyWithoutSubjects: readOnly && !subjects,
-		DefaultPrepare:          h.defaultPrepare && declaresDefaultPrepare,
-		HonoursExpect:           honoursExpect,
+		DefaultPrepare:          h.defaultPrepare,
+		HonoursExpect:           true,
 	}
 }
 
@@ -130,7 +131,7 @@ func (h *typed[In]) prepare(ctx context.Context, raw []byte, env *Env) *toolv1.P
 	if rejected != "" {
 		return &toolv1.PrepareResponse{Rejected: rejected}
 	}
-	resp := &toolv1.PrepareResponse{Describe: h.tool.Describe(in)}
+	resp := shared.DefaultAnswer(h.tool.Describe(in))
 	if c, ok := h.tool.(ReadOnlyChecker[In]); ok {
 		resp.ReadOnly = c.IsReadOnly(in)
 	}

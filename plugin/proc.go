@@ -132,6 +132,15 @@ var (
 // it has no process guard. Close ends the sandboxes it keeps.
 func NewOSProc() *OSProc { return newOSProc(nil, nil) }
 
+// NewOSProcWithProbe is NewOSProc finding bwrap with probe, for tests
+// that stand for a machine without bwrap (bwrap is found in the system
+// directories only, so no PATH hides it).
+func NewOSProcWithProbe(probe *sandbox.Probe) *OSProc {
+	p := newOSProc(nil, nil)
+	p.probe = probe
+	return p
+}
+
 func newOSProc(g *procguard.Guard, log hclog.Logger) *OSProc {
 	return &OSProc{guard: g, probe: &sandbox.Probe{}, pool: &sandbox.Pool{Started: g.Add, Ended: g.Remove}, log: log}
 }
@@ -176,9 +185,18 @@ func (p *OSProc) StartShared(ctx context.Context, cmd *exec.Cmd) (Process, error
 	p.guard.Ready()
 	proc, err := p.pool.Start(bwrap, p.profile, cmd)
 	var lost *sandbox.LostError
+	var setup *sandbox.SetupError
 	switch {
 	case errors.As(err, &lost):
 		return nil, err
+	case errors.As(err, &setup):
+		// The command runs in a bwrap of its own, without what only the
+		// long-lived sandbox needs; should that fail too, the model is
+		// told what the long-lived one could not mount.
+		if p.log != nil {
+			p.log.Debug("the long-lived sandbox could not be set up; running in a sandbox of its own", "why", err.Error())
+		}
+		return p.start(ctx, cmd, setup)
 	case err != nil:
 		if p.log != nil {
 			p.log.Debug("running in a sandbox of its own", "why", err.Error())
@@ -198,17 +216,29 @@ func (p *OSProc) grace() time.Duration {
 
 // Start implements Proc.
 func (p *OSProc) Start(ctx context.Context, cmd *exec.Cmd) (Process, error) {
+	return p.start(ctx, cmd, nil)
+}
+
+// start is Start; known is what a sandbox of the same profile could not
+// mount, if that is known, for the model should this one fail too.
+func (p *OSProc) start(ctx context.Context, cmd *exec.Cmd, known *sandbox.SetupError) (Process, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	sandboxed, err := p.confine(ctx, cmd)
+	watch, err := p.confine(ctx, cmd)
 	if err != nil {
 		return nil, err
 	}
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	cmd.SysProcAttr.Setpgid = true
+	// A session of its own, sandboxed or not: a command never has the
+	// user's controlling terminal, so it cannot push input into the
+	// user's shell (TIOCSTI) nor read the terminal. A session leader
+	// leads its process group too, so the group is still the command's
+	// and is signalled as one. bwrap's --new-session does the same inside.
+	cmd.SysProcAttr.Setsid = true
+	cmd.SysProcAttr.Setpgid = false
 	setDeathSignal(cmd.SysProcAttr)
 	if cmd.Env == nil {
 		cmd.Env = ChildEnv(os.Environ())
@@ -218,10 +248,14 @@ func (p *OSProc) Start(ctx context.Context, cmd *exec.Cmd) (Process, error) {
 	// the command forks, even before that write, should the plugin die
 	// between the command's start and its registration.
 	cmd.Env = p.guard.Env(cmd.Env)
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	if watch != nil {
+		watch.Started(err)
+	}
+	if err != nil {
 		return nil, err
 	}
-	proc := &osProcess{cmd: cmd, pgid: cmd.Process.Pid, guard: p.guard, done: make(chan struct{}), sandboxed: sandboxed}
+	proc := &osProcess{cmd: cmd, pgid: cmd.Process.Pid, guard: p.guard, done: make(chan struct{}), sandboxed: watch != nil, watch: watch, known: known}
 	p.guard.Add(proc.pgid)
 	go stopOnCancel(ctx, proc, proc.done, p.grace())
 	return proc, nil
@@ -230,34 +264,41 @@ func (p *OSProc) Start(ctx context.Context, cmd *exec.Cmd) (Process, error) {
 // confine rewrites cmd to run in the call's sandbox. Where bwrap cannot
 // run, a required sandbox is an error and any other runs unconfined: the
 // host warned the user once when it found bwrap missing.
-func (p *OSProc) confine(ctx context.Context, cmd *exec.Cmd) (bool, error) {
+//
+// The Watch it returns for a sandboxed command tells a sandbox that could
+// not be set up from a command that failed, and ends the sandbox with
+// bwrap; nil is unconfined.
+func (p *OSProc) confine(ctx context.Context, cmd *exec.Cmd) (*sandbox.Watch, error) {
 	if p.profile == nil {
-		return false, nil
+		return nil, nil
 	}
 	bwrap, err := p.probe.Check(ctx)
 	if err != nil {
 		if p.profile.Required {
-			return false, &sandbox.UnavailableError{Why: err.Error()}
+			return nil, &sandbox.UnavailableError{Why: err.Error()}
 		}
 		if p.log != nil {
 			p.log.Debug("running unsandboxed: bwrap cannot start", "why", err.Error())
 		}
-		return false, nil
+		return nil, nil
 	}
-	p.profile.Wrap(bwrap, cmd)
-	return true, nil
+	return p.profile.WrapWatched(bwrap, cmd)
 }
 
 type osProcess struct {
 	// sandboxed: the process runs in a PID namespace of its own, which
 	// ends everything it started when it exits.
 	sandboxed bool
-	cmd       *exec.Cmd
-	pgid      int
-	guard     *procguard.Guard
-	done      chan struct{}
-	waitOnce  sync.Once
-	waitErr   error
+	// watch follows the bwrap of a sandboxed process; known is what a
+	// sandbox of its profile could not mount, if known.
+	watch    *sandbox.Watch
+	known    *sandbox.SetupError
+	cmd      *exec.Cmd
+	pgid     int
+	guard    *procguard.Guard
+	done     chan struct{}
+	waitOnce sync.Once
+	waitErr  error
 }
 
 func (p *osProcess) Pid() int { return p.pgid }
@@ -266,6 +307,15 @@ func (p *osProcess) Pid() int { return p.pgid }
 func (p *osProcess) Sandboxed() bool { return p.sandboxed }
 
 func (p *osProcess) Signal(sig syscall.Signal) error {
+	if p.sandboxed && sig == syscall.SIGTERM {
+		// The group is bwrap's, never the command's (a session of its own
+		// in the sandbox), so SIGTERM reaches no command; and while bwrap
+		// sets the sandbox up, the namespace's first process is in this
+		// group but, as a PID namespace's init, deaf to SIGTERM: it would
+		// outlive bwrap, which is how sandboxes were left running. SIGKILL
+		// ends both; End ends the first process after it left the group.
+		sig = syscall.SIGKILL
+	}
 	err := syscall.Kill(-p.pgid, sig)
 	if errors.Is(err, syscall.ESRCH) {
 		return nil
@@ -276,6 +326,12 @@ func (p *osProcess) Signal(sig syscall.Signal) error {
 func (p *osProcess) Wait() error {
 	p.waitOnce.Do(func() {
 		p.waitErr = p.cmd.Wait()
+		if p.watch != nil {
+			// What bwrap left of the sandbox ends with it, and a sandbox
+			// that never ran the command says so in riot's words.
+			p.watch.End()
+			p.waitErr = p.watch.Check(p.waitErr, p.known)
+		}
 		close(p.done)
 		// Unregister only a group that is gone, so a pgid recycled later is
 		// never killed by the guard; a group with survivors stays guarded.

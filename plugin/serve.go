@@ -71,7 +71,7 @@ func serve(readOnly bool, handlers []Handler) {
 	os.Stdout = handshake
 	goplugin.Serve(&goplugin.ServeConfig{
 		HandshakeConfig:  shared.Handshake,
-		VersionedPlugins: servedProtocols(srv),
+		VersionedPlugins: shared.VersionedPlugins(srv),
 		TLSProvider:      shared.ServerTLSFromEnv,
 		GRPCServer: func(opts []grpc.ServerOption) *grpc.Server {
 			// Called once the listener exists, which creating the socket

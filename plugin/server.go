@@ -57,7 +57,7 @@ func NewServer(rt Runtime, handlers ...Handler) (*Server, error) {
 	s := &Server{rt: rt, byName: make(map[string]Handler, len(handlers)), manifest: &toolv1.ManifestResponse{SdkVersion: Version}}
 	if rt.StartsNoProcesses {
 		s.rt.Proc = noProc{}
-		s.manifest.StartsNoProcesses = declaresStartsNoProcesses
+		s.manifest.StartsNoProcesses = true
 	}
 	for _, h := range handlers {
 		name := h.Name()
@@ -126,8 +126,6 @@ func (s *Server) Call(ctx context.Context, req *toolv1.CallRequest, send func(*t
 	if streamed {
 		next = 1
 	}
-	// What follows goes out with the Final: the streamed output is sent.
-	shared.HoldUntilFinal(ctx)
 	if outcome.ok {
 		for _, b := range outcome.content {
 			// Text on the wire is UTF-8; the host refuses anything else.
@@ -194,6 +192,7 @@ func (s *Server) env(callID string, c *toolv1.CallContext) *Env {
 		env.Deadline = time.UnixMilli(ms)
 	}
 	env.AllowedReads = c.GetAllowedReads()
+	env.AllowedWrites = c.GetAllowedWrites()
 	return env
 }
 

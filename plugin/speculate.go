@@ -16,11 +16,6 @@ import (
 // carries nothing else, and the host judges the answer it got, as if
 // Prepare had given it.
 
-// honoursExpect: the manifest declares ToolSpec.honours_expect. An SDK
-// built as one before default_prepare (the riot_protocol1 and
-// riot_protocol2 tags) is one before this too.
-const honoursExpect = declaresDefaultPrepare
-
 // isUnprepared: the host sent the Call without a Prepare, with or without
 // an expected answer.
 func isUnprepared(req *toolv1.CallRequest) bool {

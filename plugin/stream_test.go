@@ -38,7 +38,7 @@ func (s streamer) Call(ctx context.Context, in streamerIn, env *plugin.Env) plug
 	}
 }
 
-// Over the link, a tool's streamed output reaches the host while the tool
+// A tool's streamed output reaches the host while the tool
 // runs, both a write that fills the buffer (sent at once) and a trickle
 // (sent by the flusher); the outcome's block follows it, then the Final.
 func TestStreamedOutputReachesTheHostWhileTheToolRuns(t *testing.T) {

@@ -6,6 +6,29 @@ import (
 	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
 
+// DefaultAnswer is the default Prepare answer, the one a tool's manifest
+// may declare for every input it accepts (ToolSpec.default_prepare): the
+// call's description and nothing else. It is defined here alone: the SDK
+// answers with it, and the host judges an elided call by it and holds the
+// answer on the stream to it (IsDefaultAnswer).
+func DefaultAnswer(describe string) *toolv1.PrepareResponse {
+	return &toolv1.PrepareResponse{Describe: describe}
+}
+
+// IsDefaultAnswer reports whether p is DefaultAnswer of some description,
+// or a rejection, which carries nothing else either. Every other field
+// counts, unknown ones included: a field added to PrepareResponse is
+// outside the default answer without a change here
+// (TestDefaultAnswerFields walks them).
+func IsDefaultAnswer(p *toolv1.PrepareResponse) bool {
+	if p == nil {
+		return false
+	}
+	c := proto.CloneOf(p)
+	c.Describe, c.Rejected = "", ""
+	return proto.Equal(c, DefaultAnswer(""))
+}
+
 // SameAnswer reports whether two Prepare answers are the same but for
 // their descriptions: everything a host judges a call by, and so what
 // decides whether a Call carrying an expected answer (CallRequest.expect)

@@ -1,14 +1,17 @@
 package shared
 
 import (
-	"maps"
-	"slices"
-
 	goplugin "github.com/hashicorp/go-plugin"
 )
 
-// ProtocolVersion is the newest wire protocol this build speaks.
-const ProtocolVersion = 3
+// ProtocolVersion is the one wire protocol this build speaks: the
+// ToolPlugin service's plain RPCs, Manifest, Prepare and a streamed Call.
+// The host offers no other, so go-plugin refuses a plugin that serves only
+// others (core explains it: rebuild it with this riot's SDK). Versions 2
+// (a gRPC Session stream) and 3 (a Unix socket link beside gRPC) are gone:
+// per warm call through the host they saved 12% and 28% (BENCHMARKS.md,
+// "One protocol (issue 31)"), not worth a second and third protocol.
+const ProtocolVersion = 1
 
 // PluginName is the single go-plugin plugin a riot tool binary dispenses.
 const PluginName = "tool"
@@ -23,32 +26,11 @@ var Handshake = goplugin.HandshakeConfig{
 	MagicCookieValue: "8d3c0f0e-riot-tool-plugin-b1f6a7e2",
 }
 
-// VersionedPlugins maps each protocol version to the plugins served under
-// it. Version 1 is the first; a later version is added beside it, never in
-// its place, so old plugins keep working. go-plugin picks the newest
-// version both sides serve: 3, the link, between this build's host and
-// SDK; 2, the Session stream, or 1 with a plugin built before them.
+// VersionedPlugins maps the one protocol version to the plugin served
+// under it: impl on the plugin side, nil on the host's.
 func VersionedPlugins(impl ToolPlugin) map[int]goplugin.PluginSet {
-	return versioned(impl, HostOptions{})
+	return map[int]goplugin.PluginSet{ProtocolVersion: {PluginName: &GRPCPlugin{Impl: impl}}}
 }
-
-// HostVersionedPlugins is VersionedPlugins as the host dispenses them,
-// with its settings.
-func HostVersionedPlugins(o HostOptions) map[int]goplugin.PluginSet {
-	return versioned(nil, o)
-}
-
-func versioned(impl ToolPlugin, o HostOptions) map[int]goplugin.PluginSet {
-	return map[int]goplugin.PluginSet{
-		1: {PluginName: &GRPCPlugin{Impl: impl, Host: o}},
-		2: {PluginName: &GRPCPlugin{Impl: impl, Protocol: 2, Host: o}},
-		3: {PluginName: &GRPCPlugin{Impl: impl, Protocol: 3, Host: o}},
-	}
-}
-
-// SupportedProtocols are the protocol versions this build speaks, oldest
-// first.
-func SupportedProtocols() []int { return slices.Sorted(maps.Keys(VersionedPlugins(nil))) }
 
 // SDKModule is the Go module a plugin is built against.
 const SDKModule = "github.com/riot-tools/riot"

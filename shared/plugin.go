@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 
-	"github.com/hashicorp/go-hclog"
 	goplugin "github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 
@@ -28,22 +27,6 @@ type GRPCPlugin struct {
 	goplugin.NetRPCUnsupportedPlugin
 	// Impl is set on the plugin side only.
 	Impl ToolPlugin
-	// Protocol is the version served: 1 (zero) the RPCs alone, 2 with
-	// them the Session stream, which the host then calls instead, 3 with
-	// both the link, which the host calls instead of the stream.
-	Protocol int
-	// Host is the host side's settings; unset on the plugin side.
-	Host HostOptions
-}
-
-// HostOptions are the host's settings of the stubs it dispenses.
-type HostOptions struct {
-	// Log takes the stub's debug records, such as a link that could not
-	// open; nil drops them.
-	Log hclog.Logger
-	// LinkDir is where protocol 3 makes each link's private directory;
-	// "" is os.TempDir.
-	LinkDir string
 }
 
 var _ goplugin.GRPCPlugin = (*GRPCPlugin)(nil)
@@ -51,36 +34,16 @@ var _ goplugin.GRPCPlugin = (*GRPCPlugin)(nil)
 // GRPCServer registers the server shim.
 func (p *GRPCPlugin) GRPCServer(_ *goplugin.GRPCBroker, s *grpc.Server) error {
 	toolv1.RegisterToolPluginServer(s, &GRPCServer{Impl: p.Impl})
-	if p.Protocol >= 2 {
-		sessions := &SessionServer{Impl: p.Impl}
-		toolv1.RegisterToolSessionServer(s, sessions)
-		if p.Protocol >= 3 {
-			toolv1.RegisterToolLinkServer(s, &LinkServer{Sessions: sessions})
-		}
-	}
 	return nil
 }
 
-// GRPCClient returns the client stub. ctx is the plugin client's life,
-// which ends a link with it.
-func (p *GRPCPlugin) GRPCClient(ctx context.Context, _ *goplugin.GRPCBroker, c *grpc.ClientConn) (any, error) {
-	if p.Protocol < 2 {
-		return NewGRPCClient(c), nil
-	}
-	sc := NewSessionClient(c)
-	if p.Protocol >= 3 {
-		log := p.Host.Log
-		if log == nil {
-			log = hclog.NewNullLogger()
-		}
-		sc.link = &linker{rpc: toolv1.NewToolLinkClient(c), dir: p.Host.LinkDir, log: log}
-	}
-	sc.closeOnDone(ctx)
-	return sc, nil
+// GRPCClient returns the client stub.
+func (p *GRPCPlugin) GRPCClient(_ context.Context, _ *goplugin.GRPCBroker, c *grpc.ClientConn) (any, error) {
+	return NewGRPCClient(c), nil
 }
 
-// GRPCClient is the host-side stub of protocol version 1: ToolPlugin over
-// a gRPC connection, an RPC per Prepare and per Call.
+// GRPCClient is the host-side stub: ToolPlugin over a gRPC connection, an
+// RPC per Manifest, per Prepare and per Call.
 type GRPCClient struct {
 	client toolv1.ToolPluginClient
 }

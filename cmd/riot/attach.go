@@ -13,7 +13,6 @@ import (
 	"strings"
 
 	"github.com/riot-tools/riot/cmd/riot/internal/ident"
-	"github.com/riot-tools/riot/cmd/riot/internal/quickrun"
 	"github.com/riot-tools/riot/cmd/riot/internal/turnio"
 	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/config/lock"
@@ -101,32 +100,29 @@ func (a *app) attachedTurn(ctx context.Context, uses []core.ToolUse, daemon, kno
 	hs := sessionhost.Handlers{
 		Progress: onProgress,
 		Warn:     func(line string) { fmt.Fprintf(a.stderr, "riot: warning: %s\n", line) },
-		// The client that read the config printed this itself.
-		Notice: func(line string) {
-			if !a.trustWarned {
-				fmt.Fprintf(a.stderr, "riot: %s\n", line)
+		// The host's lines for the user: the untrusted-workspace line,
+		// which the client that read the config printed itself, and what
+		// became of the session's state.
+		Notice: func(text string) {
+			for _, line := range strings.Split(text, "\n") {
+				if !a.trustWarned || !strings.Contains(line, "riot trust ") {
+					fmt.Fprintf(a.stderr, "riot: %s\n", line)
+				}
 			}
 		},
 	}
 	var cfg *config.Config
 	paths := sessionhost.PathsFor(sessionhost.Dir(envStateDir()), a.session, ws)
 	if term {
-		hs.Prompter = &permission.TTYPrompter{In: a.stdin, Out: a.stderr}
 		if cfg, _, err = a.trustedConfig(); err != nil {
 			return sessionhost.Reply{}, false, err
 		}
+		// The user's "always allow" on this terminal is saved here, as the
+		// user's, before the host's own write finds the rule there.
+		hs.Prompter = &trustingPrompter{Prompter: &permission.TTYPrompter{In: a.stdin, Out: a.stderr}, a: a, cfg: cfg}
 		paths = a.hostPaths(cfg, ws)
 	}
-	// Without awaitSignals: a client that a signal ends before they are
-	// registered hangs up, which cancels its turn in the host all the same.
-	// A host that refused the quick path is not asked again: it may have
-	// exited since, taking the reason with it.
-	var reply sessionhost.Reply
-	if why := quickrun.Declined().Refused; why != "" {
-		err = &sessionhost.RefusedError{Reason: why}
-	} else {
-		reply, err = sessionhost.TurnReply(ctx, paths.Socket, hello, uses, hs)
-	}
+	reply, err := sessionhost.TurnReply(ctx, paths.Socket, hello, uses, hs)
 	if errors.Is(err, sessionhost.ErrNoHost) && cfg == nil {
 		var cerr error
 		if cfg, _, cerr = a.trustedConfig(); cerr != nil {

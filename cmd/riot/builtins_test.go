@@ -1,7 +1,11 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/riot-tools/riot/config"
@@ -23,4 +27,48 @@ func TestBuiltinToolsAreListed(t *testing.T) {
 	if !slices.Equal(served, listed) {
 		t.Fatalf("builtins serve %v; config.BuiltinTools lists %v", served, listed)
 	}
+}
+
+// config.Builtins is the one registry of builtin tool sets: the tool sets
+// riot serves, the plugins the embedded defaults declare, the Makefile's
+// BUILTINS and the standalone binaries' Serve (read-only or not) follow it.
+func TestBuiltinRegistryAgrees(t *testing.T) {
+	want := config.BuiltinNames()
+	served := builtinNames()
+	if !slices.Equal(served, slices.Sorted(slices.Values(want))) {
+		t.Errorf("riot serves %v; config.Builtins has %v", served, want)
+	}
+	var declared []string
+	for _, p := range mustDefaults(t).Plugins {
+		declared = append(declared, p.Name)
+	}
+	if !slices.Equal(declared, want) {
+		t.Errorf("defaults.toml declares the plugins %v; config.Builtins has %v, in that order", declared, want)
+	}
+	mk, err := os.ReadFile(filepath.Join("..", "..", "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^BUILTINS\s*:=\s*(.*)$`).FindSubmatch(mk)
+	if m == nil || !slices.Equal(strings.Fields(string(m[1])), want) {
+		t.Errorf("the Makefile's BUILTINS is %q; config.Builtins has %v, in that order", m, want)
+	}
+	for _, b := range config.Builtins() {
+		src, err := os.ReadFile(filepath.Join("..", "..", "plugins", b.Name, "cmd", "riot-tool-"+b.Name, "main.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(src), "plugin.ServeReadOnly("); got != b.ReadOnly {
+			t.Errorf("riot-tool-%s serves read-only: %v; config.Builtins says %v", b.Name, got, b.ReadOnly)
+		}
+	}
+}
+
+func mustDefaults(t *testing.T) *config.Config {
+	t.Helper()
+	cfg, err := config.Load(config.Options{Workspace: t.TempDir(), UserFile: filepath.Join(t.TempDir(), "none.toml"), Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }

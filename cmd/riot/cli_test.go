@@ -13,7 +13,7 @@ import (
 func TestVersion(t *testing.T) {
 	e := newEnv(t)
 	r := e.riot("", "version")
-	r.want(t, 0, "riot 0.1.0 (commit ", "plugin protocol 3")
+	r.want(t, 0, "riot 0.1.0 (commit ", "plugin protocol 1")
 	// `riot version` and `riot --version` are answered before the command
 	// tree is built; any other spelling goes through it, and each prints
 	// the same line and nothing else.

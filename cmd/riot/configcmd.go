@@ -3,11 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -53,91 +51,17 @@ func printConfig(w io.Writer, c *config.Config) {
 		fmt.Fprintf(w, "# not searched for plugins, as the workspace is not trusted: %s\n", strings.Join(dirs, ", "))
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	entry := func(key, value string, src config.Source) {
-		fmt.Fprintf(tw, "%s = %s\t# %s\n", key, value, src)
+	for _, e := range c.Entries() {
+		switch e.Key {
+		case "state_dir":
+			e.Value += " (" + c.ResolvedStateDir(nil) + ")"
+		case "log.file":
+			e.Value += " (" + c.ResolvedLogFile(nil) + ")"
+		}
+		fmt.Fprintf(tw, "%s %s %s\t# %s\n", e.Key, e.Op, e.Value, e.Source)
 	}
-	line := func(key, value string) { entry(key, value, source(c, key)) }
-	list := func(key string, values []string) {
-		if len(values) == 0 {
-			line(key, "[]")
-			return
-		}
-		for _, v := range values {
-			fmt.Fprintf(tw, "%s += %s\t# %s\n", key, quote(v), source(c, key))
-		}
-	}
-	line("state_dir", quote(c.StateDir)+" ("+c.ResolvedStateDir(nil)+")")
-	list("plugin_dirs", c.PluginDirs)
-	line("permissions.mode", quote(c.Permissions.Mode))
-	for _, l := range []struct {
-		key   string
-		rules []config.Rule
-	}{{"allow", c.Permissions.Allow}, {"ask", c.Permissions.Ask}, {"deny", c.Permissions.Deny}} {
-		key := "permissions." + l.key
-		if len(l.rules) == 0 {
-			line(key, "[]")
-		}
-		for _, r := range l.rules {
-			fmt.Fprintf(tw, "%s += %s\t# %s\n", key, quote(r.Text), r.Source)
-		}
-	}
-	list("permissions.additional_dirs", c.Permissions.AdditionalDirs)
-	line("permissions.classifier.url", quote(c.Permissions.Classifier.URL))
-	line("permissions.classifier.model", quote(c.Permissions.Classifier.Model))
-	line("permissions.classifier.timeout", quote(dur(c.Permissions.Classifier.Timeout)))
-	line("limits.max_parallel", strconv.Itoa(c.Limits.MaxParallel))
-	line("limits.turn_budget_chars", strconv.Itoa(c.Limits.TurnBudgetChars))
-	line("limits.call_timeout", quote(dur(c.Limits.CallTimeout)))
-	line("limits.start_timeout", quote(dur(c.Limits.StartTimeout)))
-	line("results.max_age", quote(dur(c.Results.MaxAge)))
-	line("results.max_total_mb", strconv.Itoa(c.Results.MaxTotalMB))
-	line("log.level", quote(c.Log.Level))
-	line("log.file", quote(c.Log.File)+" ("+c.ResolvedLogFile(nil)+")")
-	printSandboxConfig(tw, c)
-	line("log.max_size_mb", strconv.Itoa(c.Log.MaxSizeMB))
-	for _, p := range c.Plugins {
-		k := "plugins." + p.Name + "."
-		line(k+"enabled", strconv.FormatBool(p.Enabled))
-		line(k+"path", quote(p.Path))
-		line(k+"sha256", quote(p.SHA256))
-		line(k+"args", "["+strings.Join(quoteAll(p.Args), ", ")+"]")
-		if len(p.Env) == 0 {
-			line(k+"env", "{}")
-		}
-		names := make([]string, 0, len(p.Env))
-		for name := range p.Env {
-			names = append(names, name)
-		}
-		slices.Sort(names)
-		for _, name := range names {
-			fmt.Fprintf(tw, "%senv.%s = %s\t# %s\n", k, name, quote(p.Env[name]), source(c, k+"env"))
-		}
-		if p.Timeout > 0 {
-			line(k+"timeout", quote(dur(p.Timeout)))
-		} else {
-			// Unset: the call timeout applies, and that is the value.
-			entry(k+"timeout", quote(dur(c.Limits.CallTimeout)), config.Source{Layer: "limits.call_timeout"})
-		}
-	}
-	for _, ev := range []struct {
-		name  string
-		hooks []config.Hook
-	}{{"PreToolUse", c.Hooks.PreToolUse}, {"PostToolUse", c.Hooks.PostToolUse}} {
-		for _, h := range ev.hooks {
-			fmt.Fprintf(tw, "hooks.%s += {matcher = %s, command = %s, timeout = %s, fail_closed = %v}\t# %s\n",
-				ev.name, quote(h.Matcher), quote(h.Command), quote(dur(h.Timeout)), h.FailClosed, h.Source)
-		}
-	}
+	printSandboxStatus(tw, c)
 	_ = tw.Flush()
-}
-
-// source is where key's value came from; a key no layer set (an empty
-// list, an unset plugin key) is the default.
-func source(c *config.Config, key string) config.Source {
-	if s, ok := c.Sources[key]; ok {
-		return s
-	}
-	return config.Source{Layer: "default"}
 }
 
 // untrustedNote says what was ignored in file for lack of trust.
@@ -145,6 +69,9 @@ func untrustedNote(t config.Trust, file string) string {
 	keys := t.IgnoredKeys(file)
 	if len(keys) == 0 {
 		return ""
+	}
+	if t.ChangedSince(file) {
+		return fmt.Sprintf(" (changed since you trusted the workspace: ignored %s; riot trust %s shows the change and applies them)", strings.Join(keys, ", "), shellQuote(t.Workspace))
 	}
 	return fmt.Sprintf(" (not trusted: ignored %s; riot trust %s applies them)", strings.Join(keys, ", "), shellQuote(t.Workspace))
 }
@@ -168,17 +95,4 @@ func quoteAll(ss []string) []string {
 		out[i] = quote(s)
 	}
 	return out
-}
-
-// dur is d as a config file would say it, in time.ParseDuration's terms:
-// 10m, 10s, 1m30s, 1h, never 10m0s.
-func dur(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
 }

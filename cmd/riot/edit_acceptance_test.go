@@ -171,6 +171,8 @@ func TestGlobMatchesRipgrep(t *testing.T) {
 	cases := []struct{ dir, pattern string }{
 		{e.ws, "**/*.go"}, {e.ws, "*.go"}, {e.ws, "web/src/**/*.{ts,tsx}"}, {e.ws, "a/**"}, {e.ws, "**/c*"},
 		{e.ws, "*"}, {e.ws, "**/*.md"},
+		// Patterns that name ignored or hidden files: the pattern decides first.
+		{e.ws, "*.txt"}, {e.ws, "build/**"}, {e.ws, ".env*"}, {e.ws, "**/.secret.go"}, {e.ws, "a/b/c_test.go"},
 		{repo, "**/*.proto"}, {repo, "plugins/*/cmd/*/main.go"}, {repo, "*.toml"}, {repo, "**/testdata/**/*.txt"},
 	}
 	for _, c := range cases {

@@ -5,8 +5,10 @@ import (
 	"fmt"
 )
 
-// Exit statuses: 0 ok; 1 a call ended failed, denied or cancelled; 2 a
-// usage or config error.
+// riot's exit statuses, its one table of them: 0 ok; 1 a call ended
+// failed, denied or cancelled, or a command's own operation failed (a
+// plugin install, a session host, an MCP server); 2 a usage or config
+// error, and any error not given a status of its own.
 const (
 	exitOK      = 0
 	exitOutcome = 1
@@ -25,7 +27,7 @@ func usageErr(format string, args ...any) error {
 	return &exitError{code: exitUsage, msg: fmt.Sprintf(format, args...)}
 }
 
-// outcomeErr is a call that ran and did not end ok; its result is already
+// errOutcome is a call that ran and did not end ok; its result is already
 // printed.
 var errOutcome = &exitError{code: exitOutcome}
 

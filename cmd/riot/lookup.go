@@ -29,6 +29,10 @@ func (a *app) checkToolName(h *core.Host, name string) error {
 	for _, p := range h.Plugins() {
 		known = append(known, p.Tools...)
 		if p.Problem != "" {
+			if slices.Contains(p.Locked, name) {
+				// Its plugin is out: the call would fail, saying why.
+				return usageErr("the %s tool is unavailable: %s", name, strings.TrimSpace(p.Problem))
+			}
 			broken = append(broken, p.Name)
 		}
 	}
@@ -51,7 +55,8 @@ func (a *app) checkToolName(h *core.Host, name string) error {
 	if len(broken) > 0 {
 		msg += fmt.Sprintf(" Enabled but unable to start, so their tools are missing: %s (`riot plugins` says why).", strings.Join(broken, ", "))
 	}
-	if hint := notEnabledHint(a.statuses, name); hint != "" {
+	ws, _ := a.workspace()
+	if hint := notEnabledHint(a.statuses, name, ws); hint != "" {
 		msg += "\n" + hint
 	}
 	return usageErr("%s", msg)
@@ -61,7 +66,7 @@ func (a *app) checkToolName(h *core.Host, name string) error {
 // tools cannot be called, and how to enable one. riot never starts a
 // plugin that is not enabled, so it cannot know their tools: a plugin
 // named like the tool is named as the likely one.
-func notEnabledHint(statuses []core.PluginStatus, tool string) string {
+func notEnabledHint(statuses []core.PluginStatus, tool, ws string) string {
 	var dormant []core.PluginStatus
 	for _, st := range statuses {
 		if !st.Enabled && st.Discovered != "" {
@@ -73,8 +78,8 @@ func notEnabledHint(statuses []core.PluginStatus, tool string) string {
 	}
 	for _, st := range dormant {
 		if strings.EqualFold(st.Name, tool) {
-			return fmt.Sprintf("%q is likely a tool of the plugin %s, which is discovered (%s, in %s) but not enabled. To enable it, add to .riot/config.toml:\n  [plugins.%s]\n  enabled = true",
-				tool, st.Name, st.Path, st.Discovered, st.Name)
+			return fmt.Sprintf("%q is likely a tool of the plugin %s, which is discovered (%s, in %s) but not enabled. To enable it, %s",
+				tool, st.Name, st.Path, st.Discovered, enableHint(ws, st.Name))
 		}
 	}
 	var names []string

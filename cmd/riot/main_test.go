@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -74,6 +75,10 @@ type env struct {
 	// tmp is riot's TMPDIR, so that what a riot killed by a test leaves
 	// behind (its plugins' socket directory) is inside the test's own.
 	tmp string
+	// trusted says the test trusted the workspace (trust): write then
+	// reviews each config file it writes with riot trust, as the user
+	// whose own edit riot would otherwise ignore does.
+	trusted bool
 }
 
 func newEnv(t *testing.T) *env {
@@ -115,6 +120,9 @@ func (e *env) write(name, body string) string {
 	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 		e.t.Fatal(err)
 	}
+	if e.trusted && slices.Contains([]string{".riot/config.toml", ".riot/config.local.toml", ".mcp.json"}, name) {
+		e.trust()
+	}
 	return p
 }
 
@@ -151,6 +159,7 @@ func (e *env) userConfig(body string) string {
 func (e *env) trust() {
 	e.t.Helper()
 	e.riot("", "trust").want(e.t, 0, "trusted ")
+	e.trusted = true
 }
 
 type result struct {

@@ -32,6 +32,15 @@ its owner only, on first use).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
+			// Before anything is read or started: riot must never serve
+			// itself to the riot that started it.
+			in, out := a.stdin, a.stdout
+			if listen != "" {
+				in, out = nil, nil
+			}
+			if err := mcpserver.RefuseSelf(ctx, os.Getenv, in, out); err != nil {
+				return &exitError{code: exitOutcome, msg: "mcp: " + err.Error()}
+			}
 			var ln net.Listener
 			var httpOpts mcpserver.HTTPOptions
 			if listen == "" && (token != "" || len(origins) > 0 || remote) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -38,7 +39,7 @@ func (a *app) pluginsCommand() *cobra.Command {
 			}
 			out := cmd.OutOrStdout()
 			for _, st := range statuses {
-				printPlugin(out, st, infos[st.Name], ident.Version)
+				printPlugin(out, st, infos[st.Name], ident.Version, ws)
 			}
 			printMCPServers(out, cfg, h.MCPServers())
 			return nil
@@ -48,7 +49,7 @@ func (a *app) pluginsCommand() *cobra.Command {
 	return cmd
 }
 
-func printPlugin(w io.Writer, st core.PluginStatus, info core.PluginInfo, riotVersion string) {
+func printPlugin(w io.Writer, st core.PluginStatus, info core.PluginInfo, riotVersion, ws string) {
 	state := "disabled"
 	switch {
 	case st.Enabled:
@@ -99,8 +100,29 @@ func printPlugin(w io.Writer, st core.PluginStatus, info core.PluginInfo, riotVe
 		fmt.Fprintf(w, "  problem:  %s\n", st.Problem)
 	}
 	if !st.Enabled && st.Discovered != "" {
-		fmt.Fprintf(w, "  enable:   add to .riot/config.toml:\n              [plugins.%s]\n              enabled = true\n", st.Name)
+		fmt.Fprintf(w, "  enable:   %s\n", strings.ReplaceAll(enableHint(ws, st.Name), "\n", "\n            "))
 	}
+}
+
+// enableHint says how to enable a discovered plugin in the workspace ws.
+// The workspace's own config applies only as riot trust saw it, so the
+// table is added first and riot trust run after, whether or not the
+// workspace was trusted before; the user's own config needs no trust.
+func enableHint(ws, name string) string {
+	return fmt.Sprintf("add to .riot/config.toml:\n  [plugins.%s]\n  enabled = true\nthen run: riot trust %s\n(a workspace's config applies only as riot trust last saw it; in your own config, %s, it needs no trust)",
+		name, shellQuote(ws), userConfigHint())
+}
+
+// userConfigHint names the user's own config file, with ~ for the home
+// directory.
+func userConfigHint() string {
+	p := filepath.Join(config.UserConfigDir(os.Getenv), "config.toml")
+	if home, err := config.HomeDir(); err == nil && home != "" {
+		if rel, err := filepath.Rel(home, p); err == nil && !strings.HasPrefix(rel, "..") {
+			return "~/" + rel
+		}
+	}
+	return p
 }
 
 // printMCPServers lists each configured MCP server, its state, its tools

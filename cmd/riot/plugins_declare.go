@@ -1,14 +1,19 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/riot-tools/riot/config"
+	"github.com/riot-tools/riot/config/trust"
 	"github.com/riot-tools/riot/internal/atomicfile"
 )
 
@@ -64,7 +69,7 @@ func declarePlugin(ws, name, source, version string) error {
 	if version != "" {
 		fmt.Fprintf(&b, "version = %s\n", strconv.Quote(version))
 	}
-	return atomicfile.Write(path, []byte(b.String()), 0o644)
+	return writeWorkspaceConfig(ws, data, []byte(b.String()))
 }
 
 // canDeclare reports whether the workspace config declares name with
@@ -116,7 +121,28 @@ func undeclarePlugin(ws, name string) (bool, error) {
 	if after, err := remainingTables(text); err != nil || after[name] {
 		return false, usageErr("%s declares [plugins.%s] in a form riot cannot remove safely (such as a dotted key or an inline table); remove it by hand", path, name)
 	}
-	return true, atomicfile.Write(path, []byte(text), 0o644)
+	return true, writeWorkspaceConfig(ws, data, []byte(text))
+}
+
+// writeWorkspaceConfig replaces the workspace config, read as old, with
+// text: the edit of riot plugins install or remove, the user's command. In
+// a trusted workspace whose config is still the one the user trusted, the
+// new content is recorded as the user's in the same step
+// (trust.Store.Amend), so that it applies; otherwise it is only written,
+// and waits for riot trust as any other change does.
+func writeWorkspaceConfig(ws string, old, text []byte) error {
+	path := workspaceConfig(ws)
+	st := trust.ForConfigDir(config.UserConfigDir(os.Getenv))
+	_, err := st.Amend(ws, ".riot/config.toml", func(now []byte) ([]byte, error) {
+		if !bytes.Equal(now, old) {
+			return nil, usageErr("%s changed while riot edited it; run the command again", path)
+		}
+		return text, nil
+	}, time.Now())
+	if errors.Is(err, trust.ErrNotVouched) || errors.Is(err, trust.ErrNotDir) || errors.Is(err, trust.ErrPath) {
+		return atomicfile.Write(path, text, 0o644)
+	}
+	return err
 }
 
 // remainingTables parses text for the plugin tables it has.

@@ -12,11 +12,13 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/config/lock"
+	"github.com/riot-tools/riot/config/trust"
 	"github.com/riot-tools/riot/core"
 	"github.com/riot-tools/riot/internal/install"
 )
@@ -70,10 +72,11 @@ func (a *app) pluginsInstallCommand() *cobra.Command {
 	var name, version string
 	var user, accept bool
 	cmd := &cobra.Command{
-		Use:   "install [SOURCE]",
+		Use:   "install [SOURCE|NAME]",
 		Short: "Install a plugin from its source and lock it, or every declared plugin that is missing or out of date",
 		Long: "With SOURCE (a Go package path[@version], a local directory or binary, or an https:// or file:// URL),\n" +
-			"declare it in .riot/config.toml and install it; without, install what [plugins.NAME] source declares,\n" +
+			"declare it in .riot/config.toml and install it; with the NAME of a plugin declared with a source, or\n" +
+			"without an argument, install what [plugins.NAME] source declares (that one, or all),\n" +
 			"as .riot/plugins.lock pins it. Binaries go to .riot/plugins (or $XDG_DATA_HOME/riot/plugins with --user).",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -88,6 +91,11 @@ func (a *app) pluginsInstallCommand() *cobra.Command {
 					return usageErr("--name and --version go with a SOURCE; without one, install installs what the config declares")
 				}
 				return l.installDeclared(cmd.Context())
+			}
+			if p, ok := l.declaredByName(args[0]); ok && name == "" && version == "" {
+				// The remedies riot prints name a declared plugin:
+				// install it as the config declares and the lock pins.
+				return l.installDeclaredOne(cmd.Context(), p)
 			}
 			return l.installSource(cmd.Context(), args[0], name, version)
 		},
@@ -180,6 +188,22 @@ func (l *pluginLifecycle) installDeclared(ctx context.Context) error {
 		return &exitError{code: exitOutcome, msg: "not installed: " + strings.Join(failed, ", ")}
 	}
 	return nil
+}
+
+// declaredByName is the plugin declared with a source under arg's name,
+// when arg can only be a name: a source has a dot, a slash or a scheme.
+func (l *pluginLifecycle) declaredByName(arg string) (config.Plugin, bool) {
+	if strings.ContainsAny(arg, "./:") {
+		return config.Plugin{}, false
+	}
+	p, ok := l.cfg.Plugin(arg)
+	return p, ok && p.Source != ""
+}
+
+// installDeclaredOne installs one declared plugin as its source and the
+// lock say.
+func (l *pluginLifecycle) installDeclaredOne(ctx context.Context, p config.Plugin) error {
+	return l.installOne(ctx, p, false)
 }
 
 func (l *pluginLifecycle) installSource(ctx context.Context, raw, name, version string) error {
@@ -288,6 +312,7 @@ func (l *pluginLifecycle) install(ctx context.Context, p config.Plugin, upgrade 
 	} else {
 		entry.Tools = probed.Tools
 	}
+	before := l.pluginsSum()
 	installed, err := install.Put(got, dir, p.Name)
 	if err != nil {
 		return installExit(err)
@@ -306,6 +331,7 @@ func (l *pluginLifecycle) install(ctx context.Context, p config.Plugin, upgrade 
 		return &exitError{code: exitOutcome, msg: fmt.Sprintf("cannot write %s (%v); the previous binary is back in place", l.lockPath, err)}
 	}
 	installed.Keep()
+	l.revouchPlugins(before)
 	fmt.Fprintf(l.out, "%s %s installed as %s (protocol %d); tools: %s\n", p.Name, entry.Version, installed.Path, entry.Protocol, strings.Join(entry.Tools, ", "))
 	if change != "" {
 		fmt.Fprintf(l.out, "  tools[] change recorded in %s: %s\n", l.lockPath, change)
@@ -320,6 +346,11 @@ func (l *pluginLifecycle) untrustedHint() {
 	if l.cfg.Trust.Trusted() || l.hinted {
 		return
 	}
+	// A workspace with no file of its own when the config was read had no
+	// trust to look up; the record still says whether it is trusted.
+	if st, err := l.a.trustStore().Lookup(l.ws); err == nil && st.State == trust.Trusted {
+		return
+	}
 	l.hinted = true
 	fmt.Fprintf(l.out, "  this workspace is not trusted, so riot ignores its .riot/config.toml and .riot/plugins; run `riot trust` to use its plugins\n")
 }
@@ -331,6 +362,34 @@ func (l *pluginLifecycle) allows(src install.Source, p config.Plugin, prev *lock
 	}
 	c, err := install.ParseConstraint(p.Version)
 	return err == nil && c.Allows(prev.Version)
+}
+
+// pluginsSum is the sum of the workspace's .riot/plugins as the trust
+// record keeps it, before riot changes it; "" with --user, which leaves
+// it alone.
+func (l *pluginLifecycle) pluginsSum() string {
+	if l.user {
+		return ""
+	}
+	sum, _ := config.ContentSum(l.ws, config.PluginsDirName)
+	return sum
+}
+
+// revouchPlugins records the workspace's .riot/plugins, which riot just
+// changed on the user's command, as trusted in place of its content
+// before, when the workspace is trusted with that content; otherwise the
+// change waits for riot trust, as anyone else's does.
+func (l *pluginLifecycle) revouchPlugins(before string) {
+	if l.user {
+		return
+	}
+	after, err := config.ContentSum(l.ws, config.PluginsDirName)
+	if err == nil {
+		err = l.a.trustStore().Revouch(l.ws, config.PluginsDirName, before, after, time.Now())
+	}
+	if err != nil && !errors.Is(err, trust.ErrNotVouched) {
+		fmt.Fprintf(l.a.stderr, "riot: .riot/plugins changed, but the trust record cannot say so (%v); run: riot trust %s\n", err, shellQuote(l.ws))
+	}
 }
 
 func (l *pluginLifecycle) pluginDir() string {
@@ -489,6 +548,9 @@ func (a *app) pluginsRemoveCommand() *cobra.Command {
 				}
 			}
 			var removed []string
+			l.user = false
+			before := l.pluginsSum()
+			defer l.revouchPlugins(before)
 			for _, user := range []bool{false, true} {
 				l.user = user
 				path := filepath.Join(l.pluginDir(), config.PluginPrefix+name)

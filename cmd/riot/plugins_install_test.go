@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"syscall"
@@ -74,11 +75,11 @@ func TestPluginLifecycleFromModuleProxy(t *testing.T) {
 	run := func(args ...string) result { return e.riotEnv(goenv, args...) }
 	bin := filepath.Join(e.ws, ".riot", "plugins", "riot-tool-greet")
 
-	run("plugins", "install", pkg+"@v1.0.0").want(t, 0, "greet v1.0.0 installed", "(protocol 3); tools: Hello", "building "+pkg+"@v1.0.0")
+	run("plugins", "install", pkg+"@v1.0.0").want(t, 0, "greet v1.0.0 installed", "(protocol 1); tools: Hello", "building "+pkg+"@v1.0.0")
 	lk := e.readLock()
 	g := lk.Plugins["greet"]
-	if g == nil || g.Source != pkg || g.Version != "v1.0.0" || g.Sum != sum1 || g.Protocol != 3 || strings.Join(g.Tools, ",") != "Hello" {
-		t.Fatalf("lock entry %+v, want source %s, v1.0.0, sum %s, protocol 3, tools [Hello]", g, pkg, sum1)
+	if g == nil || g.Source != pkg || g.Version != "v1.0.0" || g.Sum != sum1 || g.Protocol != 1 || strings.Join(g.Tools, ",") != "Hello" {
+		t.Fatalf("lock entry %+v, want source %s, v1.0.0, sum %s, protocol 1, tools [Hello]", g, pkg, sum1)
 	}
 	if got, want := g.SHA256[runtime.GOOS+"_"+runtime.GOARCH], fileSum(t, bin); got != want {
 		t.Fatalf("lock pins sha256 %s, the installed binary has %s", got, want)
@@ -87,7 +88,7 @@ func TestPluginLifecycleFromModuleProxy(t *testing.T) {
 		t.Fatalf("the workspace config does not declare the plugin:\n%s", cfg)
 	}
 	run("tools").want(t, 0, "Hello")
-	run("plugins").want(t, 0, "source:   "+pkg+" (locked at v1.0.0)", "protocol: 3")
+	run("plugins").want(t, 0, "source:   "+pkg+" (locked at v1.0.0)", "protocol: 1")
 	run("plugins", "verify").want(t, 0, "1 plugin(s) match")
 
 	t.Run("a tampered binary is refused and reinstalled", func(t *testing.T) {
@@ -95,13 +96,21 @@ func TestPluginLifecycleFromModuleProxy(t *testing.T) {
 		if err := os.WriteFile(bin, append(good, "tampered"...), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		run("plugins").want(t, 0, "does not match "+lock.Path(e.ws), "the lock pins sha256", "riot plugins install greet")
+		// .riot/plugins is no longer what the user trusted, so it is not
+		// searched (and the lock would refuse the binary too).
+		run("plugins").want(t, 0, ".riot/plugins (discovery); to review the change and apply it, run: riot trust", "riot plugins install")
 		r := run("call", "Hello", `{"name":"x"}`)
 		if r.code == 0 || !strings.Contains(r.stdout+r.stderr, "the plugin greet is enabled but cannot start") {
 			t.Fatalf("a tampered plugin was called: %+v", r)
 		}
-		run("plugins", "verify").want(t, 1, "greet: its binary", "the lock pins "+g.SHA256[lock.Platform()])
-		run("plugins", "install").want(t, 0, "greet v1.0.0 installed")
+		run("plugins", "verify").want(t, 1, "greet: The greet plugin is locked but its binary is not installed here", "`riot plugins install`")
+		// The remedy riot printed, run as printed: reinstalling the locked
+		// binary makes .riot/plugins what the user trusted again.
+		remedy := regexp.MustCompile("`riot (plugins install[^`]*)`").FindStringSubmatch(run("plugins").stdout)
+		if remedy == nil {
+			t.Fatal("riot plugins printed no install command for the tampered binary")
+		}
+		run(strings.Fields(remedy[1])...).want(t, 0, "greet v1.0.0 installed")
 		if fileSum(t, bin) != g.BinarySHA256() {
 			t.Fatal("install did not restore the locked binary")
 		}
@@ -139,6 +148,10 @@ func TestPluginLifecycleFromModuleProxy(t *testing.T) {
 		if r := run("tools"); strings.Contains(r.stdout, "Hello") {
 			t.Fatalf("a plugin whose tools moved was listed:\n%s", r.stdout)
 		}
+		// Calling one of its tools says why it is out, not that no such tool exists.
+		run("call", "Hello", `{"name":"x"}`).want(t, 2, "the Hello tool is unavailable", "another order", "riot plugins upgrade greet")
+		e.riotWith(goenv, `[{"type":"tool_use","id":"t1","name":"Hello","input":{"name":"x"}}]`, "run", "-").
+			want(t, 0, `"is_error": true`, "The Hello tool is unavailable", "another order", "riot plugins upgrade greet")
 		e.write(".riot/plugins.lock", strings.Replace(before, `tools = ["Hello", "Bye"]`, `tools = ["Hello", "Bye", "Gone"]`, 1))
 		run("plugins").want(t, 0, `no longer serves "Gone"`)
 		run("plugins", "verify").want(t, 1, "the lock records Hello, Bye, Gone")
@@ -288,7 +301,7 @@ func TestPluginInstallLocal(t *testing.T) {
 	if fileSum(t, userBin) != fileSum(t, bin.testkit) || e.readLock().Plugins["kit"].BinarySHA256() != fileSum(t, bin.testkit) {
 		t.Fatal("the local binary was not installed as it is")
 	}
-	run("plugins").want(t, 0, "kit (plugin, enabled)", "found in: $XDG_DATA_HOME/riot/plugins", "protocol: 3")
+	run("plugins").want(t, 0, "kit (plugin, enabled)", "found in: $XDG_DATA_HOME/riot/plugins", "protocol: 1")
 
 	hello := filepath.Join(filepath.Dir(goEnv(t, "GOMOD")), "examples", "hello-tool", "cmd", "riot-tool-hello")
 	run("plugins", "install", hello).want(t, 0, "hello local installed", "tools: Hello", "building "+hello+" with go build")

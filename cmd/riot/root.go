@@ -5,12 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/riot-tools/riot/cmd/riot/internal/ident"
-	"github.com/riot-tools/riot/cmd/riot/internal/quickrun"
 	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/core"
 	"github.com/riot-tools/riot/core/permission"
@@ -20,9 +21,6 @@ import (
 // app holds what every command shares: the flags, the streams, and the
 // host built from them.
 type app struct {
-	// args are the command line, os.Args[1:].
-	args []string
-
 	stdin          io.Reader
 	stdout, stderr io.Writer
 
@@ -52,23 +50,22 @@ type app struct {
 	lifetime string
 	// daemon starts a session host for --session when none runs.
 	daemon bool
-	// signals closes once SIGINT and SIGTERM are registered (awaitSignals).
-	signals <-chan struct{}
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if versionOnly(args) {
 		// Answered before the command tree is built, which costs more
-		// than printing the line; and remembered for the quick path,
-		// which cannot read the commit before riot's libraries initialise.
-		line := versionLine() + "\n"
-		_, _ = io.WriteString(stdout, line)
-		versionMemo(args, line)
+		// than printing the line.
+		_, _ = io.WriteString(stdout, versionLine()+"\n")
 		return exitOK
 	}
-	a := &app{args: args, stdin: stdin, stdout: stdout, stderr: stderr}
-	ctx, signals := quickrun.SignalContext()
-	a.signals = signals
+	// SIGINT and SIGTERM cancel the invocation's context rather than end
+	// the process, so that an interrupt ends the calls in flight Cancelled,
+	// here or in the session host a client is attached to, and closes the
+	// plugins; the exit status is then the command's own.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
 	root := a.rootCommand(commandIn(args))
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
@@ -79,16 +76,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "riot:", msg)
 	}
 	return exitCode(err)
-}
-
-// awaitSignals waits until SIGINT and SIGTERM cancel the invocation's
-// context rather than end the process: before a host of this invocation's
-// own starts, so that an interrupt ends its calls Cancelled and closes its
-// plugins. Before then a signal ends riot as one during its start does.
-func (a *app) awaitSignals() {
-	if a.signals != nil {
-		<-a.signals
-	}
 }
 
 // command is one of riot's commands under the root, by name, built only
@@ -227,7 +214,6 @@ func (a *app) trustedConfig() (*config.Config, string, error) {
 
 // host builds the host for a command; the caller closes it.
 func (a *app) host(ctx context.Context, opts core.Options) (*core.Host, error) {
-	a.awaitSignals()
 	cfg, ws, err := a.trustedConfig()
 	if err != nil {
 		return nil, err

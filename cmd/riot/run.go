@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/riot-tools/riot/cmd/riot/internal/quickrun"
 	"github.com/riot-tools/riot/cmd/riot/internal/turnio"
 	"github.com/riot-tools/riot/core"
 )
@@ -80,14 +79,6 @@ func (a *app) runTurn(ctx context.Context, uses []core.ToolUse, format string, o
 // readInput reads the file named by args[0], or stdin for "-" or none.
 func (a *app) readInput(args []string) ([]byte, error) {
 	if len(args) == 0 || args[0] == "-" {
-		// The quick path may have read stdin already, then left the turn
-		// to this command.
-		if h := quickrun.Declined(); h.StdinRead {
-			if h.StdinErr != nil {
-				return nil, usageErr("cannot read stdin: %v", h.StdinErr)
-			}
-			return h.Stdin, nil
-		}
 		data, err := io.ReadAll(a.stdin)
 		if err != nil {
 			return nil, usageErr("cannot read stdin: %v", err)

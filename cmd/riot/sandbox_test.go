@@ -245,24 +245,11 @@ func TestSandboxKeepsProtectedPathsReadOnly(t *testing.T) {
 func TestSandboxUnavailable(t *testing.T) {
 	e := newEnv(t)
 	e.trust()
-	// A PATH with bash and python3 but no bwrap.
-	bin := t.TempDir()
-	for _, prog := range []string{"bash"} {
-		p, err := exec.LookPath(prog)
-		if err != nil {
-			t.Skipf("%s not installed", prog)
-		}
-		if err := os.Symlink(p, filepath.Join(bin, prog)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	// A riot that finds no bwrap, as on a machine without it: bwrap is
+	// looked for in the system directories only, so no PATH hides it.
+	e.exe = noBwrapRiot(t)
 	run := func(args ...string) result {
 		cmd := e.command("", args...)
-		for i, kv := range cmd.Env {
-			if strings.HasPrefix(kv, "PATH=") {
-				cmd.Env[i] = "PATH=" + bin
-			}
-		}
 		var out, errb strings.Builder
 		cmd.Stdout, cmd.Stderr = &out, &errb
 		err := cmd.Run()
@@ -293,6 +280,20 @@ func TestSandboxUnavailable(t *testing.T) {
 	if n := strings.Count(r.stderr, "the kernel sandbox is off"); n != 1 {
 		t.Fatalf("warned %d times:\n%s", n, r.stderr)
 	}
+	// The model's result and explain say so too.
+	r.want(t, 0, "Ran without the kernel sandbox: bwrap was not found", `[sandbox] mode = "auto"`)
+	run("explain", "Bash", `{"command":"echo hi > x"}`).want(t, 0, "sandbox: off, so the call would run unconfined", "bwrap was not found")
+}
+
+// noBwrapRiot builds riot finding no bwrap (the riot_test_no_bwrap tag),
+// as on a machine without it.
+func noBwrapRiot(t *testing.T) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "riot-no-bwrap")
+	if b, err := exec.Command("go", "build", "-tags", "riot_test_no_bwrap", "-o", out, "github.com/riot-tools/riot/cmd/riot").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, b)
+	}
+	return out
 }
 
 // A [sandbox] path that is relative or does not exist is a config error

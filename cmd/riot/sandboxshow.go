@@ -10,20 +10,10 @@ import (
 	"github.com/riot-tools/riot/plugin/sandbox"
 )
 
-// printSandboxConfig shows [sandbox] in `riot config`, and whether bwrap
-// can start a sandbox here.
-func printSandboxConfig(w io.Writer, c *config.Config) {
+// printSandboxStatus shows, in `riot config`, whether bwrap can start a
+// sandbox here.
+func printSandboxStatus(w io.Writer, c *config.Config) {
 	mode := c.Sandbox.Mode
-	fmt.Fprintf(w, "sandbox.mode = %s\t# %s\n", quote(mode), c.Sources["sandbox.mode"])
-	fmt.Fprintf(w, "sandbox.network = %s\t# %s\n", quote(c.Sandbox.Network), c.Sources["sandbox.network"])
-	for _, l := range []struct {
-		key   string
-		paths []config.SandboxPath
-	}{{"allow_write", c.Sandbox.AllowWrite}, {"allow_read", c.Sandbox.AllowRead}, {"deny_read", c.Sandbox.DenyRead}} {
-		for _, p := range l.paths {
-			fmt.Fprintf(w, "sandbox.%s += %s\t# %s\n", l.key, quote(p.Path), p.Source)
-		}
-	}
 	switch err := core.ProbeSandbox(context.Background()); {
 	case mode == "off":
 		fmt.Fprintf(w, "# bwrap: not used (sandbox.mode = \"off\")\t\n")
@@ -44,8 +34,10 @@ func printExplainSandbox(w io.Writer, ex core.Explanation) {
 		switch {
 		case ex.NoSandbox != "":
 			why = ex.NoSandbox
+		case ex.SandboxStatus.Problem != "" && ex.SandboxStatus.Mode == "required":
+			why = "cannot start, so the call would be refused ([sandbox] mode = \"required\"): " + ex.SandboxStatus.Problem
 		case ex.SandboxStatus.Problem != "":
-			why = "off: " + ex.SandboxStatus.Problem
+			why = "off, so the call would run unconfined ([sandbox] mode = \"" + ex.SandboxStatus.Mode + "\"): " + ex.SandboxStatus.Problem
 		}
 		fmt.Fprintf(w, "sandbox: %s\n", why)
 		return

@@ -79,6 +79,9 @@ func (a *app) serveForeground(ctx context.Context, ws string, paths sessionhost.
 	// The config each turn runs with, for the client's untrusted warning;
 	// and the state dir the socket lives in, which a reload cannot move.
 	var cur *config.Config
+	// built is the host of the turns, whose lines about the session's
+	// state go to the client of the turn they happened in.
+	var built *core.Host
 	// Before each turn the host looks at the files its config was read
 	// from, and reads it again only when one changed.
 	var watch sessionhost.ConfigWatch
@@ -92,7 +95,7 @@ func (a *app) serveForeground(ctx context.Context, ws string, paths sessionhost.
 			if err != nil {
 				return nil, "", err
 			}
-			cur = a.cfg
+			cur, built = a.cfg, h
 			return h, fingerprint(a.cfg, a.specs), nil
 		},
 		Current: func() (string, error) {
@@ -105,10 +108,16 @@ func (a *app) serveForeground(ctx context.Context, ws string, paths sessionhost.
 			})
 		},
 		Warning: func() string {
-			if cur == nil || len(cur.Trust.Ignored) == 0 {
-				return ""
+			var lines []string
+			if cur != nil && len(cur.Trust.Ignored) > 0 {
+				lines = append(lines, untrustedLine(cur.Trust))
 			}
-			return untrustedLine(cur.Trust)
+			if built != nil {
+				if w := built.TakeSessionWarnings(); w != "" {
+					lines = append(lines, w)
+				}
+			}
+			return strings.Join(lines, "\n")
 		},
 		Render: func(format string, results []core.ToolResult) ([]byte, error) {
 			if err := checkFormat(format); err != nil {

@@ -1,15 +1,14 @@
 package main
 
 import (
+	"slices"
+
 	"github.com/spf13/cobra"
 
+	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/core"
 	"github.com/riot-tools/riot/plugin"
 )
-
-// readOnlyBuiltins never write, start processes or connect, so their
-// processes restrict themselves with Landlock.
-var readOnlyBuiltins = map[string]bool{"grep": true, "read": true}
 
 // servePluginCommand is how riot serves its builtins: the host re-executes
 // riot as `riot __plugin NAME`, as Packer and Waypoint do.
@@ -24,7 +23,7 @@ func (a *app) servePluginCommand() *cobra.Command {
 			if !ok {
 				return usageErr("no builtin tool set named %q; riot has %v", args[0], builtinNames())
 			}
-			if readOnlyBuiltins[args[0]] {
+			if i := slices.IndexFunc(config.Builtins(), func(b config.Builtin) bool { return b.Name == args[0] }); i >= 0 && config.Builtins()[i].ReadOnly {
 				plugin.ServeReadOnly(tools()...)
 			} else {
 				plugin.Serve(tools()...)

@@ -5,14 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/riot-tools/riot/cmd/riot/internal/riotenv"
 	"github.com/riot-tools/riot/core"
 )
 
@@ -33,9 +30,6 @@ func (a *app) toolsCommand() *cobra.Command {
 				// changed nothing would be silently ignored.
 				return usageErr("--format shapes the tools[] array that --json prints; add --json (riot tools --json --format %s)", format)
 			}
-			start := time.Now()
-			errw := &countingWriter{w: a.stderr}
-			a.stderr = errw
 			h, err := a.host(cmd.Context(), core.Options{})
 			if err != nil {
 				return err
@@ -55,40 +49,13 @@ func (a *app) toolsCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if _, err := cmd.OutOrStdout().Write(out.Bytes()); err != nil {
-				return err
-			}
-			if errw.n == 0 {
-				a.memoTools(start, out.Bytes())
-			}
-			return nil
+			_, err = cmd.OutOrStdout().Write(out.Bytes())
+			return err
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the tools[] array")
 	cmd.Flags().StringVar(&format, "format", "anthropic", "API shape of the --json output: anthropic or openai")
 	return cmd
-}
-
-// memoTools remembers the listing for the quick path, when it is the
-// same for every invocation with these arguments here while the files it
-// came from stay unchanged: not when an MCP server's tools are in it,
-// which the server may change at any time, nor when the config puts the
-// state where the quick path, which reads no config, would not look.
-func (a *app) memoTools(start time.Time, out []byte) {
-	for _, s := range a.cfg.MCPServers {
-		if s.Enabled {
-			return
-		}
-	}
-	state, ok := riotenv.StateDir(os.Getenv)
-	if !ok || a.cfg.ResolvedStateDir(nil) != state {
-		return
-	}
-	ws, err := a.workspace()
-	if err != nil {
-		return
-	}
-	storeMemo(a.args, a.configPaths(a.cfg, ws, a.specs), start, out)
 }
 
 func checkFormat(f string) error {

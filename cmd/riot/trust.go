@@ -30,13 +30,16 @@ func (a *app) trustCommand() *cobra.Command {
 	var list, revoke bool
 	cmd := &cobra.Command{
 		Use:   "trust [DIR]",
-		Short: "Trust a workspace, so that its own config may loosen checks and its plugins may run",
-		Long: `Until you trust a workspace, its .riot/config.toml and .riot/config.local.toml may only
-tighten riot (add deny and ask rules, and [sandbox] deny_read paths), and .riot/plugins is not
+		Short: "Trust a workspace's files as they are now, so that they may loosen checks and its plugins may run",
+		Long: `Until you trust a workspace, its .riot/config.toml, .riot/config.local.toml and .mcp.json may
+only tighten riot (add deny and ask rules, and [sandbox] deny_read paths), and .riot/plugins is not
 searched: a cloned repository must not be able to switch checks off or start a binary.
-riot trust DIR (the working directory by default) records the trust in
-` + "`$XDG_CONFIG_HOME/riot/" + trust.FileName + "`" + `, outside any workspace, by the directory's real path; it does
-not extend to subdirectories. --list shows the record, --revoke removes DIR from it.`,
+riot trust DIR (the working directory by default) shows what those files set that loosens checks
+or runs code, and what changed since you last trusted it, then records the trust in
+` + "`$XDG_CONFIG_HOME/riot/" + trust.FileName + "`" + `, outside any workspace, by the directory's real path and
+with the SHA-256 of each of those files: a file that changes later (written by a command, the
+model, or a git pull) may only tighten again until you run riot trust once more. It does not
+extend to subdirectories. --list shows the record, --revoke removes DIR from it.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if list && (revoke || len(args) > 0) {
@@ -63,17 +66,85 @@ not extend to subdirectories. --list shows the record, --revoke removes DIR from
 				fmt.Fprintf(out, "revoked %s: its own config may only tighten again\n", key)
 				return nil
 			}
-			key, err := st.Trust(dir, time.Now())
+			key, err := trust.Key(dir)
 			if err != nil {
 				return trustErr(dir, err)
 			}
-			fmt.Fprintf(out, "trusted %s: its .riot/config.toml, .riot/config.local.toml and .riot/plugins now apply (undo: riot trust --revoke %s)\n", key, shellQuote(key))
+			sums, err := reviewTrust(out, st, key)
+			if err != nil {
+				return err
+			}
+			if _, err := st.Trust(key, sums, time.Now()); err != nil {
+				return trustErr(dir, err)
+			}
+			names := config.ContentFiles()
+			fmt.Fprintf(out, "trusted %s: its %s and %s apply as they are now; when one changes, what it loosens waits until you run riot trust again (undo: riot trust --revoke %s)\n",
+				key, strings.Join(names[:len(names)-1], ", "), names[len(names)-1], shellQuote(key))
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&list, "list", false, "list the trusted workspaces, and those you chose not to trust")
 	cmd.Flags().BoolVar(&revoke, "revoke", false, "remove DIR from the trust record")
 	return cmd
+}
+
+// reviewTrust prints, for each of the workspace's files that can loosen
+// checks or run code, whether it is new, changed or removed since the
+// workspace was last trusted, and what it sets that loosens; it returns
+// the sums of the files as read for that, which riot trust records, so
+// that the trust covers the content shown.
+func reviewTrust(w io.Writer, st trust.Store, ws string) (map[string]string, error) {
+	prev, err := st.Lookup(ws)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	// The config as it loads now, with the record as it is: its Ignored
+	// are the loosening values not yet vouched for.
+	cfg, err := config.Load(config.Options{Workspace: ws, TrustFile: st.File})
+	if err == nil {
+		err = cfg.LoadMCPJSON(ws)
+	}
+	var sums map[string]string
+	if err != nil {
+		// The user asked to trust it: record the files as they are, and
+		// say why their values cannot be listed.
+		fmt.Fprintf(w, "riot cannot read this workspace's config, so it cannot list what it sets: %v\n", err)
+		if sums, err = config.ContentSums(ws); err != nil {
+			return nil, usageErr("cannot trust %s: %v", ws, err)
+		}
+	} else {
+		sums = cfg.Trust.Sums
+	}
+	summed := prev.State == trust.Trusted && prev.Files != nil
+	for _, name := range config.ContentFiles() {
+		cur, old := sums[name], prev.Files[name]
+		var what string
+		switch {
+		case cur == "" && old != "":
+			fmt.Fprintf(w, "%s: removed since you trusted this workspace\n", name)
+			continue
+		case cur == "" || (summed && cur == old):
+			continue
+		case summed && old == "":
+			what = "new since you trusted this workspace"
+		case summed:
+			what = "changed since you trusted this workspace"
+		default:
+			what = "now applies"
+		}
+		if name == config.PluginsDirName {
+			fmt.Fprintf(w, "%s: %s; the riot-tool-* binaries in it are searched for plugins\n", name, what)
+			continue
+		}
+		keys := "nothing that loosens checks or runs code"
+		if cfg != nil {
+			if k := cfg.Trust.IgnoredKeys(filepath.Join(ws, name)); len(k) > 0 {
+				keys = strings.Join(k, ", ")
+			}
+		}
+		fmt.Fprintf(w, "%s: %s; it sets %s\n", name, what, keys)
+	}
+	return sums, nil
 }
 
 func (a *app) trustStore() trust.Store {
@@ -116,6 +187,9 @@ func printTrust(w io.Writer, st trust.Store) error {
 		default:
 			state = "not trusted"
 		}
+		if e.Trusted && e.Files == nil {
+			state += " (before riot recorded what its files hold: they may only tighten until you run riot trust " + shellQuote(e.Dir) + ")"
+		}
 		if !e.Trusted && e.Local != "" {
 			state += "; its .riot/config.local.toml applies while it is as riot wrote it"
 		}
@@ -142,7 +216,15 @@ func untrustedLine(t config.Trust) string {
 	for _, f := range t.IgnoredFiles() {
 		parts = append(parts, fmt.Sprintf("%s (%s)", relTo(t.Workspace, f), strings.Join(t.IgnoredKeys(f), ", ")))
 	}
-	return fmt.Sprintf("this workspace is not trusted, so what its files set that loosens checks or runs code was ignored: %s; to apply it, run: riot trust %s",
+	switch {
+	case !t.Trusted():
+		return fmt.Sprintf("this workspace is not trusted, so what its files set that loosens checks or runs code was ignored: %s; to apply it, run: riot trust %s",
+			strings.Join(parts, ", "), shellQuote(t.Workspace))
+	case t.Unsummed:
+		return fmt.Sprintf("this workspace was trusted before riot recorded what its files hold, so what they set that loosens checks or runs code was ignored: %s; to review it and apply it, run: riot trust %s",
+			strings.Join(parts, ", "), shellQuote(t.Workspace))
+	}
+	return fmt.Sprintf("this workspace's files changed since you trusted it, so what they set that loosens checks or runs code was ignored: %s; to review the change and apply it, run: riot trust %s",
 		strings.Join(parts, ", "), shellQuote(t.Workspace))
 }
 
@@ -186,7 +268,9 @@ func (a *app) askTrust(cfg *config.Config) bool {
 	answer := strings.ToLower(strings.TrimSpace(readLine(a.stdin)))
 	st := a.trustStore()
 	if answer == "t" || answer == "trust" || answer == "y" || answer == "yes" {
-		if _, err := st.Trust(t.Workspace, time.Now()); err != nil {
+		// The files as this run read them, which is what the question
+		// listed.
+		if _, err := st.Trust(t.Workspace, t.Sums, time.Now()); err != nil {
 			fmt.Fprintf(a.stderr, "riot: the workspace is not trusted: %v\n", err)
 			return false
 		}
@@ -219,15 +303,16 @@ func readLine(r io.Reader) string {
 }
 
 // trustingPrompter makes an "always allow" answer on the terminal, the
-// user's own act, last in a workspace that is not trusted. Such an answer
-// writes the rule to .riot/config.local.toml, which an untrusted workspace
-// would otherwise ignore from the next run on. It does not trust the
-// workspace: that would also apply whatever the repository adds to
-// .riot/config.toml later. It writes the rule itself and pins the file as
-// written (trust.Store.PinLocal), so that the file applies while it is
-// byte for byte riot's; Resolve's own write then finds the rule there. A
-// local file that held the repository's text is not pinned, since pinning
-// it would vouch for that text.
+// user's own act, last. Such an answer writes the rule to
+// .riot/config.local.toml, whose loosening values apply only while the
+// trust record vouches for its content: the workspace was trusted with the
+// file so, or riot wrote it so for the user. So it writes the rule itself,
+// recording the new content's sum in the same step
+// (config.AppendAllowRulesAsUser); Resolve's own write then finds the rule
+// there. It does not trust the workspace: that would also apply whatever
+// the repository adds to .riot/config.toml later. A local file that holds
+// text the record does not vouch for is not recorded, since that would
+// vouch for the text.
 type trustingPrompter struct {
 	permission.Prompter
 	a   *app
@@ -241,26 +326,24 @@ func (p *trustingPrompter) Prompt(ctx context.Context, req permission.Request, d
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	t := &p.cfg.Trust
-	if err != nil || ans != permission.AnswerAllowAlways || t.Trusted() || len(d.Suggestions) == 0 {
+	if err != nil || ans != permission.AnswerAllowAlways || len(d.Suggestions) == 0 {
 		return ans, err
 	}
-	if !t.LocalOwn() || localSum(t.Workspace) != t.LocalSum {
-		p.say("riot: the rule goes to .riot/config.local.toml, but this workspace is not trusted and riot did not write the rest of that file, so later runs ignore it until you run: riot trust %s\n", shellQuote(t.Workspace))
-		return ans, err
+	ws := shellQuote(t.Workspace)
+	werr := config.AppendAllowRulesAsUser(p.a.trustStore(), t.Workspace, d.Suggestions, time.Now())
+	switch {
+	case errors.Is(werr, trust.ErrNotVouched) && t.Trusted():
+		p.say("riot: the rule goes to .riot/config.local.toml, but that file changed since you trusted this workspace, so later runs ignore what it loosens until you review it with: riot trust %s\n", ws)
+	case errors.Is(werr, trust.ErrNotVouched):
+		p.say("riot: the rule goes to .riot/config.local.toml, but this workspace is not trusted and riot did not write the rest of that file, so later runs ignore it until you run: riot trust %s\n", ws)
+	case werr != nil:
+		p.say("riot: cannot save the rule %s, so later runs ask again: %v\n", strings.Join(d.Suggestions, ", "), werr)
+	case t.Trusted():
+		p.say("riot: saved to .riot/config.local.toml\n")
+	default:
+		t.LocalSum, t.LocalPinned = localSum(t.Workspace), true
+		p.say("riot: saved to .riot/config.local.toml; this workspace is not trusted, so riot applies that file only while it stays as riot wrote it (riot trust %s applies the rest)\n", ws)
 	}
-	for _, rule := range d.Suggestions {
-		if _, werr := config.AppendAllowRule(t.Workspace, rule); werr != nil {
-			p.say("riot: cannot save the rule %s: %v\n", rule, werr)
-			return ans, err
-		}
-	}
-	sum := localSum(t.Workspace)
-	if _, perr := p.a.trustStore().PinLocal(t.Workspace, sum, time.Now()); perr != nil {
-		p.say("riot: the rule is saved, but later runs ignore it until you run riot trust %s: %v\n", shellQuote(t.Workspace), perr)
-		return ans, err
-	}
-	t.LocalSum, t.LocalPinned = sum, true
-	p.say("riot: saved to .riot/config.local.toml; this workspace is not trusted, so riot applies that file only while it stays as riot wrote it (riot trust %s applies the rest)\n", shellQuote(t.Workspace))
 	return ans, err
 }
 

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -83,7 +84,10 @@ func TestWorkspaceTrustAcceptance(t *testing.T) {
 			t.Fatal("touch ran in an untrusted workspace that asked for bypassPermissions")
 		}
 	}
-	e.riot("", "trust").want(t, 0, "trusted "+e.ws+": its .riot/config.toml, .riot/config.local.toml and .riot/plugins now apply")
+	e.riot("", "trust").want(t, 0,
+		".riot/config.toml: now applies; it sets permissions.mode, permissions.allow, plugins.evil, hooks.PreToolUse\n"+
+			".riot/plugins: now applies; the riot-tool-* binaries in it are searched for plugins\n"+
+			"trusted "+e.ws+": its .riot/config.toml, .riot/config.local.toml, .mcp.json and .riot/plugins apply as they are now; when one changes, what it loosens waits until you run riot trust again")
 	r := e.riot("", "call", "Bash", `{"command":"touch x"}`)
 	r.want(t, 0)
 	if strings.Contains(r.stderr, "not trusted") {
@@ -231,6 +235,9 @@ func (e *env) typedAhead(typed string, args ...string) *term {
 	tm := &term{t: e.t, ptmx: ptmx, out: make(chan string, 64)}
 	tm.cmd = e.command("", args...)
 	tm.cmd.Stdin, tm.cmd.Stderr, tm.cmd.Stdout = tty, tty, &tm.stdout
+	// The terminal is riot's controlling terminal, in its foreground, as
+	// a person's is: a session host prompts no other (sessionhost.peer).
+	tm.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
 	if err := tm.cmd.Start(); err != nil {
 		e.t.Fatal(err)
 	}

@@ -4,17 +4,14 @@ import (
 	"io"
 	"os"
 
-	"golang.org/x/sys/unix"
+	"github.com/mattn/go-isatty"
 )
 
-// isTerminal reports whether w or r is a terminal.
+// isTerminal reports whether f, a reader or writer, is a terminal: riot's
+// one test of that, as core/permission's prompter makes it too.
 func isTerminal(f any) bool {
 	file, ok := f.(*os.File)
-	if !ok {
-		return false
-	}
-	_, err := unix.IoctlGetTermios(int(file.Fd()), ioctlReadTermios)
-	return err == nil
+	return ok && isatty.IsTerminal(file.Fd())
 }
 
 // interactive reports whether a person can answer a prompt: stdin and

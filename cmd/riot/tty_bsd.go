@@ -4,8 +4,6 @@ package main
 
 import "golang.org/x/sys/unix"
 
-const ioctlReadTermios = unix.TIOCGETA
-
 // fread is FREAD of <sys/fcntl.h>, which x/sys/unix does not export on
 // every BSD: TIOCFLUSH with it flushes input only.
 const fread = 0x1

@@ -2,7 +2,5 @@ package main
 
 import "golang.org/x/sys/unix"
 
-const ioctlReadTermios = unix.TCGETS
-
 // flushInput discards what was typed on the terminal and not yet read.
 func flushInput(fd int) error { return unix.IoctlSetInt(fd, unix.TCFLSH, unix.TCIFLUSH) }

@@ -11,11 +11,18 @@
 // extend to subdirectories, so a nested workspace (a submodule, a clone
 // inside a trusted tree) is trusted on its own, and a moved or renamed
 // directory is a new, untrusted one; its old entry stays listed as missing
-// until revoked. Trust is in the directory, not in a version of its config:
-// no hash is kept, as trusting a repository is trusting its authors, and a
-// hash would ask again at every pull that touches .riot/. The one hash kept
-// is of the .riot/config.local.toml riot itself wrote for the user's
-// "always allow" answers in an untrusted workspace (Entry.Local): that
-// file applies while it is byte for byte the same, and the workspace's
-// trust is left as it was.
+// until revoked. Trust covers content, not only the directory: the record
+// keeps the SHA-256 of each of the workspace's files that can loosen
+// checks or run code (config.ContentFiles) as the user trusted them
+// (Entry.Files), since the model, a command or a git pull can change them
+// later; a file with another sum may only tighten until riot trust runs
+// again and shows the change. riot's own writes to those files on the
+// user's answer (an "always allow" on the terminal, riot plugins install)
+// record the new sum in the same step under the record's lock
+// (Store.Amend, Store.Revouch), and only over content the record vouched
+// for. An entry trusted before sums were kept has no Files and vouches
+// for no file. Entry.Local is the sum of the .riot/config.local.toml riot
+// wrote for the user's "always allow" answers in a workspace that is not
+// trusted: that file applies while it is byte for byte the same, and the
+// workspace's trust is left as it was.
 package trust

@@ -54,7 +54,7 @@ func FuzzTrustPath(f *testing.F) {
 			t.Fatalf("Key(%q) = %q, not the directory the path opens", p, key)
 		}
 		st := Store{File: filepath.Join(t.TempDir(), FileName)}
-		if _, err := st.Trust(p, now); err != nil {
+		if _, err := st.Trust(p, nil, now); err != nil {
 			t.Fatal(err)
 		}
 		for _, d := range append(fixed, p, key) {
@@ -86,7 +86,7 @@ func FuzzDecode(f *testing.F) {
 			return
 		}
 		for _, e := range entries {
-			if !validDir(e.Dir) || !validSum(e.Local) {
+			if !validDir(e.Dir) || !validSum(e.Local) || !validFiles(e.Files) {
 				t.Fatalf("decode kept %q", e.Dir)
 			}
 		}

@@ -35,6 +35,16 @@ type Entry struct {
 	// wrote for the user's "always allow" answers in this workspace while
 	// it was not trusted: that file, byte for byte, is the user's own.
 	Local string `json:"local_sha256,omitempty"`
+	// Files are the SHA-256 sums, in hex, of the workspace's own files
+	// that can loosen checks or run code, by their path relative to Dir,
+	// as they were when the user trusted the workspace (or as riot itself
+	// later wrote them on the user's answer, Store.Amend). A file whose
+	// content has another sum, or that is not listed (it did not exist
+	// then), may only tighten. Nil (omitted) in a trusted entry means it was
+	// trusted before riot kept sums: no file is vouched for until the user
+	// runs riot trust again. It is written even when empty, which is how
+	// "trusted with no such file" differs from that.
+	Files map[string]string `json:"files,omitzero"`
 	// At is when the user last decided.
 	At time.Time `json:"at"`
 }
@@ -56,7 +66,7 @@ func decode(data []byte) ([]Entry, error) {
 	if r.Version != version {
 		return nil, fmt.Errorf("its version is %d, and this riot reads version %d", r.Version, version)
 	}
-	return slices.DeleteFunc(r.Workspaces, func(e Entry) bool { return !validDir(e.Dir) || !validSum(e.Local) }), nil
+	return slices.DeleteFunc(r.Workspaces, func(e Entry) bool { return !validDir(e.Dir) || !validSum(e.Local) || !validFiles(e.Files) }), nil
 }
 
 // Compiled on first use, not at start: riot links every package, so each
@@ -64,6 +74,17 @@ func decode(data []byte) ([]Entry, error) {
 var sha256Hex = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{64}$`) })
 
 func validSum(sum string) bool { return sum == "" || sha256Hex().MatchString(sum) }
+
+// validFiles reports whether every name is a clean relative path inside
+// the workspace and every sum a SHA-256.
+func validFiles(files map[string]string) bool {
+	for name, sum := range files {
+		if !filepath.IsLocal(name) || filepath.Clean(name) != name || !utf8.ValidString(name) || sum == "" || !validSum(sum) {
+			return false
+		}
+	}
+	return true
+}
 
 func validDir(dir string) bool {
 	return filepath.IsAbs(dir) && filepath.Clean(dir) == dir && utf8.ValidString(dir)
@@ -98,6 +119,12 @@ func (s Store) read() ([]Entry, error) {
 // processes deciding at once both keep their entry, and replaces it
 // through a rename, so that a crash leaves the old record or the new one.
 func (s Store) update(change func([]Entry) []Entry) error {
+	return s.updateErr(func(entries []Entry) ([]Entry, error) { return change(entries), nil })
+}
+
+// updateErr is update with a change that can fail, which leaves the
+// record as it was.
+func (s Store) updateErr(change func([]Entry) ([]Entry, error)) error {
 	if err := os.MkdirAll(filepath.Dir(s.File), 0o755); err != nil {
 		return &RecordError{File: s.File, Msg: "its directory cannot be made: " + errText(err)}
 	}
@@ -113,7 +140,11 @@ func (s Store) update(change func([]Entry) []Entry) error {
 	if err != nil {
 		return err
 	}
-	data, err := encode(change(entries))
+	entries, err = change(entries)
+	if err != nil {
+		return err
+	}
+	data, err := encode(entries)
 	if err != nil {
 		return &RecordError{File: s.File, Msg: "it cannot be encoded: " + errText(err)}
 	}

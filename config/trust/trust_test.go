@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -88,7 +89,7 @@ func TestKeyRefusesWhatItCannotName(t *testing.T) {
 		t.Errorf("Key(non-UTF-8) = %v, want ErrPath", err)
 	}
 	st := newStore(t)
-	if _, err := st.Trust(bad, now); !errors.Is(err, ErrPath) {
+	if _, err := st.Trust(bad, nil, now); !errors.Is(err, ErrPath) {
 		t.Errorf("Trust(non-UTF-8) = %v, want ErrPath", err)
 	}
 	if _, _, err := st.Revoke(bad); !errors.Is(err, ErrPath) {
@@ -113,7 +114,7 @@ func TestTrustIsExact(t *testing.T) {
 	if s := lookup(t, st, ws); s != Unknown {
 		t.Fatalf("before: %v", s)
 	}
-	key, err := st.Trust(ws, now)
+	key, err := st.Trust(ws, nil, now)
 	if err != nil || key != ws {
 		t.Fatalf("Trust = %q, %v", key, err)
 	}
@@ -154,7 +155,7 @@ func TestDeclineThenTrust(t *testing.T) {
 	ws := real(t, t.TempDir())
 	other := real(t, t.TempDir())
 	st := newStore(t)
-	if _, err := st.Trust(other, now); err != nil {
+	if _, err := st.Trust(other, nil, now); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := st.Decline(ws, now); err != nil {
@@ -163,7 +164,7 @@ func TestDeclineThenTrust(t *testing.T) {
 	if s := lookup(t, st, ws); s != Declined {
 		t.Fatalf("declined: %v", s)
 	}
-	if _, err := st.Trust(ws, now.Add(time.Hour)); err != nil {
+	if _, err := st.Trust(ws, nil, now.Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	if s := lookup(t, st, ws); s != Trusted {
@@ -188,7 +189,7 @@ func TestListIsSorted(t *testing.T) {
 	root := real(t, t.TempDir())
 	st := newStore(t)
 	for _, n := range []string{"c", "a", "b"} {
-		if _, err := st.Trust(mkdir(t, root, n), now); err != nil {
+		if _, err := st.Trust(mkdir(t, root, n), nil, now); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -211,7 +212,7 @@ func TestRecordFile(t *testing.T) {
 	if entries, err := st.List(); err != nil || len(entries) != 0 {
 		t.Fatalf("no record: %v %v", entries, err)
 	}
-	if _, err := st.Trust(ws, now); err != nil {
+	if _, err := st.Trust(ws, nil, now); err != nil {
 		t.Fatal(err)
 	}
 	info, err := os.Stat(st.File)
@@ -219,7 +220,7 @@ func TestRecordFile(t *testing.T) {
 		t.Fatalf("record mode %v, %v", info, err)
 	}
 	data, _ := os.ReadFile(st.File)
-	want := "{\n  \"version\": 1,\n  \"workspaces\": [\n    {\n      \"dir\": \"" + ws + "\",\n      \"trusted\": true,\n      \"at\": \"2026-12-01T10:00:00Z\"\n    }\n  ]\n}\n"
+	want := "{\n  \"version\": 1,\n  \"workspaces\": [\n    {\n      \"dir\": \"" + ws + "\",\n      \"trusted\": true,\n      \"files\": {},\n      \"at\": \"2026-12-01T10:00:00Z\"\n    }\n  ]\n}\n"
 	if string(data) != want {
 		t.Fatalf("record:\n%s\nwant:\n%s", data, want)
 	}
@@ -261,7 +262,7 @@ func TestBadRecord(t *testing.T) {
 			if _, err := st.List(); !errors.As(err, &re) {
 				t.Fatalf("List = %v", err)
 			}
-			if _, err := st.Trust(ws, now); !errors.As(err, &re) {
+			if _, err := st.Trust(ws, nil, now); !errors.As(err, &re) {
 				t.Fatalf("Trust over a bad record = %v", err)
 			}
 			if _, _, err := st.Revoke(ws); !errors.As(err, &re) {
@@ -287,7 +288,7 @@ func TestBadRecord(t *testing.T) {
 			t.Fatal(err)
 		}
 		st := Store{File: filepath.Join(parent, "riot", FileName)}
-		_, err := st.Trust(ws, now)
+		_, err := st.Trust(ws, nil, now)
 		var re *RecordError
 		if !errors.As(err, &re) || re.Msg != "its directory cannot be made: not a directory" {
 			t.Fatalf("Trust = %v", err)
@@ -296,7 +297,7 @@ func TestBadRecord(t *testing.T) {
 	t.Run("lock cannot be opened", func(t *testing.T) {
 		st := newStore(t)
 		mkdir(t, st.File+".lock")
-		_, err := st.Trust(ws, now)
+		_, err := st.Trust(ws, nil, now)
 		var re *RecordError
 		if !errors.As(err, &re) || re.Msg != "its lock cannot be opened: is a directory" {
 			t.Fatalf("Trust = %v", err)
@@ -356,7 +357,7 @@ func TestConcurrentTrust(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := st.Trust(dir, now)
+			_, err := st.Trust(dir, nil, now)
 			errs <- err
 		}()
 	}
@@ -407,13 +408,13 @@ func TestPinLocal(t *testing.T) {
 		t.Fatalf("PinLocal = %q, %v", key, err)
 	}
 	got, err := st.Lookup(ws)
-	if err != nil || got != (Status{State: Unknown, Local: sum}) {
+	if err != nil || !reflect.DeepEqual(got, Status{State: Unknown, Local: sum}) {
 		t.Fatalf("pinned: %+v, %v", got, err)
 	}
 	if _, err := st.Decline(ws, now); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := st.Lookup(ws); got != (Status{State: Declined, Local: sum}) {
+	if got, _ := st.Lookup(ws); !reflect.DeepEqual(got, Status{State: Declined, Local: sum}) {
 		t.Fatalf("declined: %+v", got)
 	}
 	other := strings.Repeat("cd", 32)
@@ -421,13 +422,13 @@ func TestPinLocal(t *testing.T) {
 		t.Fatal(err)
 	}
 	entries, _ := st.List()
-	if len(entries) != 1 || entries[0] != (Entry{Dir: ws, Declined: true, Local: other, At: now.Add(time.Minute)}) {
+	if len(entries) != 1 || !reflect.DeepEqual(entries[0], Entry{Dir: ws, Declined: true, Local: other, At: now.Add(time.Minute)}) {
 		t.Fatalf("entries %+v", entries)
 	}
-	if _, err := st.Trust(ws, now); err != nil {
+	if _, err := st.Trust(ws, nil, now); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := st.Lookup(ws); got != (Status{State: Trusted, Local: other}) {
+	if got, _ := st.Lookup(ws); !reflect.DeepEqual(got, Status{State: Trusted, Local: other, Files: map[string]string{}}) {
 		t.Fatalf("trusted: %+v", got)
 	}
 	data, _ := os.ReadFile(st.File)
@@ -443,7 +444,7 @@ func TestPinLocal(t *testing.T) {
 	if _, _, err := st.Revoke(ws); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := st.Lookup(ws); got != (Status{}) {
+	if got, _ := st.Lookup(ws); !reflect.DeepEqual(got, Status{}) {
 		t.Fatalf("revoked: %+v", got)
 	}
 	// A hand-written pin that is not a SHA-256 drops its entry.
@@ -451,12 +452,192 @@ func TestPinLocal(t *testing.T) {
 	if err := os.WriteFile(st.File, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := st.Lookup(ws); got != (Status{}) {
+	if got, _ := st.Lookup(ws); !reflect.DeepEqual(got, Status{}) {
 		t.Fatalf("bad pin kept: %+v", got)
 	}
 	for _, s := range []string{"", sum} {
 		if !validSum(s) {
 			t.Errorf("validSum(%q) = false", s)
 		}
+	}
+}
+
+// Trust vouches for the files' content as given; a record from before
+// sums were kept trusts the directory but vouches for no file.
+func TestVouches(t *testing.T) {
+	ws := real(t, t.TempDir())
+	st := newStore(t)
+	a, b := Sum([]byte("a")), Sum([]byte("b"))
+	if _, err := st.Trust(ws, map[string]string{"../x": a}, now); err == nil {
+		t.Fatal("a file outside the workspace was recorded")
+	}
+	if _, err := st.Trust(ws, map[string]string{".mcp.json": "nope"}, now); err == nil {
+		t.Fatal("a bad sum was recorded")
+	}
+	if _, err := st.Trust(ws, map[string]string{".mcp.json": a}, now); err != nil {
+		t.Fatal(err)
+	}
+	s, err := st.Lookup(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, sum string
+		want      bool
+	}{{".mcp.json", a, true}, {".mcp.json", b, false}, {".riot/config.toml", a, false}, {".mcp.json", "", false}} {
+		if got := s.Vouches(c.name, c.sum); got != c.want {
+			t.Errorf("Vouches(%s, %.8s) = %v, want %v", c.name, c.sum, got, c.want)
+		}
+	}
+	// The old form: trusted, no files.
+	body := `{"version":1,"workspaces":[{"dir":"` + ws + `","trusted":true,"at":"2026-12-01T10:00:00Z"}]}`
+	if err := os.WriteFile(st.File, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if s, err = st.Lookup(ws); err != nil || s.State != Trusted || s.Files != nil || s.Vouches(".mcp.json", a) {
+		t.Fatalf("old record: %+v, %v", s, err)
+	}
+	// A record with a file outside the workspace drops the entry.
+	body = `{"version":1,"workspaces":[{"dir":"` + ws + `","trusted":true,"files":{"../../etc/x":"` + a + `"}}]}`
+	if err := os.WriteFile(st.File, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ = st.Lookup(ws); s.State != Unknown {
+		t.Fatalf("bad files kept: %+v", s)
+	}
+}
+
+// Amend is riot's own write on the user's answer: it writes and vouches
+// only when the content it replaces was vouched for (or absent), and
+// only the local file in a workspace that is not trusted.
+func TestAmend(t *testing.T) {
+	ws := real(t, t.TempDir())
+	st := newStore(t)
+	add := func(s string) func([]byte) ([]byte, error) {
+		return func(old []byte) ([]byte, error) { return append(old, s...), nil }
+	}
+	local := filepath.Join(ws, LocalName)
+	// Untrusted: the local file, absent, is written and pinned.
+	sum, err := st.Amend(ws, LocalName, add("a\n"), now)
+	if err != nil || sum != Sum([]byte("a\n")) {
+		t.Fatalf("Amend = %q, %v", sum, err)
+	}
+	if s, _ := st.Lookup(ws); s.State != Unknown || !s.Vouches(LocalName, sum) {
+		t.Fatalf("after Amend: %+v", s)
+	}
+	// Another file of an untrusted workspace is not riot's to vouch for.
+	if _, err := st.Amend(ws, ".riot/config.toml", add("x"), now); !errors.Is(err, ErrNotVouched) {
+		t.Fatalf("untrusted config.toml: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".riot/config.toml")); !os.IsNotExist(err) {
+		t.Fatal("a refused Amend wrote")
+	}
+	// Changed by someone else: refused, and left as it is.
+	if err := os.WriteFile(local, []byte("theirs\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Amend(ws, LocalName, add("b\n"), now); !errors.Is(err, ErrNotVouched) {
+		t.Fatalf("changed local: %v", err)
+	}
+	if data, _ := os.ReadFile(local); string(data) != "theirs\n" {
+		t.Fatalf("a refused Amend wrote %q", data)
+	}
+	// Trusted with the file as it is: any file may be amended, and the
+	// new content is vouched for, the old one no longer.
+	if _, err := st.Trust(ws, map[string]string{LocalName: Sum([]byte("theirs\n"))}, now); err != nil {
+		t.Fatal(err)
+	}
+	if sum, err = st.Amend(ws, LocalName, add("b\n"), now); err != nil {
+		t.Fatal(err)
+	}
+	cfgSum, err := st.Amend(ws, ".riot/config.toml", add("c\n"), now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := st.Lookup(ws)
+	if !s.Vouches(LocalName, sum) || s.Vouches(LocalName, Sum([]byte("theirs\n"))) || !s.Vouches(".riot/config.toml", cfgSum) {
+		t.Fatalf("trusted Amend: %+v", s)
+	}
+	// An edit that changes nothing records nothing; an edit's error
+	// leaves file and record.
+	if sum, err := st.Amend(ws, LocalName, add(""), now); err != nil || sum != "" {
+		t.Fatalf("no change: %q, %v", sum, err)
+	}
+	boom := errors.New("boom")
+	if _, err := st.Amend(ws, LocalName, func([]byte) ([]byte, error) { return nil, boom }, now); !errors.Is(err, boom) {
+		t.Fatalf("edit error: %v", err)
+	}
+	if _, err := st.Amend(ws, "../out", add("x"), now); err == nil {
+		t.Fatal("amended a file outside the workspace")
+	}
+	if _, err := st.Amend(filepath.Join(ws, "missing"), LocalName, add("x"), now); !errors.Is(err, ErrNotDir) {
+		t.Fatalf("missing dir: %v", err)
+	}
+}
+
+// Revouch records riot's own change of a trusted workspace's file: only
+// over what the record vouched for, or nothing, and only when trusted.
+func TestRevouch(t *testing.T) {
+	ws := real(t, t.TempDir())
+	st := newStore(t)
+	a, b, c := Sum([]byte("a")), Sum([]byte("b")), Sum([]byte("c"))
+	if err := st.Revouch(ws, ".riot/plugins", "", a, now); !errors.Is(err, ErrNotVouched) {
+		t.Fatalf("no entry: %v", err)
+	}
+	if _, err := os.Stat(st.File); !os.IsNotExist(err) {
+		t.Fatal("a refused Revouch wrote the record")
+	}
+	if _, err := st.PinLocal(ws, a, now); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Revouch(ws, ".riot/plugins", "", a, now); !errors.Is(err, ErrNotVouched) {
+		t.Fatalf("untrusted: %v", err)
+	}
+	if _, err := st.Trust(ws, map[string]string{".riot/plugins": a}, now); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Revouch(ws, ".riot/plugins", b, c, now); !errors.Is(err, ErrNotVouched) {
+		t.Fatalf("over unvouched content: %v", err)
+	}
+	if err := st.Revouch(ws, ".riot/plugins", a, b, now.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := st.Lookup(ws)
+	if !s.Vouches(".riot/plugins", b) || s.Vouches(".riot/plugins", a) {
+		t.Fatalf("after Revouch: %+v", s)
+	}
+	if entries, _ := st.List(); !entries[0].At.Equal(now.Add(time.Minute)) {
+		t.Fatalf("at %v", entries[0].At)
+	}
+	// Nothing there before: riot's change is all there is.
+	if err := st.Revouch(ws, ".mcp.json", "", c, now); err != nil {
+		t.Fatal(err)
+	}
+	// Gone after: forgotten.
+	if err := st.Revouch(ws, ".riot/plugins", b, "", now); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ = st.Lookup(ws); s.Files[".riot/plugins"] != "" || !s.Vouches(".mcp.json", c) {
+		t.Fatalf("after removal: %+v", s)
+	}
+	for _, bad := range []struct{ name, sum string }{{"../x", a}, {"/abs", a}, {".mcp.json", "nope"}} {
+		if err := st.Revouch(ws, bad.name, "", bad.sum, now); err == nil || errors.Is(err, ErrNotVouched) {
+			t.Errorf("Revouch(%q, %q) = %v", bad.name, bad.sum, err)
+		}
+	}
+	if err := st.Revouch(filepath.Join(ws, "missing"), ".mcp.json", "", a, now); !errors.Is(err, ErrNotDir) {
+		t.Fatalf("missing dir: %v", err)
+	}
+	// An unsummed trust (an older riot's) gains the file riot wrote, and
+	// vouches for nothing else.
+	body := `{"version":1,"workspaces":[{"dir":"` + ws + `","trusted":true}]}`
+	if err := os.WriteFile(st.File, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Revouch(ws, ".riot/plugins", "", a, now); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ = st.Lookup(ws); len(s.Files) != 1 || !s.Vouches(".riot/plugins", a) {
+		t.Fatalf("unsummed: %+v", s)
 	}
 }

@@ -61,6 +61,12 @@ func (s *Source) callFailed(ctx, cctx context.Context, c *conn, tool string, err
 	}
 	var wire *jsonrpc.Error
 	switch {
+	case c.over.seen() != "":
+		// Riot cut the server off mid-answer: say so, not how it ended.
+		s.opts.Log.Warn("MCP server sent a message over the size bound", "server", s.name, "tool", tool, "error", err)
+		s.lost(c)
+		s.crash()
+		return send(failed(fmt.Sprintf("The %s MCP server sent %s while running %s, so %s. It may have partially run; check before retrying. Call it again asking for less (a narrower query, a smaller range), or use another tool; %s.", s.name, c.over.seen(), tool, c.over.stopped(), c.over.next())))
 	case cctx.Err() != nil:
 		s.lost(c)
 		s.crash()

@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -46,6 +47,10 @@ type Options struct {
 	Log         hclog.Logger
 	// Elicitor answers the server's elicitation/create; nil declines.
 	Elicitor Elicitor
+	// MaxMessageBytes bounds one message from the server (a stdio line,
+	// an HTTP response body, a server-sent event); 0 is
+	// DefaultMaxMessageBytes. A server that sends more is stopped.
+	MaxMessageBytes int
 }
 
 // Elicitor asks the user what a server's elicitation/create requests. It
@@ -88,6 +93,10 @@ type Source struct {
 	relists []chan struct{}
 	// calls are the calls in flight, for the elicitations they cause.
 	calls []*callState
+	// refused are the tools left out for names the model APIs reject, by
+	// the server's name, with why.
+	refused      map[string]string
+	refusedOrder []string
 }
 
 // conn is one generation of the server.
@@ -103,6 +112,8 @@ type conn struct {
 	badLine  string
 	stderr   *tail
 	killOnce sync.Once
+	// over is set when the server sent a message over the size bound.
+	over *oversize
 }
 
 // New returns a Source that starts nothing until it is needed.
@@ -125,6 +136,9 @@ func New(opts Options) *Source {
 	if opts.ToolTimeout <= 0 {
 		opts.ToolTimeout = 10 * time.Minute
 	}
+	if opts.MaxMessageBytes <= 0 {
+		opts.MaxMessageBytes = DefaultMaxMessageBytes
+	}
 	return &Source{opts: opts, name: opts.Server.Name, tools: map[string]*mcp.Tool{}}
 }
 
@@ -140,6 +154,10 @@ func (s *Source) CallTimeout() time.Duration {
 // Manifest lists the server's served tools: from the cache while the
 // server's config has not changed, by starting it otherwise.
 func (s *Source) Manifest(ctx context.Context) (*toolv1.ManifestResponse, error) {
+	// Not even from the cache: tools that can never start are no tools.
+	if err := s.nested(); err != nil {
+		return nil, err
+	}
 	var tools []*mcp.Tool
 	if s.opts.Cache != nil {
 		tools = s.opts.Cache.get(s.opts.Server)
@@ -170,6 +188,17 @@ func (s *Source) Manifest(ctx context.Context) (*toolv1.ManifestResponse, error)
 // addLocked registers a tool not yet known and returns its spec, or nil.
 func (s *Source) addLocked(t *mcp.Tool) *toolv1.ToolSpec {
 	if t == nil || !s.opts.Server.Serves(t.Name) {
+		return nil
+	}
+	if why := badToolName(s.name, t.Name); why != "" {
+		if _, seen := s.refused[t.Name]; !seen {
+			if s.refused == nil {
+				s.refused = map[string]string{}
+			}
+			s.refused[t.Name] = why
+			s.refusedOrder = append(s.refusedOrder, t.Name)
+			s.opts.Log.Warn(why)
+		}
 		return nil
 	}
 	name := ToolName(s.name, t.Name)
@@ -253,17 +282,45 @@ func (s *Source) State() string {
 	}
 }
 
-// Problem is why the server is not usable, if it is not.
+// Problem is why the server is not usable, if it is not, and which of its
+// tools are left out and why.
 func (s *Source) Problem() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.disabled != "" {
-		return s.disabled
+	var out []string
+	switch {
+	case s.disabled != "":
+		out = append(out, s.disabled)
+	case s.startErr != nil:
+		out = append(out, s.startErr.Error())
 	}
-	if s.startErr != nil {
-		return s.startErr.Error()
+	for _, t := range s.refusedOrder {
+		out = append(out, s.refused[t])
 	}
-	return ""
+	return strings.Join(out, " ")
+}
+
+// disable disables the server for the session with a problem that no
+// restart fixes, and returns it as the error.
+func (s *Source) disable(msg string) error {
+	s.mu.Lock()
+	s.disabled = msg
+	s.mu.Unlock()
+	s.opts.Log.Warn(msg)
+	return &Error{Msg: msg}
+}
+
+// nested disables a stdio server of a riot that runs within an MCP server
+// of a riot: such a riot starts no server process, so that riot never
+// starts itself again, however a server reaches it.
+func (s *Source) nested() error {
+	if s.opts.Server.URL != "" {
+		return nil
+	}
+	if by, ok := StartedByRiot(os.Getenv); ok {
+		return s.disable(nestedProblem(s.opts.Server, by))
+	}
+	return nil
 }
 
 // Close stops the server; calls after it fail.
@@ -352,17 +409,28 @@ func (s *Source) start() (*conn, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), s.opts.StartupTimeout)
 	defer cancel()
 	srv := s.opts.Server
-	c := &conn{exited: make(chan struct{}), bad: make(chan struct{}), stderr: &tail{}}
+	c := &conn{exited: make(chan struct{}), bad: make(chan struct{}), stderr: &tail{}, over: &oversize{done: make(chan struct{})}}
+	limit := s.opts.MaxMessageBytes
+	// The SDK's own bounds stay as a backstop, set past riot's so that
+	// riot's fires first and knows the cause.
+	sdkLimit := 2*limit + 64<<10
 	var transport mcp.Transport
 	if srv.URL != "" {
-		transport = &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: &http.Client{Transport: headerTransport(srv.Headers)}, DisableStandaloneSSE: false}
+		hc := &http.Client{Transport: &boundedTransport{next: headerTransport(srv.Headers), limit: limit, over: c.over}}
+		transport = &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: hc, DisableStandaloneSSE: false, MaxEventSize: sdkLimit}
 	} else {
+		if err := s.nested(); err != nil {
+			return nil, err
+		}
 		cmd := exec.Command(srv.Command, srv.Args...)
 		cmd.Dir = srv.Cwd
 		cmd.Env = os.Environ()
 		for k, v := range srv.Env {
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}
+		// Last, so that no configured env unsets it: a riot this server
+		// is, or starts, refuses to serve or start servers in turn.
+		cmd.Env = append(cmd.Env, selfEnv())
 		cmd.Stderr = c.stderr
 		isolate(cmd)
 		stdin, err := cmd.StdinPipe()
@@ -378,12 +446,13 @@ func (s *Source) start() (*conn, error) {
 			return nil, &Error{Msg: fmt.Sprintf("The %s MCP server could not be started: %s. Tell the user to fix [mcp_servers.%s] command in the riot config.", s.name, startReason(err), s.name)}
 		}
 		c.cmd = cmd
+		c.over.stop = func() { killGroup(cmd) }
 		go func() {
 			err := cmd.Wait()
 			c.how = exitText(err)
 			close(c.exited)
 		}()
-		transport = &mcp.IOTransport{Reader: c.checked(stdout), Writer: stdin}
+		transport = &mcp.IOTransport{Reader: c.checked(stdout, limit), Writer: stdin, MaxLineLength: sdkLimit}
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "riot", Version: "1"}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { s.relist() },
@@ -400,6 +469,9 @@ func (s *Source) start() (*conn, error) {
 			killGroup(c.cmd)
 			<-c.exited
 		}
+		if isSelf(err, c) {
+			return nil, s.disable(selfProblem(srv))
+		}
 		s.crash()
 		return nil, &Error{Msg: s.startFailure(ctx, c)}
 	}
@@ -411,6 +483,8 @@ func (s *Source) start() (*conn, error) {
 func (s *Source) startFailure(ctx context.Context, c *conn) string {
 	fix := fmt.Sprintf("Tell the user the %s MCP server needs fixing (see [mcp_servers.%s]); do not retry now.", s.name, s.name)
 	switch {
+	case c.over.seen() != "":
+		return fmt.Sprintf("The %s MCP server sent %s while starting, so %s. %s", s.name, c.over.seen(), c.over.stopped(), fix)
 	case c.badLine != "":
 		return fmt.Sprintf("The %s MCP server wrote output that is not MCP while starting (%q), so it was stopped. %s", s.name, c.badLine, fix)
 	case ctx.Err() != nil:
@@ -513,6 +587,9 @@ func (s *Source) toolsChanged(ctx context.Context) {
 
 // reason says what became of a generation whose request failed.
 func (c *conn) reason(ctx context.Context) string {
+	if what := c.over.seen(); what != "" {
+		return fmt.Sprintf(": it sent %s, so %s", what, c.over.stopped())
+	}
 	select {
 	case <-c.bad:
 		return fmt.Sprintf(": it wrote output that is not MCP (%q)", c.badLine)
@@ -537,14 +614,49 @@ func (c *conn) reason(ctx context.Context) string {
 	return ": the connection to it broke"
 }
 
+// lineBreak is the size of the line break that ends line+frag: 2 for
+// \r\n, 1 for \n, 0 for none.
+func lineBreak(line, frag []byte) int {
+	if !bytes.HasSuffix(frag, []byte("\n")) {
+		return 0
+	}
+	if len(frag) >= 2 && frag[len(frag)-2] == '\r' || len(frag) == 1 && bytes.HasSuffix(line, []byte("\r")) {
+		return 2
+	}
+	return 1
+}
+
 // checked passes the server's stdout on, noting the first line that is
-// not a JSON object: a server that prints logs on stdout breaks MCP.
-func (c *conn) checked(r io.ReadCloser) io.ReadCloser {
+// not a JSON object: a server that prints logs on stdout breaks MCP. It
+// holds at most limit bytes of a line: a longer one stops the server, so
+// that no server can make riot hold what it sends without end.
+func (c *conn) checked(r io.ReadCloser, limit int) io.ReadCloser {
 	pr, pw := io.Pipe()
 	go func() {
 		br := bufio.NewReaderSize(r, 64<<10)
+		var line []byte
 		for {
-			line, err := br.ReadBytes('\n')
+			frag, err := br.ReadSlice('\n')
+			partial := errors.Is(err, bufio.ErrBufferFull)
+			// A line's size is without its line break; a partial line
+			// may end in the \r of one.
+			if n := len(line) + len(frag); partial && n > limit+1 || !partial && n-lineBreak(line, frag) > limit {
+				c.over.exceeded(fmt.Sprintf("a message of more than %s (a single line without a newline)", sizeText(limit)))
+				pw.CloseWithError(errTooBig)
+				return
+			}
+			if len(line)+len(frag) > cap(line) {
+				// Doubling, not append's gentler growth for large
+				// slices: a line near the bound allocates about twice
+				// the bound in all, not five times.
+				grown := make([]byte, len(line), min(max(2*cap(line), len(line)+len(frag), 64<<10), limit+2))
+				copy(grown, line)
+				line = grown
+			}
+			line = append(line, frag...)
+			if partial {
+				continue
+			}
 			if t := bytes.TrimSpace(line); len(t) > 0 && (t[0] != '{' || !json.Valid(t)) {
 				c.badOnce.Do(func() {
 					c.badLine = string(t[:min(len(t), 80)])
@@ -554,6 +666,8 @@ func (c *conn) checked(r io.ReadCloser) io.ReadCloser {
 				return
 			}
 			if len(line) > 0 {
+				// The pipe returns once the SDK has read it all, so the
+				// buffer is free again.
 				if _, werr := pw.Write(line); werr != nil {
 					return
 				}
@@ -561,6 +675,11 @@ func (c *conn) checked(r io.ReadCloser) io.ReadCloser {
 			if err != nil {
 				pw.CloseWithError(err)
 				return
+			}
+			line = line[:0]
+			if cap(line) > 1<<20 {
+				// Hold no large line's buffer for the session.
+				line = nil
 			}
 		}
 	}()

@@ -32,6 +32,9 @@ func (p *Policy) Decide(ctx context.Context, req Request) Decision {
 		if s.Kind == PathSubject && s.Access == Read && s.physical != "" {
 			c.d.Reads = append(c.d.Reads, s.physical)
 		}
+		if s.Kind == PathSubject && s.Access == Write && s.physical != "" {
+			c.d.Writes = append(c.d.Writes, s.physical)
+		}
 	}
 	return c.d
 }

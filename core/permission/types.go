@@ -156,6 +156,11 @@ type Decision struct {
 	// one of them or inside the fence: a symlink swapped after the check
 	// then leads nowhere it was not allowed to.
 	Reads []string
+	// Writes are the call's write paths as this decision resolved them:
+	// the files an Allow lets the tool create or replace. The host hands
+	// them to the call, whose tool writes only there, through a directory
+	// it opened without following a symlink.
+	Writes []string
 }
 
 // TraceStep is one step of the chain as `riot explain` shows it.

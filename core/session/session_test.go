@@ -138,32 +138,116 @@ func TestSnapshotIsACopy(t *testing.T) {
 	}
 }
 
-// A corrupt state file is neither loaded nor overwritten: it may be the
-// only record of something, and a rewrite would drop it.
-func TestCorruptFileIsKept(t *testing.T) {
+// A corrupt state file is never loaded nor overwritten: it is moved aside,
+// kept whole under a name that says so, and the session starts afresh,
+// the loss noted for the caller to tell. Before, every Open failed with a
+// raw parse error until someone removed the file.
+func TestCorruptFileIsMovedAsideAtOpen(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "sessions", "s.json")
-	if _, err := Open(dir, "s"); err != nil {
-		t.Fatal(err)
-	}
-	s, _ := Open(dir, "s")
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, []byte("{not json"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(dir, "s"); err == nil || !strings.Contains(err.Error(), "corrupt") {
-		t.Errorf("Open of a corrupt file = %v, want it called corrupt", err)
+	s, err := Open(dir, "s")
+	if err != nil {
+		t.Fatalf("Open of a corrupt file: %v", err)
 	}
-	if err := s.Update("read", map[string]string{"k": "v"}); err == nil || !strings.Contains(err.Error(), "corrupt") {
-		t.Errorf("Update over a corrupt file = %v, want it called corrupt", err)
+	notices := s.TakeNotices()
+	if len(notices) != 1 || !notices[0].Lost || !strings.HasPrefix(notices[0].MovedTo, path+".corrupt-") {
+		t.Fatalf("notices %+v, want one saying the state was lost and where the file went", notices)
 	}
-	if got, _ := os.ReadFile(path); string(got) != "{not json" {
-		t.Errorf("the corrupt file was overwritten: %q", got)
+	if got, err := os.ReadFile(notices[0].MovedTo); err != nil || string(got) != "{not json" {
+		t.Fatalf("the corrupt file was not kept whole: %q, %v", got, err)
 	}
-	if own, _ := s.Snapshot("read"); own["k"] != "v" {
-		t.Error("the update was lost in memory too")
+	if err := s.Update("read", map[string]string{"k": "v"}); err != nil {
+		t.Fatal(err)
+	}
+	if own, _ := onDisk(t, dir, "s"); own["k"] != "v" {
+		t.Fatalf("the fresh session does not save: %v", own)
+	}
+	if n := s.TakeNotices(); len(n) != 0 {
+		t.Fatalf("notices taken twice: %+v", n)
+	}
+}
+
+// A state file corrupted under a session that is open is moved aside, and
+// the state the process holds is written in its place: nothing it knew is
+// lost, and the next process loads it. Before, every write failed, with
+// nobody told, and after the process ended the session would not load.
+func TestCorruptFileUnderAnOpenSessionIsReplacedFromMemory(t *testing.T) {
+	for _, behind := range []bool{false, true} {
+		t.Run(fmt.Sprintf("writeBehind=%v", behind), func(t *testing.T) {
+			dir := t.TempDir()
+			s, err := Open(dir, "s")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if behind {
+				s.WriteBehind()
+				t.Cleanup(func() { _ = s.Close() })
+			}
+			if err := s.Update("read", map[string]string{"a": "1"}); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(s.Path(), []byte("\x00garbage"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Update("read", map[string]string{"b": "2"}); err != nil {
+				t.Fatalf("Update over a corrupt file: %v", err)
+			}
+			if err := s.Flush(); err != nil {
+				t.Fatalf("Flush over a corrupt file: %v", err)
+			}
+			notices := s.TakeNotices()
+			if len(notices) != 1 || notices[0].Lost || !strings.HasPrefix(notices[0].MovedTo, s.Path()+".corrupt-") {
+				t.Fatalf("notices %+v, want one saying the file was moved and nothing lost", notices)
+			}
+			if got, _ := os.ReadFile(notices[0].MovedTo); string(got) != "\x00garbage" {
+				t.Fatalf("the corrupt file was not kept: %q", got)
+			}
+			if own, _ := onDisk(t, dir, "s"); own["a"] != "1" || own["b"] != "2" {
+				t.Fatalf("on disk %v, want what the session held", own)
+			}
+			if s.SaveError() != nil {
+				t.Fatalf("SaveError = %v after a good write", s.SaveError())
+			}
+		})
+	}
+}
+
+// A state that cannot be saved is kept in memory, and SaveError says why
+// in plain words, until a write succeeds.
+func TestSaveErrorIsKeptUntilAWriteSucceeds(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock := s.Path() + ".lock"
+	if err := os.MkdirAll(lock, 0o700); err != nil { // no lock, so no write
+		t.Fatal(err)
+	}
+	err = s.Update("read", map[string]string{"a": "1"})
+	if err == nil || s.SaveError() == nil || !strings.Contains(err.Error(), "a directory stands where a file should be") {
+		t.Fatalf("Update = %v, SaveError = %v; want both saying why", err, s.SaveError())
+	}
+	if own, _ := s.Snapshot("read"); own["a"] != "1" {
+		t.Fatal("the change was lost in memory too")
+	}
+	if err := os.Remove(lock); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Update("read", map[string]string{"b": "2"}); err != nil || s.SaveError() != nil {
+		t.Fatalf("Update = %v, SaveError = %v after the way was cleared", err, s.SaveError())
+	}
+	if own, _ := onDisk(t, dir, "s"); own["a"] != "1" || own["b"] != "2" {
+		t.Fatalf("on disk %v, want the change that failed saved with the next", own)
 	}
 }
 

@@ -117,10 +117,11 @@ func (s *Session) write(w *writeBehind) error {
 	if len(batch) == 0 {
 		return nil
 	}
-	d, v, err := s.persist(batch)
+	d, v, err := s.persist(batch, s.memory, false)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	w.inflight = nil
+	s.saved(err)
 	if err != nil {
 		w.pending = append(batch, w.pending...)
 		return err

@@ -85,7 +85,8 @@ func prompter(p permission.Prompter) func(context.Context, json.RawMessage) (int
 }
 
 // Stop asks the host on socket to exit and waits until it has closed its
-// plugins.
+// plugins. A host that refuses this client (one in a sandbox) says why, in
+// a *RefusedError, and goes on serving.
 func Stop(socket string) error {
 	c, err := wire.Dial(socket)
 	if err != nil {
@@ -98,6 +99,17 @@ func Stop(socket string) error {
 	// The host says it stopped once its plugins are closed, then exits,
 	// which closes the connection; one that exits without a word has
 	// stopped all the same.
-	_, _ = io.Copy(io.Discard, c)
-	return nil
+	dec := json.NewDecoder(c)
+	for {
+		var f struct {
+			Refused string `json:"refused"`
+		}
+		if err := dec.Decode(&f); err != nil {
+			_, _ = io.Copy(io.Discard, c)
+			return nil
+		}
+		if f.Refused != "" {
+			return &RefusedError{Reason: f.Refused}
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,6 +26,9 @@ import (
 var bins struct{ testkit, bash string }
 
 func TestMain(m *testing.M) {
+	if os.Getenv(clientEnv) != "" {
+		os.Exit(clientMain()) // a client process of peer_linux_test.go
+	}
 	flag.Parse()
 	if f := flag.Lookup("test.fuzzworker"); f != nil && f.Value.String() == "true" || flag.Lookup("test.list").Value.String() != "" {
 		os.Exit(m.Run()) // a fuzz worker decodes frames, and a listing runs nothing: no plugins
@@ -143,6 +147,18 @@ func startHost(t *testing.T, opts ...hostOpt) *testHost {
 		}
 	})
 	return h
+}
+
+// terminalsTrusted lets the test process's own turns be prompted: the
+// kernel's checks of the client's process hold, but a process without a
+// terminal counts as on one. The tests of the prompts' plumbing use it;
+// peer_linux_test.go tests the real check through real client processes.
+func terminalsTrusted(h *testHost) {
+	h.srv.checkPeer = func(nc net.Conn) (peer, error) {
+		p, err := kernelPeer(nc)
+		p.terminal = err == nil
+		return p, err
+	}
 }
 
 // exited waits for Serve to return by itself and returns its error.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -63,6 +64,9 @@ type Server struct {
 	// of the wait for its first; zero means the defaults.
 	maxFrame     int
 	helloTimeout time.Duration
+	// checkPeer checks a client's process before anything it sends is
+	// read; nil is kernelPeer. Tests of what follows a prompt set it.
+	checkPeer func(net.Conn) (peer, error)
 }
 
 // helloTimeout bounds the wait for a client's first frame, so that one
@@ -78,13 +82,16 @@ func (e *RestartError) Error() string { return e.Reason }
 // turn is one client's turn, queued or running.
 type turn struct {
 	*conn
-	hello   Hello
-	uses    []core.ToolUse
-	ctx     context.Context
-	cancel  context.CancelFunc
-	answers chan permission.Answer
-	askMu   sync.Mutex
-	done    chan struct{}
+	hello Hello
+	// terminal says the host may prompt this turn's client: the client
+	// asked for prompts and its process is on a terminal (peer.terminal).
+	terminal bool
+	uses     []core.ToolUse
+	ctx      context.Context
+	cancel   context.CancelFunc
+	answers  chan permission.Answer
+	askMu    sync.Mutex
+	done     chan struct{}
 	// begun says a progress frame went to a client that asked for none.
 	begun atomic.Bool
 }
@@ -213,8 +220,17 @@ func (s *Server) handle(ctx context.Context, nc net.Conn) {
 	if wait <= 0 {
 		wait = helloTimeout
 	}
-	fr := newFrameReader(nc, limit)
 	_ = nc.SetReadDeadline(time.Now().Add(wait))
+	check := s.checkPeer
+	if check == nil {
+		check = kernelPeer
+	}
+	p, err := check(nc)
+	if err != nil {
+		s.refusePeer(c, err, limit)
+		return
+	}
+	fr := newFrameReader(nc, limit)
 	first, err := fr.next()
 	if err != nil {
 		if why := readError(err, wait); why != "" {
@@ -241,7 +257,8 @@ func (s *Server) handle(ctx context.Context, nc net.Conn) {
 	}
 	tctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	t := &turn{conn: c, hello: *first.Hello, uses: first.Uses, ctx: tctx, cancel: cancel,
+	// The hello's Terminal may only narrow what the host saw itself.
+	t := &turn{conn: c, hello: *first.Hello, terminal: first.Hello.Terminal && p.terminal, uses: first.Uses, ctx: tctx, cancel: cancel,
 		answers: make(chan permission.Answer, 1), done: make(chan struct{})}
 	// A client that hangs up or says cancel cancels its turn, queued or
 	// running.
@@ -274,6 +291,21 @@ func (s *Server) handle(ctx context.Context, nc net.Conn) {
 		<-t.done
 	case <-tctx.Done():
 	}
+}
+
+// refusePeer tells a client whose process the host does not serve why,
+// and logs it. What the client sent is then read unseen until it hangs up
+// (within the hello's limits), so that its hello's write does not fail
+// before it reads the refusal.
+func (s *Server) refusePeer(c *conn, err error, limit int) {
+	why := err.Error()
+	var pe *PeerError
+	if !errors.As(err, &pe) {
+		why = unknownPeer
+	}
+	s.logf("refused a client: %s", why)
+	_ = c.send(hostFrame{Refused: why})
+	_, _ = io.Copy(io.Discard, io.LimitReader(c.c, int64(limit)+1))
 }
 
 // readError is the error frame's text for a failed read, or "" when the
@@ -405,7 +437,7 @@ func (r *Relay) Prompt(ctx context.Context, req permission.Request, d permission
 	r.mu.Lock()
 	t := r.cur
 	r.mu.Unlock()
-	if t == nil || !t.hello.Terminal {
+	if t == nil || !t.terminal {
 		return permission.AnswerDeny, permission.ErrCannotAsk
 	}
 	t.askMu.Lock() // one prompt at a time on the client's terminal

@@ -27,7 +27,7 @@ import (
 // state, and holds for every later client: one without a terminal runs all
 // twenty commands unasked.
 func TestConcurrentClientsKeepEveryGrant(t *testing.T) {
-	h := startHost(t)
+	h := startHost(t, terminalsTrusted)
 	const n = 20
 	scripts := make([]string, n)
 	for i := range n {
@@ -108,7 +108,7 @@ func TestConcurrentClientsKeepEveryGrant(t *testing.T) {
 // A client that cannot be asked is denied what would need asking, with the
 // rule that would allow it; an answer of deny denies, as the user's word.
 func TestPromptsGoToTheirClient(t *testing.T) {
-	h := startHost(t)
+	h := startHost(t, terminalsTrusted)
 	cmd := "touch " + filepath.Join(h.ws, "f")
 	rs, err := h.turn(Handlers{Prompter: &answering{a: permission.AnswerAllowOnce}}, bash("b", cmd))
 	if err != nil {

@@ -1,11 +1,8 @@
 // Package toolcall holds the data of a turn that crosses process
 // boundaries: the model's tool uses, their results, and the progress of a
-// running call. Package core's types of the same names are these.
-//
-// It imports the standard library alone, and little of it, so that the
-// CLI's quick path (cmd/riot/internal/quickrun) can speak to a session
-// host before riot's libraries initialise; TestQuickImportsStayLight holds
-// it to that.
+// running call. Package core's types of the same names are these, so that
+// the session host's wire and the CLI's turn input and output use them
+// without linking the host.
 package toolcall
 
 import (

@@ -5,15 +5,12 @@
 //     SameBuild's cached verdicts on two binaries;
 //   - the sandbox's profile base (core), reused while the directories a
 //     missing secret would be made in keep theirs;
-//   - the session host's config watch (core/sessionhost), which skips
-//     reparsing the config while none of its files changed;
+//   - the session host's config watch (core/sessionhost, with Snapshot),
+//     which skips reparsing the config while none of its files changed;
 //   - a session's state file (core/session), reloaded when another
 //     process replaced it;
 //   - the CLI's build id (cmd/riot/internal/ident), by which a session
-//     host and its clients tell that they are the same build;
-//   - the CLI's quick-path memo (cmd/riot/internal/memo), which prints a
-//     command's remembered output while the files it came from keep
-//     theirs (Snapshot, which the session host's config watch shares).
+//     host and its clients tell that they are the same build.
 //
 // An ID is one version of one file as one stat saw it; two stats of an
 // unchanged file give equal IDs (==), and a change that a tool can make

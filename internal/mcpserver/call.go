@@ -34,7 +34,8 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 		}
 	}
 
-	if state := req.Params.RequestState; state != "" {
+	state := req.Params.RequestState
+	if state != "" && !isAskState(state) {
 		return s.resume(ctx, req, state)
 	}
 	args := req.Params.Arguments
@@ -48,7 +49,17 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 		p.run()
 		defer func() { s.progress.remove(id); p.stop() }()
 	}
-	ask := &mcpAsk{session: req.Session, responses: req.Params.InputResponses, questions: make(chan *question)}
+	ask := &mcpAsk{session: req.Session, questions: make(chan *question)}
+	// An answer counts only with the state riot issued for its question,
+	// for this session and this very call, once; any other inputResponses
+	// are no answer, and the user is asked.
+	if state != "" {
+		if q, ok := s.asks.take(state, bindCall(req), time.Now()); ok {
+			if res, _ := req.Params.InputResponses[permissionInput].(*mcp.ElicitResult); res != nil {
+				ask.answer, ask.answered = res, q
+			}
+		}
+	}
 	// The turn may outlive this request while a wrapped server's question
 	// is out: its context keeps the request's values, and await or the
 	// server's shutdown ends it.

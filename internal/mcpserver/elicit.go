@@ -28,8 +28,12 @@ import (
 const elicitInput = "riot-mcp-server-question"
 
 // parkLimit is how long a parked call waits for the client's answer
-// before riot cancels the question for it.
+// before riot cancels the question for it, and how long riot's own
+// permission question waits for its answer.
 const parkLimit = 10 * time.Minute
+
+// parkPrefix starts the request state of a parked call.
+const parkPrefix = "riot-q-"
 
 // question is one wrapped server's question on its way to the client.
 type question struct {
@@ -53,15 +57,18 @@ type parkedCalls struct {
 }
 
 type parked struct {
-	run   *turnRun
-	q     *question
+	run *turnRun
+	q   *question
+	// bind is the session and call the question was asked for: only the
+	// same call of the same session may answer it.
+	bind  askBinding
 	timer *time.Timer
 }
 
-func (p *parkedCalls) park(run *turnRun, q *question) string {
+func (p *parkedCalls) park(run *turnRun, q *question, bind askBinding) string {
 	b := make([]byte, 16)
 	_, _ = rand.Read(b)
-	state := "riot-q-" + hex.EncodeToString(b)
+	state := parkPrefix + hex.EncodeToString(b)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.calls == nil {
@@ -69,19 +76,21 @@ func (p *parkedCalls) park(run *turnRun, q *question) string {
 	}
 	// Unanswered, the question is cancelled and the turn ends on its own.
 	timer := time.AfterFunc(parkLimit, func() {
-		if _, q := p.take(state); q != nil {
+		if _, q := p.take(state, bind); q != nil {
 			q.answer <- &mcp.ElicitResult{Action: "cancel"}
 		}
 	})
-	p.calls[state] = parked{run: run, q: q, timer: timer}
+	p.calls[state] = parked{run: run, q: q, bind: bind, timer: timer}
 	return state
 }
 
-func (p *parkedCalls) take(state string) (*turnRun, *question) {
+// take unparks the call parked under state, if it was parked for bind's
+// session and call; the question is not part of the match.
+func (p *parkedCalls) take(state string, bind askBinding) (*turnRun, *question) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	c, ok := p.calls[state]
-	if !ok {
+	if !ok || c.bind.session != bind.session || c.bind.tool != bind.tool || c.bind.args != bind.args {
 		return nil, nil
 	}
 	delete(p.calls, state)
@@ -149,9 +158,13 @@ func (s *Server) await(ctx context.Context, req *mcp.CallToolRequest, run *turnR
 		select {
 		case r := <-run.done:
 			stop()
-			if run.ask.question != nil {
-				// The call did not run: ask, and run it when the answer comes.
-				return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{permissionInput: run.ask.question}}, nil
+			if q := run.ask.question; q != nil {
+				// The call did not run: ask, and run it when the answer
+				// comes back with the state that stands for this question.
+				bind := bindCall(req)
+				bind.question = q.Message
+				state := s.asks.issue(bind, time.Now())
+				return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{permissionInput: q}, RequestState: state}, nil
 			}
 			return s.result(r), nil
 		case q := <-run.ask.questions:
@@ -172,7 +185,7 @@ func (s *Server) await(ctx context.Context, req *mcp.CallToolRequest, run *turnR
 				q.answer <- &mcp.ElicitResult{Action: "cancel"}
 				continue
 			}
-			state := s.parked.park(run, q)
+			state := s.parked.park(run, q, bindCall(req))
 			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{elicitInput: q.params}, RequestState: state}, nil
 		}
 	}
@@ -181,7 +194,7 @@ func (s *Server) await(ctx context.Context, req *mcp.CallToolRequest, run *turnR
 // resume gives a parked turn the client's answer and waits on. Only an
 // elicitation answer counts; anything else cancels the question.
 func (s *Server) resume(ctx context.Context, req *mcp.CallToolRequest, state string) (*mcp.CallToolResult, error) {
-	run, q := s.parked.take(state)
+	run, q := s.parked.take(state, bindCall(req))
 	if run == nil {
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{
 			Text: "This call's question for the user expired or was already answered, so the call is over. Call the tool again if you still need it.",

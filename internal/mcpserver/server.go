@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
+	"os"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -25,6 +26,8 @@ type Server struct {
 	// parked are the calls waiting for the client's answer to a wrapped
 	// MCP server's question.
 	parked parkedCalls
+	// asks are riot's own permission questions out with clients.
+	asks askStates
 
 	// spills maps the id of each call whose output was spilled to its file.
 	spillMu sync.Mutex
@@ -37,7 +40,12 @@ type Server struct {
 
 // New builds the host through build, with riot's MCP prompter and progress
 // hook in its options, and an MCP server for its tools. Close closes both.
+// Within an MCP server of a riot it builds nothing and fails: see
+// RefuseSelf.
 func New(ctx context.Context, version string, build func(context.Context, core.Options) (*core.Host, error)) (*Server, error) {
+	if err := RefuseSelf(ctx, os.Getenv, nil, nil); err != nil {
+		return nil, err
+	}
 	s := &Server{progress: progressRouter{sinks: map[string]*callProgress{}}, spills: map[string]string{}}
 	s.callsCtx, s.stopCalls = context.WithCancel(context.Background())
 	h, err := build(ctx, core.Options{Prompter: prompter{}, OnProgress: s.progress.event})

@@ -57,6 +57,10 @@ type Client struct {
 	// it opened (Env.OpenRead) reads outside Roots only these. None by
 	// default, as if every outside read had been refused.
 	AllowedReads []string
+	// AllowedWrites are the write paths the host's chain allowed,
+	// resolved, sent with each Call as the host sends them. None by
+	// default.
+	AllowedWrites []string
 	// State is the session state; Call applies each outcome's updates to it,
 	// as the host does.
 	State map[string]string
@@ -245,6 +249,7 @@ func (c *Client) call(ctx context.Context, tool string, input any, unprepared bo
 	var res Result
 	cc := c.context(deadline)
 	cc.AllowedReads = c.AllowedReads
+	cc.AllowedWrites = c.AllowedWrites
 	err := c.stub.Call(ctx, &toolv1.CallRequest{
 		Tool: tool, CallId: c.nextID(), Input: c.raw(input), Context: cc, Unprepared: unprepared, Expect: expect,
 	}, func(ev *toolv1.CallEvent) error {

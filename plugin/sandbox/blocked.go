@@ -113,7 +113,7 @@ func (p *Profile) Note(command string, s Signs) string {
 	case (s.ReadOnlyFS || s.Denied) && p.Mode == ReadOnly:
 		why = append(why, "This call was allowed as read-only, so the sandbox let it write nothing. If the command must write, the user adds an allow rule for it (such as a Bash(...) rule in [permissions] allow); an allowed call may write inside the workspace roots and [sandbox] allow_write.")
 	case s.ReadOnlyFS || s.Denied:
-		why = append(why, "Writes outside the workspace roots and [sandbox] allow_write are refused, as are reads of paths not shown (the home directory, deny rules' paths, secrets). If the command must reach such a path, the user adds it to [sandbox] allow_write or allow_read; do not work around the sandbox.")
+		why = append(why, "Writes outside the workspace roots and [sandbox] allow_write are refused, as are reads of paths not shown (the home directory, deny rules' paths, secrets). So are writes, inside them too, to what runs code later or holds riot's configuration (.git/hooks, .git/config, .riot/, .mcp.json, shell startup files, ~/bin, ~/.local/bin, autostart and systemd user units, riot's plugin directories), made yet or not, and where one is missing a new name beside it. If the command must reach such a path, the user adds it to [sandbox] allow_write or allow_read, or runs the command themselves; do not work around the sandbox.")
 	}
 	if hidden := p.hidden(s.Missing); len(hidden) > 0 {
 		why = append(why, fmt.Sprintf("%s is not in the sandbox: only the workspace roots, the system directories and [sandbox] allow_read are shown, and deny rules' paths and secrets are hidden. If the command needs it, the user adds it to [sandbox] allow_read (or allow_write); do not work around the sandbox.", strings.Join(hidden, ", ")))

@@ -1,11 +1,11 @@
 package sandbox
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 )
 
@@ -15,6 +15,17 @@ var systemDirs = []string{
 	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
 	"/nix/store", "/snap",
 }
+
+// kernelDirs are the sandbox's own filesystems. A path below one is never
+// bound from the host: /proc/self/status names riot's process there,
+// /proc/<pid>/... a process the sandbox's /proc does not have, and bwrap
+// cannot make a mount point in its procfs or /dev, so the whole sandbox
+// would fail to start. (/sys is not shown; a path below it that the user
+// allows is bound like any other.)
+var kernelDirs = []string{"/proc", "/dev"}
+
+// kernelPath: path is below one of kernelDirs, or one of them.
+func kernelPath(path string) bool { return covers(kernelDirs, path) }
 
 // bind is one mount of the sandbox's filesystem.
 type bind struct {
@@ -31,6 +42,12 @@ const (
 	bindRead
 	bindProtect
 	bindMask
+	// bindPin is a writable directory bound onto itself, only to make it
+	// a mount point: a command may rename a directory that holds a mount
+	// but not a mount point, so it cannot move a protected or hidden path
+	// aside with its parent and make a new one in its place. A pin is
+	// added only where no other mount is, so its rank does not matter.
+	bindPin
 )
 
 // UnavailableError is a sandbox that cannot start where the profile
@@ -58,9 +75,11 @@ func (p *Profile) Args(dir string) []string {
 // namespaces and the filesystem. Two calls whose mountArgs are equal see
 // the same sandbox.
 func (p *Profile) mountArgs(dir string) []string {
+	// --new-session: a command gets no controlling terminal, so it cannot
+	// push input into the user's shell (TIOCSTI) or read the terminal.
 	args := []string{
 		"--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-		"--die-with-parent", "--cap-drop", "ALL",
+		"--die-with-parent", "--new-session", "--cap-drop", "ALL",
 	}
 	if !p.NetworkOn() {
 		args = append(args, "--unshare-net")
@@ -75,11 +94,15 @@ func (p *Profile) mountArgs(dir string) []string {
 	// The private /tmp is the temporary directory, whatever TMPDIR named
 	// outside, which the sandbox does not show.
 	args = append(args, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--setenv", "TMPDIR", "/tmp")
+	// A hidden directory is made read-only once what it shows again
+	// below it (a root inside riot's state dir, the session's own spilled
+	// results) is mounted, since bwrap makes their mount points in it.
+	var remounts []string
 	for _, b := range p.binds() {
 		switch b.kind {
 		case bindRead:
 			args = append(args, "--ro-bind-try", b.path, b.path)
-		case bindWrite:
+		case bindWrite, bindPin:
 			if p.Mode == Write {
 				args = append(args, "--bind-try", b.path, b.path)
 			} else {
@@ -88,15 +111,20 @@ func (p *Profile) mountArgs(dir string) []string {
 		case bindProtect:
 			args = append(args, "--ro-bind-try", b.path, b.path)
 		case bindMask:
-			args = append(args, maskArg(b.path)...)
+			mount, remount := maskArg(b.path)
+			args = append(args, mount...)
+			if remount {
+				remounts = append(remounts, "--remount-ro", b.path)
+			}
 		}
 	}
 	// The directory the command starts in is shown read-only when nothing
 	// else shows it (a session that cd'ed outside the roots with the
 	// user's approval), or bwrap could not start there. Never under a mask.
-	if dir != "" && !p.shows(dir) && !covers(p.MaskedPaths, dir) {
+	if dir != "" && !p.shows(dir) && !covers(p.MaskedPaths, dir) && !kernelPath(dir) {
 		args = append(args, "--ro-bind-try", dir, dir)
 	}
+	args = append(args, remounts...)
 	// What no bind covers is the sandbox's own root: read-only, so a write
 	// there fails (EROFS) instead of vanishing with the sandbox.
 	return append(args, "--remount-ro", "/")
@@ -120,18 +148,19 @@ func systemArg(d string) []string {
 	}
 }
 
-// maskArg hides a path that exists: a directory behind an empty read-only
-// tmpfs, anything else behind /dev/null. A path that does not exist needs
+// maskArg hides a path that exists: a directory behind an empty tmpfs,
+// to be made read-only once what is shown below it is mounted (remount),
+// anything else behind /dev/null. A path that does not exist needs
 // nothing: it is not there.
-func maskArg(path string) []string {
+func maskArg(path string) (mount []string, remount bool) {
 	fi, err := os.Lstat(path)
 	switch {
 	case err != nil:
-		return nil
+		return nil, false
 	case fi.IsDir():
-		return []string{"--tmpfs", path, "--remount-ro", path}
+		return []string{"--tmpfs", path}, true
 	default:
-		return []string{"--ro-bind", "/dev/null", path}
+		return []string{"--ro-bind", "/dev/null", path}, false
 	}
 }
 
@@ -142,22 +171,50 @@ func (p *Profile) binds() []bind {
 	var out []bind
 	add := func(paths []string, kind bindKind) {
 		for _, path := range paths {
-			out = append(out, bind{path, kind})
+			if !kernelPath(path) {
+				out = append(out, bind{path, kind})
+			}
 		}
 	}
 	add(p.ReadPaths, bindRead)
 	add(p.WritePaths, bindWrite)
 	visible := append(append(append([]string{}, p.ReadPaths...), p.WritePaths...), systemDirs...)
 	for _, path := range p.ProtectedPaths {
-		if covers(p.WritePaths, path) {
-			out = append(out, bind{path, bindProtect})
+		if !covers(p.WritePaths, path) || kernelPath(path) {
+			continue
 		}
+		if _, err := os.Lstat(path); err != nil && p.Mode == Write {
+			if frozen := p.freeze(path); frozen != nil {
+				out = append(out, frozen...)
+				continue
+			}
+		}
+		// bwrap skips it if it is missing: then so is every directory it
+		// could be made in.
+		out = append(out, bind{path, bindProtect})
 	}
 	for _, path := range p.MaskedPaths {
-		if covers(visible, path) {
+		if covers(visible, path) && !kernelPath(path) {
 			out = append(out, bind{path, bindMask})
 		}
 	}
+	sortBinds(out)
+	// One mount per path: the narrowest kind, sorted last.
+	var once []bind
+	for i, b := range out {
+		if i+1 < len(out) && out[i+1].path == b.path {
+			continue
+		}
+		once = append(once, b)
+	}
+	kept := p.prune(once)
+	if p.Mode == Write {
+		kept = pin(kept)
+	}
+	return kept
+}
+
+func sortBinds(out []bind) {
 	sort.SliceStable(out, func(i, j int) bool {
 		di, dj := depth(out[i].path), depth(out[j].path)
 		if di != dj {
@@ -168,15 +225,81 @@ func (p *Profile) binds() []bind {
 		}
 		return out[i].kind < out[j].kind
 	})
-	// One mount per path: the narrowest kind, sorted last.
-	var once []bind
-	for i, b := range out {
-		if i+1 < len(out) && out[i+1].path == b.path {
+}
+
+// freeze keeps a protected path that does not exist yet from being made
+// in a writable path: its nearest existing directory is bound read-only,
+// and each of that directory's entries (directories and regular files)
+// writable again, so that only a new name there is refused. A read-only
+// placeholder at the path itself would need a mount point, which bwrap
+// would make in the user's tree (and which another sandbox's command could
+// remove under it). An entry made after this is read-only in the sandbox,
+// which fails closed. The host sends a missing protected path only where
+// this is meant (the home directory's files that run code later); the ones
+// it can make instead (.riot/, .git/hooks) exist by the time it sends them.
+func (p *Profile) freeze(path string) []bind {
+	dir := filepath.Dir(path)
+	for {
+		if _, err := os.Lstat(dir); err == nil || dir == "/" {
+			break
+		}
+		dir = filepath.Dir(dir)
+	}
+	if phys, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = phys
+	}
+	if !covers(p.WritePaths, dir) || covers(p.MaskedPaths, dir) {
+		return nil
+	}
+	out := []bind{{dir, bindProtect}}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		// Unlisted, the whole directory stays read-only.
+		return out
+	}
+	for _, e := range entries {
+		if t := e.Type(); t.IsDir() || t.IsRegular() {
+			// Never a symlink: bwrap would follow it and bind its target.
+			out = append(out, bind{filepath.Join(dir, e.Name()), bindWrite})
+		}
+	}
+	return out
+}
+
+// pin makes a mount point of each existing directory between a protected
+// or hidden path and the writable mount above it (see bindPin), so that
+// the path cannot be swapped by renaming a directory above it.
+func pin(kept []bind) []bind {
+	var pins []bind
+	for i, b := range kept {
+		if b.kind != bindProtect && b.kind != bindMask {
 			continue
 		}
-		once = append(once, b)
+		// kept is sorted by depth: the first ancestor found going back is
+		// the nearest mount above b.
+		above := -1
+		for j := i - 1; j >= 0; j-- {
+			if kept[j].path != b.path && within(b.path, kept[j].path) {
+				above = j
+				break
+			}
+		}
+		if above < 0 || kept[above].kind != bindWrite && kept[above].kind != bindPin {
+			continue
+		}
+		top := kept[above].path
+		for d := filepath.Dir(b.path); d != top && within(d, top); d = filepath.Dir(d) {
+			if fi, err := os.Lstat(d); err == nil && fi.IsDir() && !slices.ContainsFunc(pins, func(x bind) bool { return x.path == d }) {
+				pins = append(pins, bind{d, bindPin})
+			}
+		}
 	}
-	return p.prune(once)
+	if len(pins) == 0 {
+		return kept
+	}
+	out := append(slices.Clone(kept), pins...)
+	sortBinds(out)
+	return out
 }
 
 // prune drops a mount that changes nothing: one below a mount that already
@@ -196,8 +319,13 @@ func (p *Profile) prune(sorted []bind) []bind {
 					continue
 				}
 				if a.kind == bindMask {
-					// Never show again what a mask hides.
-					b.kind = -1
+					// Never show again what a mask hides, but for a path
+					// the profile lists to show: the host sends one below a
+					// mask only where it means it (a root inside riot's
+					// state dir, the session's own spilled results).
+					if !p.listed(b) {
+						b.kind = -1
+					}
 					break
 				}
 				if writable(a.kind) == writable(b.kind) {
@@ -212,6 +340,18 @@ func (p *Profile) prune(sorted []bind) []bind {
 		kept = append(kept, b)
 	}
 	return kept
+}
+
+// listed: b shows a path the profile itself lists as readable or
+// writable.
+func (p *Profile) listed(b bind) bool {
+	switch b.kind {
+	case bindRead:
+		return slices.Contains(p.ReadPaths, b.path)
+	case bindWrite:
+		return slices.Contains(p.WritePaths, b.path)
+	}
+	return false
 }
 
 func depth(p string) int {
@@ -239,6 +379,3 @@ func (p *Profile) Wrap(bwrap string, cmd *exec.Cmd) {
 	cmd.Args = args
 	cmd.Err = nil
 }
-
-// errNoBwrap is bwrap missing from PATH.
-var errNoBwrap = errors.New("bwrap was not found on PATH; the package is bubblewrap")

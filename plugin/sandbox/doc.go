@@ -8,7 +8,10 @@
 // /tmp, its own /dev and /proc, and only the paths the profile lists: the
 // rest of the home directory and of the filesystem is not there. New user,
 // mount and PID namespaces end every process the command started when it
-// ends, however it detached itself.
+// ends, however it detached itself; a new session leaves it no controlling
+// terminal. Protected paths stay read-only whether they exist yet or not,
+// and the directories above them cannot be moved aside. bwrap itself is
+// found only in the system directories (FindBwrap), never on $PATH.
 //
 // A Pool keeps such sandboxes running (bwrap with this binary as its init,
 // pool_linux.go and init_linux.go), so that a command in a profile already

@@ -119,7 +119,9 @@ func (pl *Pool) get(bwrap string, p *Profile, dir string) (*box, error) {
 	}
 	b, err := startBox(pl, bwrap, args, key, ids)
 	if err != nil {
-		pl.broken = err
+		if !errors.As(err, new(*SetupError)) {
+			pl.broken = err
+		}
 		return nil, err
 	}
 	b.running, b.used = 1, pl.tick
@@ -237,6 +239,7 @@ type box struct {
 
 	pool  *Pool
 	bwrap *exec.Cmd
+	watch *Watch
 	pgid  int
 	conn  *net.UnixConn
 	// in is where the init's replies are read: by startBox, then read.
@@ -259,10 +262,10 @@ func startBox(pl *Pool, bwrap string, mounts []string, key string, ids []pathID)
 	if err != nil {
 		return nil, err
 	}
-	defer initEnd.Close()
 	exe, err := os.Open("/proc/self/exe")
 	if err != nil {
 		_ = conn.Close()
+		_ = initEnd.Close()
 		return nil, err
 	}
 	defer exe.Close()
@@ -275,11 +278,38 @@ func startBox(pl *Pool, bwrap string, mounts []string, key string, ids []pathID)
 	cmd.Env = []string{initEnv + "=1"}
 	cmd.ExtraFiles = []*os.File{initEnd, exe}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
+	// bwrap's own messages, should it fail to set the sandbox up, to say
+	// in riot's words what failed. Commands have their own streams.
+	// A file, not a writer, so that Wait never waits for the init to
+	// close it.
+	stderr := &setupStderr{done: make(chan struct{})}
+	er, ew, err := os.Pipe()
+	if err != nil {
+		_ = conn.Close()
+		_ = initEnd.Close()
+		return nil, err
+	}
+	cmd.Stderr = ew
+	watch, err := newWatch()
+	if err != nil {
+		_ = conn.Close()
+		_ = initEnd.Close()
+		_, _ = er.Close(), ew.Close()
+		return nil, err
+	}
+	watch.attach(cmd)
+	err = cmd.Start()
+	watch.Started(err)
+	// Only bwrap holds the init's end now: a bwrap that exits before its
+	// init started closes it, which ends the wait below at once.
+	_ = initEnd.Close()
+	_ = ew.Close()
+	go stderr.copy(er)
+	if err != nil {
 		_ = conn.Close()
 		return nil, err
 	}
-	b := &box{key: key, ids: ids, pool: pl, bwrap: cmd, pgid: cmd.Process.Pid, conn: conn, in: newMsgBuf(), gone: make(chan struct{}), pending: map[uint64]*Process{}}
+	b := &box{key: key, ids: ids, pool: pl, bwrap: cmd, watch: watch, pgid: cmd.Process.Pid, conn: conn, in: newMsgBuf(), gone: make(chan struct{}), pending: map[uint64]*Process{}}
 	if pl.Started != nil {
 		pl.Started(b.pgid)
 	}
@@ -291,11 +321,15 @@ func startBox(pl *Pool, bwrap string, mounts []string, key string, ids []pathID)
 	if err != nil || hello.Err != "" {
 		b.close()
 		<-b.gone
-		why := "bwrap exited before its init started"
 		if hello.Err != "" {
-			why = "its init cannot start commands (" + hello.Err + ")"
+			return nil, errors.New("a long-lived sandbox cannot run here: its init cannot start commands (" + hello.Err + ")")
 		}
-		return nil, errors.New("a long-lived sandbox cannot run here: " + why)
+		<-stderr.done
+		if setup := classifySetup(stderr.bytes()); setup.Path != "" {
+			// This profile's mounts failed, not long-lived sandboxes.
+			return nil, setup
+		}
+		return nil, errors.New("a long-lived sandbox cannot run here: bwrap exited before its init started")
 	}
 	b.reading = true
 	go b.read()
@@ -336,6 +370,9 @@ func (b *box) reap() {
 	b.mu.Unlock()
 	_ = syscall.Kill(-b.pgid, syscall.SIGKILL)
 	_ = b.bwrap.Wait()
+	// The sandbox's first process, in a session of its own, outlives a
+	// bwrap killed while it started.
+	b.watch.End()
 	if b.pool.Ended != nil {
 		b.pool.Ended(b.pgid)
 	}

@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"context"
-	"os/exec"
 	"sync"
 )
 
@@ -10,7 +9,8 @@ import (
 // sandbox here before it sends a profile, so the SDK only needs its path;
 // it is safe for concurrent use.
 type Probe struct {
-	// LookPath finds bwrap; nil means exec.LookPath.
+	// LookPath finds bwrap; nil means FindBwrap, the trusted system
+	// paths (never $PATH, which may hold a directory commands write).
 	LookPath func(string) (string, error)
 
 	once sync.Once
@@ -21,12 +21,12 @@ type Probe struct {
 // Check returns bwrap's path, or why the sandbox cannot start here.
 func (p *Probe) Check(context.Context) (string, error) {
 	p.once.Do(func() {
-		look := p.LookPath
-		if look == nil {
-			look = exec.LookPath
+		if p.LookPath == nil {
+			p.path, p.err = FindBwrap()
+			return
 		}
-		if p.path, p.err = look("bwrap"); p.err != nil {
-			p.path, p.err = "", errNoBwrap
+		if p.path, p.err = p.LookPath("bwrap"); p.err != nil {
+			p.path, p.err = "", ErrNoBwrap
 		}
 	})
 	return p.path, p.err

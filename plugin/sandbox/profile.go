@@ -33,9 +33,15 @@ type Profile struct {
 	ReadPaths []string
 	// WritePaths are writable in Write mode and read-only otherwise.
 	WritePaths []string
-	// ProtectedPaths stay read-only inside WritePaths.
+	// ProtectedPaths stay read-only inside WritePaths. One that does not
+	// exist cannot be made: its nearest existing directory refuses new
+	// names (its entries stay writable), so the host lists a missing one
+	// only where that is meant.
 	ProtectedPaths []string
 	// MaskedPaths are hidden: an empty file or directory in their place.
+	// What ReadPaths or WritePaths list below one is shown in it (a root
+	// inside riot's state dir, the session's own spilled results); the
+	// host lists nothing there that a mask must keep hidden.
 	MaskedPaths []string
 	// Network is the network of a Write call; ReadOnly never has it.
 	Network bool

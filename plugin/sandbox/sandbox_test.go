@@ -94,17 +94,21 @@ func TestBindsPruneWhatChangesNothing(t *testing.T) {
 		ProtectedPaths: []string{"/w/.git/hooks"},
 		MaskedPaths:    []string{"/h/go/secret"},
 	}
+	// A path the profile lists below a mask is shown (the host sends one
+	// only where it means it); one only protected there stays hidden.
 	p.ReadPaths = append(p.ReadPaths, "/h/go/secret/inner")
+	p.WritePaths = append(p.WritePaths, "/h/go/secret/w")
+	p.ProtectedPaths = append(p.ProtectedPaths, "/h/go/secret/p")
 	var got []string
 	for _, b := range p.binds() {
 		got = append(got, b.path)
 	}
-	for _, must := range []string{"/h/go", "/w", "/h/go/pkg/mod", "/h/go/secret", "/w/.git/hooks", "/w/docs"} {
+	for _, must := range []string{"/h/go", "/w", "/h/go/pkg/mod", "/h/go/secret", "/w/.git/hooks", "/w/docs", "/h/go/secret/inner", "/h/go/secret/w"} {
 		if !slices.Contains(got, must) {
 			t.Errorf("%s was pruned: %v", must, got)
 		}
 	}
-	for _, never := range []string{"/h/go/src", "/h/go/secret/inner"} {
+	for _, never := range []string{"/h/go/src", "/h/go/secret/p"} {
 		if slices.Contains(got, never) {
 			t.Errorf("%s should be pruned (same as its parent, or under a mask): %v", never, got)
 		}
@@ -249,6 +253,30 @@ func FuzzArgs(f *testing.F) {
 		}
 		if !p.NetworkOn() && !slices.Contains(args, "--unshare-net") {
 			t.Fatalf("no network, yet the net namespace is shared: %v", args)
+		}
+		if !slices.Contains(args, "--new-session") {
+			t.Fatalf("a profile leaves the command the user's terminal: %v", args)
+		}
+		// A hidden directory's remount comes after every mount below it,
+		// which bwrap would make its mount point in.
+		at := func(flag, path string) int {
+			for i := 0; i+1 < len(args); i++ {
+				if args[i] == flag && args[i+1] == path {
+					return i
+				}
+			}
+			return -1
+		}
+		if m := filepath.Clean(masked); at("--tmpfs", m) >= 0 {
+			ro := at("--remount-ro", m)
+			if ro < 0 {
+				t.Fatalf("the hidden directory %s is never made read-only: %v", m, args)
+			}
+			for i := ro + 2; i < len(args); i++ {
+				if args[i-1] != "--remount-ro" && args[i-1] != "--chdir" && filepath.IsAbs(args[i]) && args[i] != m && within(args[i], m) {
+					t.Fatalf("%s is mounted after %s was made read-only: %v", args[i], m, args)
+				}
+			}
 		}
 		rw := index(args, "--bind-try", filepath.Clean(write))
 		for _, later := range []string{filepath.Clean(protected), filepath.Clean(masked)} {
@@ -407,14 +435,14 @@ func TestSystemAndMaskArgs(t *testing.T) {
 	if got := systemArg(dir); !slices.Equal(got, []string{"--ro-bind", dir, dir}) {
 		t.Errorf("a directory is bound read-only: %v", got)
 	}
-	if got := maskArg(filepath.Join(dir, "none")); got != nil {
+	if got, remount := maskArg(filepath.Join(dir, "none")); got != nil || remount {
 		t.Errorf("a missing path needs no mask: %v", got)
 	}
-	if got := maskArg(file); !slices.Equal(got, []string{"--ro-bind", "/dev/null", file}) {
+	if got, remount := maskArg(file); !slices.Equal(got, []string{"--ro-bind", "/dev/null", file}) || remount {
 		t.Errorf("a file is masked by /dev/null: %v", got)
 	}
-	if got := maskArg(dir); !slices.Equal(got, []string{"--tmpfs", dir, "--remount-ro", dir}) {
-		t.Errorf("a directory is masked by an empty read-only tmpfs: %v", got)
+	if got, remount := maskArg(dir); !slices.Equal(got, []string{"--tmpfs", dir}) || !remount {
+		t.Errorf("a directory is masked by an empty tmpfs, made read-only after what it shows: %v", got)
 	}
 }
 

@@ -74,12 +74,57 @@ func analyze(command string) Analysis {
 
 // parse parses a command as Bash. A command holding a byte on which mvdan.cc/sh and bash disagree is refused
 // rather than parsed: mvdan.cc/sh takes a carriage return, form feed or vertical tab for a blank (or, printed,
-// for a newline) where bash reads it as part of a word, and bash stops at a NUL.
+// for a newline) where bash reads it as part of a word, and bash stops at a NUL. Inside single quotes the two
+// agree on a carriage return: each reads every byte up to the next quote as it is. So a carriage return is
+// allowed where the tree puts it inside plain single quotes (`echo 'a<CR>b'`, issue 29): before the first one
+// both read the same text, so both open that quote at the same place, and close it at the same next quote.
+// The quoted value must also be the source text exactly (mvdan.cc/sh drops the CR of a CRLF even there), and
+// Canonical checks that printing keeps it. Outside single quotes it is refused, and so are a form feed and a
+// vertical tab anywhere (the printer turns them into a newline and a blank even inside quotes), any other
+// control character (bash's own quoting uses \x01 and \x7f internally), a NUL and a byte that is not UTF-8.
 func parse(command string) (*syntax.File, error) {
-	if i := strings.IndexFunc(command, riskyRune); i >= 0 {
+	if i := strings.IndexFunc(command, riskyAnywhere); i >= 0 {
 		return nil, errRisky
 	}
-	return syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
+	if err != nil {
+		return nil, err
+	}
+	if strings.IndexByte(command, '\r') >= 0 && !crsQuoted(f, command) {
+		return nil, errRisky
+	}
+	return f, nil
+}
+
+// crsQuoted reports whether every carriage return of src lies inside the value of a plain single-quoted string
+// of f, which holds the source text unchanged.
+func crsQuoted(f *syntax.File, src string) bool {
+	quoted := make([]bool, len(src))
+	ok := true
+	syntax.Walk(f, func(n syntax.Node) bool {
+		q, isQ := n.(*syntax.SglQuoted)
+		if !isQ || q.Dollar {
+			return true
+		}
+		from, to := int(q.Left.Offset())+1, int(q.Right.Offset())
+		if from > to || to > len(src) || src[from:to] != q.Value {
+			ok = false
+			return false
+		}
+		for i := from; i < to; i++ {
+			quoted[i] = true
+		}
+		return true
+	})
+	if !ok {
+		return false
+	}
+	for i := 0; i < len(src); i++ {
+		if src[i] == '\r' && !quoted[i] {
+			return false
+		}
+	}
+	return true
 }
 
 var errRisky = errors.New("a control character")
@@ -89,16 +134,33 @@ func riskyRune(r rune) bool {
 	return r < 0x20 && r != '\t' && r != '\n' || r == 0x7f || r == utf8.RuneError
 }
 
+// riskyAnywhere is riskyRune but for the carriage return, which single quotes make safe (crsQuoted).
+func riskyAnywhere(r rune) bool {
+	return riskyRune(r) && r != '\r'
+}
+
 // askRisky is the Ask reason of a command refused by parse.
-const askRisky = "This command holds a control character (a carriage return, form feed, vertical tab or the like) or a byte that is not UTF-8, which riot's parser and bash read differently, so riot cannot check what would run and running it needs the user's approval. Remove the character: use plain \\n line endings, and printf '\\r' where one is needed."
+const askRisky = "This command holds a control character (a carriage return, form feed, vertical tab or the like) or a byte that is not UTF-8, which riot's parser and bash read differently, so riot cannot check what would run and running it needs the user's approval. Remove the character: use plain \\n line endings, and printf '\\r' where one is needed (a carriage return inside single quotes is fine)."
 
 // unparsed is the fail-closed analysis of a command that did not parse.
 func unparsed(command string) Analysis {
 	a := Analysis{Commands: []string{strings.TrimSpace(command)}, Opaque: true}
-	if strings.IndexFunc(command, riskyRune) >= 0 {
+	if riskyText(command) {
 		a.Asks = []string{askRisky}
 	}
 	return a
+}
+
+// riskyText reports whether parse refuses command for a control character. It is called where a panic was
+// recovered, so it recovers too, and then judges by the characters alone.
+func riskyText(command string) (risky bool) {
+	defer func() {
+		if recover() != nil {
+			risky = strings.IndexFunc(command, riskyRune) >= 0
+		}
+	}()
+	_, err := parse(command)
+	return errors.Is(err, errRisky)
 }
 
 // walker collects an Analysis over one syntax tree. ro starts true and any construct that could run code or change

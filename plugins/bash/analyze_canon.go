@@ -1,6 +1,7 @@
 package bash
 
 import (
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -22,5 +23,24 @@ func Canonical(command string) (string, bool) {
 	if err := syntax.NewPrinter().Print(&b, f); err != nil {
 		return command, false
 	}
-	return strings.TrimSuffix(b.String(), "\n"), true
+	out := strings.TrimSuffix(b.String(), "\n")
+	if strings.IndexByte(command, '\r') >= 0 { // a carriage return parse let through inside single quotes
+		again, err := parse(out)
+		if err != nil || !slices.Equal(sglQuoted(again), sglQuoted(f)) {
+			return command, false // printing changed a quoted string: run nothing the analysis did not see
+		}
+	}
+	return out, true
+}
+
+// sglQuoted are the values of f's single-quoted strings, in order.
+func sglQuoted(f *syntax.File) []string {
+	var out []string
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if q, ok := n.(*syntax.SglQuoted); ok {
+			out = append(out, q.Value)
+		}
+		return true
+	})
+	return out
 }

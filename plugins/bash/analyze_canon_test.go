@@ -17,6 +17,7 @@ func TestCanonical(t *testing.T) {
 		{"echo '#x' \"#y\" \\#z", "echo '#x' \"#y\" \\#z"},
 		{"# only\nls", "ls"},
 		{"f() { ls # c\n}", "f() {\n\tls\n}"},
+		{"echo 'a\rb' # c", "echo 'a\rb'"}, // a carriage return inside single quotes is printed as it is
 	} {
 		got, ok := Canonical(c.in)
 		if !ok || got != c.want {
@@ -31,7 +32,7 @@ func TestCanonical(t *testing.T) {
 			t.Errorf("Canonical(%q) = %q, %v; want it refused and unchanged", in, got, ok)
 		}
 	}
-	for _, in := range []string{"echo x\r#; touch x", "ls\f", "\rls"} {
+	for _, in := range []string{"echo x\r#; touch x", "ls\f", "\rls", "echo 'a\r\nb'", "echo \"\r\"", "echo 'a'\r", "echo $'a\rb'"} {
 		a := Analyze(in)
 		if a.ReadOnly || !a.Opaque || len(a.Asks) != 1 || !strings.Contains(a.Asks[0], "control character") {
 			t.Errorf("Analyze(%q) = %+v; want opaque, asking about the control character", in, a)

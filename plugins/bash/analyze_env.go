@@ -25,6 +25,9 @@ type Env struct {
 	// GitEnv names a git variable of the environment bash inherits that moves the repository (GIT_DIR,
 	// GIT_WORK_TREE, GIT_COMMON_DIR, GIT_CONFIG*), or is "": git would not use the repository riot finds.
 	GitEnv string
+	// GitConfigs are the user's global and system git config files (userGitConfigs): their own settings are
+	// the user's, but a file they include that lies in the roots counts like the repository's config.
+	GitConfigs []string
 	// Roots are the workspace roots: a recursive read that follows a symlink out of them asks.
 	Roots []string
 	// Denied reports whether an absolute path is denied to read; nil denies nothing. A recursive read reports

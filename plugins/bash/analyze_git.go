@@ -52,7 +52,9 @@ func gitCmd(w *walker, _ string, args []word) bool {
 		t := a.text
 		if !afterDD && strings.HasPrefix(t, "-") {
 			name, v, eq := strings.Cut(t, "=")
-			ok = ok && name != "-c" && !abbrev(name, "--output", "--exec", "--ext-diff", "--textconv", "--filters")
+			// (-c here, after the subcommand, is the combined diff of log, diff and show, or a listing option; only
+			// `git -c k=v` before the subcommand sets config, and gitGlobal does not allow it.)
+			ok = ok && !abbrev(name, "--output", "--exec", "--ext-diff", "--textconv", "--filters")
 			if abbrev(name, "--output") {
 				if eq {
 					w.writePath(word{text: v, lit: true})
@@ -138,17 +140,26 @@ func (w *walker) gitCheckRepo(sub string, rest []word) *gitRepo {
 		w.ask(fmt.Sprintf("%s is set in the environment, so git would use a repository other than the one riot checks; running a git command needs the user's approval.", w.env.GitEnv))
 		return nil
 	}
-	repo := findRepo(w.dirs[0])
-	switch {
-	case repo == nil:
-		return nil // git refuses to run outside a repository (but for a few commands that read no history)
-	case repo.problem != "":
-		w.ask(repo.problem + " Running it needs the user's approval.")
-		return repo
-	}
-	if key := repo.runsProgram(); key != "" {
+	switch hit, problem := userConfigHit(w.env.GitConfigs, w.env.Home, w.inRootsPhysical); {
+	case problem != "":
 		w.deny()
-		w.ask(fmt.Sprintf("The repository's git config sets %s, which makes git run a program, so no git command there is read-only; running it needs the user's approval.", key))
+		w.ask(problem + " Running it needs the user's approval.")
+	case hit != nil:
+		w.gitRunsProgram(hit)
+	}
+	repo := findRepo(w.dirs[0])
+	if repo == nil {
+		return nil // git refuses to run outside a repository (but for a few commands that read no history)
+	}
+	// Every config git reads for the command counts: the submodules' too (gitScan).
+	hit, problem := scanRepos(repo)
+	switch {
+	case problem != "":
+		w.deny()
+		w.ask(problem + " Running it needs the user's approval.")
+		return repo
+	case hit != nil:
+		w.gitRunsProgram(hit)
 	}
 	// A work tree inside the roots whose repository data lies outside (a .git file or linked worktree pointing
 	// out, core.worktree) makes every git command read outside. (A workspace below the top level of its
@@ -187,6 +198,16 @@ func (w *walker) gitCheckRepo(sub string, rest []word) *gitRepo {
 	return repo
 }
 
+// gitRunsProgram makes the call not read-only, and asks, naming the file and the setting (or the hook).
+func (w *walker) gitRunsProgram(s *gitSetting) {
+	w.deny()
+	if s.key == "" {
+		w.ask(fmt.Sprintf("The git hook %s runs when git refreshes the index (git status, git diff), so no git command here is read-only; running it needs the user's approval.", s.file))
+		return
+	}
+	w.ask(fmt.Sprintf("The git config file %s sets %s, which makes git run a program, so no git command here is read-only; running it needs the user's approval.", s.file, s.key))
+}
+
 func orBare(top string) string {
 	if top == "" {
 		return "none: a bare repository"
@@ -194,15 +215,20 @@ func orBare(top string) string {
 	return top
 }
 
-// gitLogPatch reports whether log options print file contents: a patch, a line range, or a combined diff.
+// gitLogPatch reports whether log options print file contents: a patch, a line range, a combined or remerge
+// diff of merges (-c, --cc, -m, --diff-merges, --remerge-diff, --dd), a binary patch, or the lines --check
+// finds fault with.
 func gitLogPatch(args []word) bool {
 	for _, a := range args {
 		t := a.text
 		if t == "--" {
 			return false
 		}
-		if t == "-p" || t == "-u" || t == "--cc" || strings.HasPrefix(t, "-L") || strings.HasPrefix(t, "-U") ||
-			abbrev(t, "--patch", "--unified", "--patch-with-stat", "--patch-with-raw", "--full-diff", "--word-diff") {
+		name, _, _ := strings.Cut(t, "=")
+		if t == "-p" || t == "-u" || t == "-c" || t == "-m" || t == "--cc" || t == "--dd" ||
+			strings.HasPrefix(t, "-L") || strings.HasPrefix(t, "-U") ||
+			abbrev(name, "--patch", "--unified", "--patch-with-stat", "--patch-with-raw", "--full-diff", "--word-diff",
+				"--diff-merges", "--remerge-diff", "--binary", "--check") {
 			return true
 		}
 		if strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.ContainsAny(t[1:], "pu") {

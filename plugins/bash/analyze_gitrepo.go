@@ -35,14 +35,7 @@ const maxIncludes = 16
 // findRepo finds the repository for dir, or nil when dir is in none.
 func findRepo(dir string) *gitRepo {
 	for d := dir; ; d = filepath.Dir(d) {
-		dotgit := filepath.Join(d, ".git")
-		fi, err := os.Stat(dotgit)
-		if err == nil {
-			r := &gitRepo{top: d, gitDir: dotgit}
-			if !fi.IsDir() {
-				r.gitDir, r.problem = readGitFile(dotgit)
-			}
-			r.load()
+		if r := openRepo(d); r != nil {
 			return r
 		}
 		if d == "/" || d == "." {
@@ -55,6 +48,22 @@ func findRepo(dir string) *gitRepo {
 		return r
 	}
 	return nil
+}
+
+// openRepo opens the repository whose work tree's top level is dir (dir holds a .git directory or file), or
+// returns nil.
+func openRepo(dir string) *gitRepo {
+	dotgit := filepath.Join(dir, ".git")
+	fi, err := os.Stat(dotgit)
+	if err != nil {
+		return nil
+	}
+	r := &gitRepo{top: dir, gitDir: dotgit}
+	if !fi.IsDir() {
+		r.gitDir, r.problem = readGitFile(dotgit)
+	}
+	r.load()
+	return r
 }
 
 // readGitFile reads a `gitdir: PATH` file.
@@ -93,10 +102,9 @@ func (r *gitRepo) load() {
 		}
 		r.commonDir = c
 	}
-	files := []string{filepath.Join(r.commonDir, "config")}
-	if r.gitDir != r.commonDir {
-		files = append(files, filepath.Join(r.gitDir, "config.worktree"))
-	}
+	// git reads config.worktree when extensions.worktreeConfig is set, in the main worktree as in a linked one;
+	// it is read whatever the extension says, since reading more can only make the analysis stricter.
+	files := []string{filepath.Join(r.commonDir, "config"), filepath.Join(r.gitDir, "config.worktree")}
 	for i := 0; i < len(files); i++ {
 		if i == maxIncludes {
 			r.problem = "The repository's config includes more files than riot reads, so it cannot tell what git would run."
@@ -109,7 +117,7 @@ func (r *gitRepo) load() {
 		}
 		for _, s := range settings {
 			r.config = append(r.config, s)
-			if s.key == "include.path" || strings.HasPrefix(s.key, "includeif.") && strings.HasSuffix(s.key, ".path") {
+			if isInclude(s.key) {
 				files = append(files, includePath(s.value, files[i]))
 			}
 			if s.key == "core.worktree" {
@@ -121,6 +129,12 @@ func (r *gitRepo) load() {
 			}
 		}
 	}
+}
+
+// isInclude reports whether a key includes a file: include.path, or includeIf.<condition>.path whatever the
+// condition, since the condition may hold.
+func isInclude(key string) bool {
+	return key == "include.path" || strings.HasPrefix(key, "includeif.") && strings.HasSuffix(key, ".path")
 }
 
 // includePath resolves an include's path: ~/ is the home directory, a relative path is beside the including file.
@@ -217,16 +231,6 @@ func gitValue(v string) string {
 	return strings.TrimSpace(b.String())
 }
 
-// runsProgram names the first setting that makes git run a program, or "".
-func (r *gitRepo) runsProgram() string {
-	for _, s := range r.config {
-		if gitProgramKey(s.key, s.value) {
-			return s.key
-		}
-	}
-	return ""
-}
-
 // gitProgramKey reports whether a config key names a program git may run (or, for core.fsmonitor = true, a
 // daemon it starts): the fsmonitor, hooks, pagers, editors, ssh and proxy commands, credential and gpg helpers,
 // external diff and textconv drivers, filters, merge drivers, ! aliases.
@@ -271,17 +275,42 @@ func gitProgramKey(key, value string) bool {
 // tracked returns the paths in the repository's index, relative to the top level. ok is false when the index
 // cannot be read (no index is an empty one).
 func (r *gitRepo) tracked(limit int) (names []string, ok bool) {
+	ok = r.indexEntries(limit, func(name []byte, _ uint32) { names = append(names, string(name)) })
+	return names, ok
+}
+
+// gitlinkMode is the mode of an index entry that records a submodule's commit.
+const gitlinkMode = 0o160000
+
+// gitlinks returns the paths of the submodules the index records (gitlinks), relative to the top level: git
+// looks into each one that is populated (status, diff, and a patch with --submodule=diff), with that
+// repository's own config. ok is false when the index cannot be read.
+func (r *gitRepo) gitlinks() (names []string, ok bool) {
+	ok = r.indexEntries(-1, func(name []byte, mode uint32) {
+		if mode&0o170000 == gitlinkMode {
+			names = append(names, string(name))
+		}
+	})
+	return names, ok
+}
+
+// indexEntries calls fn with the name and mode of each entry of the index, at most limit of them (no bound
+// when negative: the file's size bounds it). The name is only valid during the call: no string is made for
+// an entry the caller does not keep, since a large repository's index is read for every git command. It returns false when the index cannot be read whole: a split
+// index (its entries are in another file) or a sparse one (a directory entry stands for the entries below it)
+// is not read whole either.
+func (r *gitRepo) indexEntries(limit int, fn func(name []byte, mode uint32)) bool {
 	b, err := readRegular(filepath.Join(r.gitDir, "index"), 256<<20)
 	if os.IsNotExist(err) {
-		return nil, true
+		return true
 	}
 	if err != nil || len(b) < 12 || string(b[:4]) != "DIRC" {
-		return nil, false
+		return false
 	}
 	version := binary.BigEndian.Uint32(b[4:8])
 	count := int(binary.BigEndian.Uint32(b[8:12]))
-	if version < 2 || version > 4 || count > limit {
-		return nil, false
+	if version < 2 || version > 4 || limit >= 0 && count > limit {
+		return false
 	}
 	hashLen := 20
 	for _, s := range r.config {
@@ -289,13 +318,15 @@ func (r *gitRepo) tracked(limit int) (names []string, ok bool) {
 			hashLen = 32
 		}
 	}
-	i, prev := 12, ""
+	i := 12
+	var name []byte
 	for n := 0; n < count; n++ {
 		start := i
 		i += 40 + hashLen // stat data, then the object name
 		if i+2 > len(b) {
-			return nil, false
+			return false
 		}
+		mode := binary.BigEndian.Uint32(b[start+24 : start+28])
 		flags := binary.BigEndian.Uint16(b[i : i+2])
 		i += 2
 		if version >= 3 && flags&0x4000 != 0 {
@@ -304,29 +335,43 @@ func (r *gitRepo) tracked(limit int) (names []string, ok bool) {
 		strip := 0
 		if version == 4 {
 			var ok bool
-			if strip, i, ok = indexVarint(b, i); !ok || strip > len(prev) {
-				return nil, false
+			if strip, i, ok = indexVarint(b, i); !ok || strip > len(name) {
+				return false
 			}
 		}
 		if i > len(b) {
-			return nil, false
+			return false
 		}
 		end := bytes.IndexByte(b[i:], 0)
 		if end < 0 {
-			return nil, false
+			return false
 		}
-		name := string(b[i : i+end])
 		if version == 4 { // the name shares all but strip bytes of the previous one
-			name = prev[:len(prev)-strip] + name
+			name = append(name[:len(name)-strip], b[i:i+end]...)
+		} else {
+			name = b[i : i+end]
 		}
 		i += end + 1
 		if version < 4 { // NULs pad the entry to a multiple of 8 bytes
 			i = start + (i-start+7)/8*8
 		}
-		names = append(names, name)
-		prev = name
+		if mode&0o170000 == 0o040000 { // a sparse directory entry
+			return false
+		}
+		fn(name, mode)
 	}
-	return names, true
+	// The extensions, then the checksum. A split index's "link" names the shared index that holds the entries.
+	for i+8 <= len(b)-hashLen {
+		if sig := string(b[i : i+4]); sig == "link" || sig == "sdir" {
+			return false
+		}
+		size := int(binary.BigEndian.Uint32(b[i+4 : i+8]))
+		if size < 0 || size > len(b) {
+			return false
+		}
+		i += 8 + size
+	}
+	return true
 }
 
 // indexVarint reads the offset varint of index version 4.

@@ -142,7 +142,7 @@ func TestFindRepo(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(r.gitDir, "config.worktree"), []byte("[core]\n\tpager = x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if r := findRepo(filepath.Join(dir, "wt")); r.runsProgram() != "core.pager" {
+	if hit, _ := scanRepos(findRepo(filepath.Join(dir, "wt"))); hit == nil || hit.key != "core.pager" {
 		t.Errorf("config.worktree is read: %+v", r.config)
 	}
 }

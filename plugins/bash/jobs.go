@@ -2,6 +2,7 @@ package bash
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/riot-tools/riot/plugin"
+	"github.com/riot-tools/riot/plugin/sandbox"
 )
 
 // jobTable is the plugin's background jobs: the one state it keeps, since
@@ -34,9 +36,12 @@ type job struct {
 	proc                       plugin.Process
 
 	done chan struct{}
-	// code and sig are set before done closes.
+	// code, sig and ended are set before done closes.
 	code int
 	sig  string
+	// ended is riot's sentence for a job that did not run to an exit
+	// status (its sandbox could not be set up, or ended under it), or "".
+	ended string
 	// killed is set when KillShell stopped it.
 	killed atomic.Bool
 
@@ -90,7 +95,11 @@ func (t *jobTable) start(bash string, in Input, env *plugin.Env) plugin.Outcome 
 	}
 	j := &job{id: id, command: in.Command, session: env.SessionID, path: path, proc: proc, done: make(chan struct{})}
 	go func() {
-		j.code, j.sig = exitStatus(proc.Wait())
+		err := proc.Wait()
+		j.code, j.sig = exitStatus(err)
+		if errors.As(err, new(*sandbox.SetupError)) || errors.As(err, new(*sandbox.LostError)) {
+			j.ended = err.Error()
+		}
 		close(j.done)
 	}()
 	t.mu.Lock()
@@ -173,6 +182,8 @@ func (j *job) status() string {
 		return fmt.Sprintf("Job %s was stopped with KillShell.", j.id)
 	case j.sig != "":
 		return fmt.Sprintf("Job %s was killed by signal %s.", j.id, j.sig)
+	case j.ended != "":
+		return fmt.Sprintf("Job %s ended: %s", j.id, j.ended)
 	default:
 		return fmt.Sprintf("Job %s exited with status %d.", j.id, j.code)
 	}

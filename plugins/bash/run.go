@@ -114,6 +114,11 @@ func runForeground(ctx context.Context, cfg config, bash string, in Input, env *
 	case errors.As(s.waitErr, new(*sandbox.LostError)):
 		out.trailer("(The sandbox ended under the command; the output above is incomplete.)")
 		outcome = plugin.Failed(lines(s.waitErr.Error(), "", notes))
+	case errors.As(s.waitErr, new(*sandbox.SetupError)):
+		// What is above is bwrap's, not the command's: the reason is
+		// riot's.
+		out.trailer("(The sandbox could not be set up; the command did not run, and the output above is not its.)")
+		outcome = plugin.Failed(lines(s.waitErr.Error(), "", notes))
 	default:
 		code, sig := exitStatus(s.waitErr)
 		ui.Signal = sig
@@ -192,11 +197,14 @@ func exitStatus(err error) (code int, sig string) {
 func startFailed(err error) plugin.Outcome {
 	var unavailable *sandbox.UnavailableError
 	var lost *sandbox.LostError
+	var setup *sandbox.SetupError
 	switch {
 	case errors.As(err, &unavailable):
 		return plugin.Failed(unavailable.Error())
 	case errors.As(err, &lost):
 		return plugin.Failed(lost.Error())
+	case errors.As(err, &setup):
+		return plugin.Failed(setup.Error())
 	}
 	return plugin.Failed("Could not start bash to run the command. Retry once; if it fails again, tell the user that riot cannot start processes.")
 }

@@ -14,7 +14,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/riot-tools/riot/plugin"
 	"github.com/riot-tools/riot/plugin/plugintest"
+	"github.com/riot-tools/riot/plugin/sandbox"
 	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
 
@@ -214,7 +216,9 @@ func TestSandboxRequiredWithoutBwrap(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin)
-	f := newFixture(t, nil)
+	proc := plugin.NewOSProcWithProbe(&sandbox.Probe{LookPath: func(string) (string, error) { return "", exec.ErrNotFound }})
+	t.Cleanup(proc.Close)
+	f := newFixture(t, nil, plugintest.WithProc(proc))
 	f.sandbox(toolv1.SandboxMode_SANDBOX_MODE_WRITE)
 	res := f.c.Call("Bash", run("echo hi > x"))
 	if res.Ok || !strings.Contains(res.Message, "kernel sandbox is required") || !strings.Contains(res.Message, "apt-get install bubblewrap") {

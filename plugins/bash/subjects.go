@@ -39,7 +39,10 @@ func (b *Bash) CheckPermissions(_ context.Context, in Input, env *plugin.Env) pl
 func analyzeEnv(command string, env *plugin.Env) Analysis {
 	dir, _ := sessionDir(env)
 	home, _ := os.UserHomeDir()
-	e := Env{Dir: dir, Home: home, CDPath: os.Getenv("CDPATH"), Roots: env.Roots, GitEnv: gitEnv(os.Environ())}
+	e := Env{
+		Dir: dir, Home: home, CDPath: os.Getenv("CDPATH"), Roots: env.Roots, GitEnv: gitEnv(os.Environ()),
+		GitConfigs: userGitConfigs(os.Environ(), home),
+	}
 	if len(env.DenyRead) > 0 { // nil: no deny rule, nothing to walk for
 		e.Denied = env.Denied
 		e.DeniedName = func(abs string) bool { return env.DeniedPhysical(filepath.Clean(abs)) }
@@ -95,7 +98,7 @@ func gitEnv(environ []string) string {
 		name, _, _ := strings.Cut(kv, "=")
 		switch name {
 		case "GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
-			"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE", "GIT_CONFIG", "GIT_CONFIG_COUNT":
+			"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE", "GIT_CONFIG", "GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS":
 			return name
 		}
 	}

@@ -72,10 +72,25 @@ func fakeEnviron(dirs ...string) []string {
 	return testEnviron("PATH=" + strings.Join(append(dirs, "/usr/bin", "/bin"), string(os.PathListSeparator)))
 }
 
+// requireCargo skips unless cargo actually runs in the tests' environment:
+// a name on PATH is not enough, since rustup's shim is a cargo that fails
+// in a HOME without a toolchain.
 func requireCargo(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("cargo"); err != nil {
-		t.Skip("cargo is not installed; the Rust tests need it (rustup, or apt-get install cargo)")
+	requireRuns(t, "cargo", "the Rust tests need it (rustup with a default toolchain, or apt-get install cargo)")
+}
+
+// requireRuns skips unless `name --version` exits 0 in the tests' environment.
+func requireRuns(t *testing.T, name, why string) {
+	t.Helper()
+	path, err := exec.LookPath(name)
+	if err != nil {
+		t.Skipf("%s is not installed; %s", name, why)
+	}
+	cmd := exec.Command(path, "--version")
+	cmd.Env = testEnviron()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Skipf("%s is on PATH (%s) but does not run (%v: %s); %s", name, path, err, firstLine(strings.TrimSpace(string(out))), why)
 	}
 }
 

@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 	"syscall"
 
 	udiff "github.com/aymanbagabas/go-udiff"
 
 	"github.com/riot-tools/riot/plugin"
+	"github.com/riot-tools/riot/plugin/filestate"
 )
 
 // ValidateInput refuses an input that cannot work whatever the file holds
@@ -61,51 +64,99 @@ func planEdit(env *plugin.Env, abs string, in EditInput) (*plannedEdit, string) 
 	if msg != "" {
 		return nil, msg
 	}
+	return planOn(t, in)
+}
+
+// planOn finds old_string in the loaded file t.
+func planOn(t *target, in EditInput) (*plannedEdit, string) {
 	content := string(t.data)
 	m := find(content, in.OldString, in.NewString)
 	switch {
-	case len(m.at) == 0:
+	case len(m.occ) == 0:
 		return nil, notFoundMessage(t.shown, content, in.OldString)
-	case len(m.at) > 1 && !in.ReplaceAll:
-		return nil, multipleMessage(t.shown, content, m.at)
+	case len(m.occ) > 1 && !in.ReplaceAll:
+		return nil, multipleMessage(t.shown, content, m.starts())
 	}
 	return &plannedEdit{t: t, m: m, content: m.apply(content, in.ReplaceAll)}, ""
 }
 
-// Call makes the change: it checks the file again (it may have changed
-// since Prepare), replaces it atomically, and records it as seen.
+// Call makes the change. In the file's directory, opened once and locked
+// against other riot writers, it checks the file again against the
+// session's record (it may have changed since Prepare), replaces it, and
+// records it as seen.
 func (Edit) Call(_ context.Context, in EditInput, env *plugin.Env) plugin.Outcome {
-	p, msg := planEdit(env, env.Abs(in.FilePath), in)
+	abs := env.Abs(in.FilePath)
+	d, name, msg := openTargetDir(env, abs, "Edit", false)
 	if msg != "" {
 		return plugin.Failed(msg)
 	}
-	t := p.t
-	if err := replaceFile(t.path, []byte(p.content), t.info.Mode()); err != nil {
-		return plugin.Failed(writeFailed(t.shown, "Edit", err))
+	defer d.close()
+	defer d.lock()()
+	t, msg := loadSeen(env, abs, filestate.Canonical(abs), d.entry(name), "Edit", false)
+	if msg != "" {
+		return plugin.Failed(msg)
+	}
+	p, msg := planOn(t, in)
+	if msg != "" {
+		return plugin.Failed(msg)
+	}
+	info, msg := replaceSeen(d, name, t, []byte(p.content), "Edit")
+	if msg != "" {
+		return plugin.Failed(msg)
 	}
 	old := string(t.data)
 	var edits []udiff.Edit
-	for _, r := range p.m.ranges(in.ReplaceAll) {
-		edits = append(edits, udiff.Edit{Start: r[0], End: r[1], New: p.m.new})
+	used := p.m.used(in.ReplaceAll)
+	for _, o := range used {
+		edits = append(edits, udiff.Edit{Start: o.start, End: o.end, New: o.new})
 	}
 	hunks, truncated := diffHunks(old, edits)
 	n := len(edits)
 	var b strings.Builder
 	if n == 1 {
 		// Nothing before the occurrence moved, so it starts on the same line.
-		first := lineOf(old, p.m.at[0])
-		last := first + strings.Count(strings.TrimSuffix(p.m.new, "\n"), "\n")
+		first := lineOf(old, used[0].start)
+		last := first + strings.Count(strings.TrimSuffix(used[0].new, "\n"), "\n")
 		fmt.Fprintf(&b, "Edited %s: replaced 1 occurrence, now %s", t.shown, lineRange(first, last))
 	} else {
 		fmt.Fprintf(&b, "Edited %s: replaced all %d occurrences", t.shown, n)
 	}
-	if p.m.crlf {
+	switch {
+	case p.m.crlf && p.m.lf:
+		b.WriteString(", each line keeping its own line ending (the file mixes \\r\\n and \\n)")
+	case p.m.crlf:
 		b.WriteString(", with the file's CRLF line endings")
 	}
 	b.WriteString(". The changed part now reads:\n")
 	b.WriteString(snippet(p.content, hunks))
 	ui := UI{Path: t.path, Replacements: n, Hunks: hunks, Truncated: truncated}
-	return record(plugin.Ok(plugin.Text(b.String())).WithUI(ui), env, t.path, []byte(p.content))
+	return record(plugin.Ok(plugin.Text(b.String())).WithUI(ui), env, t.path, info, []byte(p.content))
+}
+
+// replaceSeen replaces name in d, the file t loaded, with data, keeping
+// its permission bits, unless something replaced or changed it since it
+// was loaded (a writer that is not riot, which takes no lock): checked
+// just before the rename. It returns the new file's stat.
+func replaceSeen(d *dir, name string, t *target, data []byte, tool string) (fs.FileInfo, string) {
+	pf, info, err := d.newPending(name, data, t.info.Mode(), true)
+	if err != nil {
+		return nil, writeFailed(t.shown, tool, err)
+	}
+	defer pf.cleanup()
+	cur, err := d.entry(name).stat()
+	if err != nil || !os.SameFile(cur, t.info) || cur.Size() != t.info.Size() || !cur.ModTime().Equal(t.info.ModTime()) {
+		return nil, changedWhileWriting(t.shown, tool)
+	}
+	if err := pf.replace(name); err != nil {
+		return nil, writeFailed(t.shown, tool, err)
+	}
+	return info, ""
+}
+
+// changedWhileWriting refuses a file that something else wrote between
+// the check and the rename.
+func changedWhileWriting(shown, tool string) string {
+	return fmt.Sprintf("%s changed since you read it: something else wrote it while %s was changing it, such as a command, a formatter or the user, and it was left as that writer made it.\nRead it again, then redo the %s against what it holds now.", shown, tool, tool)
 }
 
 func lineRange(first, last int) string {

@@ -7,13 +7,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 	"unicode/utf8"
-
-	"github.com/google/renameio/v2"
 
 	"github.com/riot-tools/riot/plugin"
 	"github.com/riot-tools/riot/plugin/filestate"
@@ -38,16 +35,41 @@ func now(env *plugin.Env) time.Time {
 	return env.Clock.Now()
 }
 
+// source is where openSeen finds a file: by its path (to check an input
+// before the permission chain has run), or by name in a directory held
+// open (to change it).
+type source interface {
+	stat() (fs.FileInfo, error)
+	open() (*os.File, error)
+}
+
+// byPath finds a file by its path, following symlinks.
+type byPath string
+
+func (p byPath) stat() (fs.FileInfo, error) { return os.Stat(string(p)) }
+
+// open is non-blocking, so that a file swapped for a pipe since the Stat
+// cannot block it; the check of the opened file refuses it.
+func (p byPath) open() (*os.File, error) {
+	return os.OpenFile(string(p), os.O_RDONLY|syscall.O_NONBLOCK, 0)
+}
+
 // openSeen loads the file at abs for tool, refusing, each with its own
 // reason, a file that is missing, not a regular file, too large, never
 // seen in this session, changed since it was seen, or not UTF-8 text.
 // wholeRequired also refuses a file seen only in part.
 func openSeen(env *plugin.Env, abs, tool string, wholeRequired bool) (*target, string) {
 	path := filestate.Canonical(abs)
+	return loadSeen(env, abs, path, byPath(path), tool, wholeRequired)
+}
+
+// loadSeen is openSeen of the file src finds, whose record is kept under
+// path.
+func loadSeen(env *plugin.Env, abs, path string, src source, tool string, wholeRequired bool) (*target, string) {
 	shown := shownPath(env, abs)
-	info, err := os.Stat(path)
+	info, err := src.stat()
 	if err != nil {
-		return nil, statMessage(shown, tool, err)
+		return nil, sourceMessage(shown, tool, err)
 	}
 	if msg := kindMessage(shown, tool, info); msg != "" {
 		return nil, msg
@@ -57,13 +79,11 @@ func openSeen(env *plugin.Env, abs, tool string, wholeRequired bool) (*target, s
 	}
 	seen, ok := filestate.Latest(env, path)
 	if !ok {
-		return nil, notReadMessage(shown, tool)
+		return nil, notReadMessage(shown, tool, env.SessionLastsOneInvocation())
 	}
-	// O_NONBLOCK so that a file swapped for a pipe since the Stat cannot
-	// block the open; the check of the opened file below refuses it.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := src.open()
 	if err != nil {
-		return nil, statMessage(shown, tool, err)
+		return nil, sourceMessage(shown, tool, err)
 	}
 	defer func() { _ = f.Close() }()
 	if info, err = f.Stat(); err != nil {
@@ -99,12 +119,18 @@ func openSeen(env *plugin.Env, abs, tool string, wholeRequired bool) (*target, s
 // each is distinct: "you have not read it" and "it changed since you read
 // it" call for the same action but tell the model different things.
 
-func notReadMessage(shown, tool string) string {
+func notReadMessage(shown, tool string, oneInvocation bool) string {
 	verb := "changes"
 	if tool == "Write" {
 		verb = "replaces"
 	}
-	return fmt.Sprintf("Read %s first: %s only %s a file you have seen in this session, and you have not read this one.\nRead it, then retry the %s.", shown, tool, verb, tool)
+	msg := fmt.Sprintf("Read %s first: %s only %s a file you have seen in this session, and you have not read this one.\nRead it, then retry the %s.", shown, tool, verb, tool)
+	if oneInvocation {
+		// Without --session each riot invocation is a session of its own:
+		// a Read in an earlier one is not known here, and never will be.
+		msg += fmt.Sprintf(" This riot invocation has no --session, so a Read made in an earlier invocation does not count: put the Read and the %s in the same turn (Read first), or run every riot invocation with the same --session ID.", tool)
+	}
+	return msg
 }
 
 func changedMessage(shown, tool string, seen, now filestate.Record) string {
@@ -136,6 +162,15 @@ func binaryMessage(shown, tool string) string {
 
 func notUTF8Message(shown, tool string) string {
 	return fmt.Sprintf("%s is not valid UTF-8 text, so %s cannot change it without damaging the bytes that are not.\nUse Bash with a tool that works on bytes, such as `sed -i`, or convert it with `iconv` first.", shown, tool)
+}
+
+// sourceMessage is statMessage, or the refusal of a path that changed
+// under a write.
+func sourceMessage(shown, tool string, err error) string {
+	if errors.Is(err, errSwapped) {
+		return swappedMessage(shown, tool)
+	}
+	return statMessage(shown, tool, err)
 }
 
 func statMessage(shown, tool string, err error) string {
@@ -175,40 +210,9 @@ func kindMessage(shown, tool string, info fs.FileInfo) string {
 	}
 }
 
-// replaceFile replaces path whole with data through a temporary file in
-// the same directory and a rename, keeping the permission bits of the file
-// it replaces.
-func replaceFile(path string, data []byte, mode fs.FileMode) error {
-	perm := mode.Perm()
-	return renameio.WriteFile(path, data, perm, renameio.WithTempDir(filepath.Dir(path)), renameio.WithStaticPermissions(perm))
-}
-
-// createFile makes path with data, atomically and only if nothing is
-// there: the content goes to a temporary file, which is then linked to
-// path, a link that fails if path exists by then.
-func createFile(path string, data []byte) error {
-	t, err := renameio.NewPendingFile(path, renameio.WithTempDir(filepath.Dir(path)), renameio.WithPermissions(0o644))
-	if err != nil {
-		return err
-	}
-	defer func() { _ = t.Cleanup() }()
-	if _, err := t.Write(data); err != nil {
-		return err
-	}
-	if err := t.Sync(); err != nil {
-		return err
-	}
-	return os.Link(t.Name(), path)
-}
-
 // record adds to o the record of the file at path as this call left it:
-// data, whole, so the next Edit needs no new Read.
-func record(o plugin.Outcome, env *plugin.Env, path string, data []byte) plugin.Outcome {
-	info, err := os.Stat(path)
-	if err != nil {
-		// Gone already: without a record the next call asks for a Read.
-		return o
-	}
+// data, whole, described by info, so the next Edit needs no new Read.
+func record(o plugin.Outcome, env *plugin.Env, path string, info fs.FileInfo, data []byte) plugin.Outcome {
 	return filestate.Put(o, env, path, filestate.Observe(info, data, true, now(env)))
 }
 

@@ -99,40 +99,77 @@ func parentMessage(env *plugin.Env, path string) string {
 }
 
 // Call writes the file: a new one with its missing parent directories,
-// or over the file the session has seen, atomically either way.
+// or over the file the session has seen, atomically either way, in its
+// directory opened once and locked against other riot writers.
 func (Write) Call(_ context.Context, in WriteInput, env *plugin.Env) plugin.Outcome {
-	p, msg := planWrite(env, env.Abs(in.FilePath))
+	abs := env.Abs(in.FilePath)
+	p, msg := planWrite(env, abs)
 	if msg != "" {
 		return plugin.Failed(msg)
 	}
+	d, name, msg := openTargetDir(env, abs, "Write", true)
+	if msg != "" {
+		return plugin.Failed(msg)
+	}
+	defer d.close()
+	defer d.lock()()
 	data := []byte(in.Content)
 	ui := UI{Path: p.path}
-	var text string
-	if p.t == nil {
-		if err := os.MkdirAll(filepath.Dir(p.path), 0o755); err != nil {
-			return plugin.Failed(writeFailed(p.shown, "Write", err))
-		}
-		if err := createFile(p.path, data); err != nil {
-			if errors.Is(err, fs.ErrExist) {
-				return plugin.Failed(fmt.Sprintf("%s appeared while Write was creating it: something else made it meanwhile, and it was left as it is.\nRead it, then decide whether to change it.", p.shown))
-			}
-			return plugin.Failed(writeFailed(p.shown, "Write", err))
+	_, err := d.entry(name).stat()
+	switch {
+	case err == nil && p.t == nil:
+		return plugin.Failed(appearedMessage(p.shown))
+	case errors.Is(err, fs.ErrNotExist):
+		info, msg := createIn(d, name, data, p.shown)
+		if msg != "" {
+			return plugin.Failed(msg)
 		}
 		ui.Created = true
 		ui.Hunks, ui.Truncated = diffHunks("", []udiff.Edit{{Start: 0, End: 0, New: in.Content}})
-		text = fmt.Sprintf("Created %s (%s).", p.shown, sizeText(in.Content))
-	} else {
-		if err := replaceFile(p.path, data, p.t.info.Mode()); err != nil {
-			return plugin.Failed(writeFailed(p.shown, "Write", err))
-		}
-		old := string(p.t.data)
-		ui.Hunks, ui.Truncated = diffHunks(old, udiff.Strings(old, in.Content))
-		text = fmt.Sprintf("Replaced the whole of %s (%s; it had %s).", p.shown, sizeText(in.Content), sizeText(old))
-		if len(ui.Hunks) == 0 {
-			text = fmt.Sprintf("Wrote %s: the content is what it already held (%s), so nothing changed.", p.shown, sizeText(in.Content))
-		}
+		text := fmt.Sprintf("Created %s (%s).", p.shown, sizeText(in.Content))
+		// Kept under the path as it resolves now that the file exists, as
+		// Read and Edit will look it up.
+		return record(plugin.Ok(plugin.Text(text)).WithUI(ui), env, filepath.Join(d.path, name), info, data)
+	case err != nil:
+		return plugin.Failed(sourceMessage(p.shown, "Write", err))
 	}
-	return record(plugin.Ok(plugin.Text(text)).WithUI(ui), env, p.path, data)
+	t, msg := loadSeen(env, abs, p.path, d.entry(name), "Write", true)
+	if msg != "" {
+		return plugin.Failed(msg)
+	}
+	info, msg := replaceSeen(d, name, t, data, "Write")
+	if msg != "" {
+		return plugin.Failed(msg)
+	}
+	old := string(t.data)
+	ui.Hunks, ui.Truncated = diffHunks(old, udiff.Strings(old, in.Content))
+	text := fmt.Sprintf("Replaced the whole of %s (%s; it had %s).", p.shown, sizeText(in.Content), sizeText(old))
+	if len(ui.Hunks) == 0 {
+		text = fmt.Sprintf("Wrote %s: the content is what it already held (%s), so nothing changed.", p.shown, sizeText(in.Content))
+	}
+	return record(plugin.Ok(plugin.Text(text)).WithUI(ui), env, p.path, info, data)
+}
+
+// createIn makes name in d with data, atomically and only if nothing is
+// there: the content goes to a temporary file, which is then linked to
+// name, a link that fails if name exists by then.
+func createIn(d *dir, name string, data []byte, shown string) (fs.FileInfo, string) {
+	pf, info, err := d.newPending(name, data, 0o644, false)
+	if err != nil {
+		return nil, writeFailed(shown, "Write", err)
+	}
+	defer pf.cleanup()
+	if err := pf.link(name); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return nil, appearedMessage(shown)
+		}
+		return nil, writeFailed(shown, "Write", err)
+	}
+	return info, ""
+}
+
+func appearedMessage(shown string) string {
+	return fmt.Sprintf("%s appeared while Write was creating it: something else made it meanwhile, and it was left as it is.\nRead it, then decide whether to change it.", shown)
 }
 
 // sizeText is "12 lines, 345 bytes".

@@ -7,8 +7,7 @@ import (
 )
 
 // oPath is O_PATH, the same on every Linux architecture Go runs on, which
-// package syscall names for some only (and golang.org/x/sys/unix is not
-// for this package: doc.go).
+// package syscall names for some only.
 const oPath = 0x200000
 
 // maxSunPath is the room for a socket path in sockaddr_un, less its NUL.

@@ -32,7 +32,7 @@ func (e *RefusedError) Error() string { return e.Reason }
 // when none listens there, an ErrUnsafe error when the socket or its
 // directory is not the user's alone.
 //
-// It connects with package syscall rather than net (doc.go); the
+// It connects with package syscall rather than net; the
 // connection is a blocking descriptor, which a client's one goroutine
 // reading and another writing a cancel may share.
 func Dial(socket string) (*os.File, error) {

@@ -27,6 +27,9 @@ type Hello struct {
 	// other inputs refuses, since its config would differ.
 	Inputs string `json:"inputs"`
 	// Terminal says a person at the client can answer permission prompts.
+	// The host prompts only when it sees so itself (the client's process
+	// in the foreground of its controlling terminal, on its stdin and
+	// stderr): false declines prompts, true asks for what the host checks.
 	Terminal bool `json:"terminal"`
 	// KnownOnly asks the host to run nothing when a call names a tool it
 	// does not know: `riot call` then runs it itself, whose usage error

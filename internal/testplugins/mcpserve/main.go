@@ -3,7 +3,9 @@
 // (calls never answer), exitinit (exits at initialize), malformed (answers
 // a call with a line that is not JSON-RPC), die (exits during a call),
 // classic (speaks a protocol before multi round-trip requests, and its ask
-// sends elicitation/create during the call).
+// sends elicitation/create during the call), badnames (also serves tools
+// whose names the model APIs reject, and two that fit exactly), flood
+// (echo of "flood" writes a line without end: see flood.go).
 package main
 
 import (
@@ -53,6 +55,10 @@ func main() {
 			os.Exit(7)
 		case "malformed":
 			fmt.Fprintln(os.Stdout, "this is not json-rpc")
+		case "flood":
+			if in.Text == "flood" {
+				flood()
+			}
 		}
 		if in.Text == "fail" {
 			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "echo refuses to echo fail"}}}, nil, nil
@@ -114,6 +120,13 @@ func main() {
 		}
 		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"color": q}}, nil, nil
 	})
+	if mode == "badnames" {
+		for _, name := range badNames() {
+			mcp.AddTool(s, &mcp.Tool{Name: name, Description: "A badly named tool."}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ran " + name}}}, nil, nil
+			})
+		}
+	}
 	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		os.Exit(1)
 	}
@@ -128,4 +141,11 @@ func say(env, line string) {
 			_ = f.Close()
 		}
 	}
+}
+
+// badNames are the tool names badnames adds: names the model APIs reject
+// (as mcp__srv__NAME), then the longest name that fits under a server
+// named srv, and one with - and _.
+func badNames() []string {
+	return []string{"a.b", "with space", "/../", "naïve", strings.Repeat("x", 110), "", strings.Repeat("y", 55), strings.Repeat("z", 54), "ok-name_2"}
 }

@@ -35,6 +35,11 @@ func main() {
 	if os.Getenv("RIOT_TESTKIT_READ_ONLY") == "1" {
 		serve = plugin.ServeReadOnly
 	}
+	// With RIOT_TESTKIT_UNDECLARED=1 its manifest declares none of what
+	// the host may rely on (undeclared.go).
+	if os.Getenv("RIOT_TESTKIT_UNDECLARED") == "1" {
+		serve = serveUndeclared
+	}
 	serve(
 		plugin.New[noopIn](noop{}),
 		plugin.New[echoIn](echo{}),

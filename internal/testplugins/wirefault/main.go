@@ -4,15 +4,13 @@
 // that end without a Final, gRPC error statuses, messages over the limit,
 // chunks of unknown kinds and text that is not UTF-8. Each tool is one
 // fault; RIOT_WIREFAULT selects a fault of the manifest or the handshake.
-// It serves protocols 1 to 3, and those up to 1 or 2 when built with the
-// riot_protocol1 or riot_protocol2 tag, so that each fault is seen over
-// every one.
 package main
 
 import (
 	"context"
 	"errors"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -30,20 +28,13 @@ const overLimit = shared.MaxMessageSize + 6<<20
 
 func main() {
 	handshake := shared.Handshake
-	versions := map[int]goplugin.PluginSet{}
-	for _, v := range protocols {
-		versions[v] = goplugin.PluginSet{shared.PluginName: &shared.GRPCPlugin{Impl: faults{}, Protocol: v}}
-	}
-	switch os.Getenv("RIOT_WIREFAULT") {
-	case "other-version":
-		handshake.ProtocolVersion = 99
-		versions = map[int]goplugin.PluginSet{99: {shared.PluginName: &shared.GRPCPlugin{Impl: faults{}}}}
-	case "refuse-link":
-		// Protocol 3 whose link never opens, as where Unix sockets are
-		// denied: the host must keep the Session stream.
-		if _, ok := versions[3]; ok {
-			versions[3] = goplugin.PluginSet{shared.PluginName: &refusingLink{GRPCPlugin: shared.GRPCPlugin{Impl: faults{}, Protocol: 2}}}
-		}
+	versions := shared.VersionedPlugins(faults{})
+	if v := os.Getenv("RIOT_WIREFAULT"); strings.HasPrefix(v, "version-") {
+		// A plugin of another protocol version: 99, of a newer SDK, or 2
+		// or 3, of an SDK before protocol version 1 alone.
+		n, _ := strconv.Atoi(strings.TrimPrefix(v, "version-"))
+		handshake.ProtocolVersion = uint(n)
+		versions = map[int]goplugin.PluginSet{n: versions[shared.ProtocolVersion]}
 	}
 	goplugin.Serve(&goplugin.ServeConfig{
 		HandshakeConfig:  handshake,
@@ -58,24 +49,6 @@ func main() {
 }
 
 type faults struct{}
-
-// refusingLink serves protocol 2 and a ToolLink that refuses every link.
-type refusingLink struct {
-	shared.GRPCPlugin
-}
-
-func (r *refusingLink) GRPCServer(b *goplugin.GRPCBroker, s *grpc.Server) error {
-	toolv1.RegisterToolLinkServer(s, refusedLink{})
-	return r.GRPCPlugin.GRPCServer(b, s)
-}
-
-type refusedLink struct {
-	toolv1.UnimplementedToolLinkServer
-}
-
-func (refusedLink) Link(context.Context, *toolv1.LinkRequest) (*toolv1.LinkResponse, error) {
-	return nil, status.Error(codes.PermissionDenied, "wirefault: no Unix sockets here")
-}
 
 var tools = []string{"EarlyClose", "StatusError", "HugeMessage", "BadKind", "BadUTF8", "SplitUTF8", "CutUTF8", "PrepareError", "NoEvent",
 	"IgnoreSpillFile", "FileBeforeSpill", "FileWrongOffset", "FileShort", "FileBadUTF8", "FileCutUTF8", "FileImage", "FileTail"}

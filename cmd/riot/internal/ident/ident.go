@@ -1,10 +1,6 @@
 // Package ident says who an invocation of riot is to a session host: its
 // build, and the inputs its config is made of besides the files. A host
 // and its clients each compute these here, the same way.
-//
-// It imports little of the standard library, and none of path/filepath or
-// runtime/debug, since the CLI's quick path computes them from an init
-// function that runs before riot's libraries initialise (package quickrun).
 package ident
 
 import (

@@ -3,10 +3,8 @@
 // writes their results as the CLI prints them, with its messages for a
 // malformed turn in riot's own words.
 //
-// It imports the standard library and package toolcall alone, so that the
-// CLI's quick path (package quickrun) reads and prints a turn attached to a
-// session host before riot's libraries initialise; a session host
-// renders its clients' results with it too, so both print the same bytes.
+// A session host renders its clients' results with it too, so that a turn
+// run there prints the same bytes as one run in the client.
 package turnio
 
 import (

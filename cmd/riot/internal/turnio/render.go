@@ -150,8 +150,7 @@ func HostDied(uses []toolcall.ToolUse) []toolcall.ToolResult {
 // NewCallID is a unique id for a call made from the command line, so that
 // its spilled result never overwrites another's in a named session. From
 // math/rand/v2, whose generator each process seeds from the system's
-// randomness: it needs to be unique, not secret, and crypto/rand is among
-// the packages Go initialises late (package quick's doc).
+// randomness: it needs to be unique, not secret.
 func NewCallID() string {
 	return "call_" + strconv.FormatUint(rand.Uint64()&(1<<48-1)|1<<48, 16)[1:]
 }
