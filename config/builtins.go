@@ -14,8 +14,12 @@ func BuiltinTools() []string {
 // NAME` and built standalone as bin/riot-tool-NAME.
 type Builtin struct {
 	Name string
+	// NoProcesses tool sets start no processes (plugin.ServeWithoutProcesses):
+	// their calls need no sandbox, and their Proc refuses every start.
+	NoProcesses bool
 	// ReadOnly tool sets never write, start processes or connect, so their
-	// processes restrict themselves with Landlock (plugin.ServeReadOnly).
+	// processes restrict themselves with Landlock as well
+	// (plugin.ServeReadOnly).
 	ReadOnly bool
 }
 
@@ -24,7 +28,13 @@ type Builtin struct {
 // resolver, defaults.toml and the Makefile's BUILTINS follow (the last
 // two checked by cmd/riot's TestBuiltinRegistryAgrees).
 func Builtins() []Builtin {
-	return []Builtin{{"bash", false}, {"grep", true}, {"read", true}, {"diagnostics", false}, {"edit", false}}
+	return []Builtin{
+		{Name: "bash"},
+		{Name: "grep", NoProcesses: true, ReadOnly: true},
+		{Name: "read", NoProcesses: true, ReadOnly: true},
+		{Name: "diagnostics"},
+		{Name: "edit", NoProcesses: true},
+	}
 }
 
 // BuiltinNames are the names of Builtins, in order.

@@ -2,6 +2,8 @@ package core
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -216,8 +218,9 @@ func New(ctx context.Context, opts Options) (_ *Host, err error) {
 		h.session.WriteBehind()
 	}
 	h.takeSessionNotices()
-	h.resultDir = filepath.Join(h.stateDir, "results", h.session.ID())
-	h.results = openResultStore(h.resultsRoot(), h.session.ID(), opts.Config.Results, h.now, h.log)
+	key := resultsKey(h.session.ID(), opts.Workspace)
+	h.resultDir = filepath.Join(h.stateDir, "results", key)
+	h.results = openResultStore(h.resultsRoot(), key, opts.Config.Results, h.now, h.log)
 	if err := h.buildPolicy(); err != nil {
 		return nil, err
 	}
@@ -268,6 +271,19 @@ func (h *Host) buildPolicy() error {
 	}
 	h.policy = p
 	return nil
+}
+
+// resultsKey names the directory of a session's spilled results. A session
+// without an id (`riot run` or `riot call` without --session) lasts one
+// invocation, while its spills are read back in the next: the invocations
+// without a session in one workspace share one directory, which no named
+// session and no other workspace reads.
+func resultsKey(session, workspace string) string {
+	if !shared.Ephemeral(session) {
+		return session
+	}
+	sum := sha256.Sum256([]byte(workspace))
+	return shared.EphemeralSessionPrefix + "workspace-" + hex.EncodeToString(sum[:8])
 }
 
 // resultsRoot is the directory of every session's spilled results, which

@@ -16,33 +16,34 @@ func (noopTool) Prompt() string                             { return "Does nothi
 func (noopTool) Describe(noopIn) string                     { return "Do nothing" }
 func (noopTool) Call(context.Context, noopIn, *Env) Outcome { return Ok(Text("ok")) }
 
-// ServeReadOnly's manifest says that the plugin starts no processes and
-// its tools' Proc refuses; Serve's says nothing and its Proc is the real
-// one, with the process guard.
+// ServeReadOnly's and ServeWithoutProcesses' manifests say that the plugin
+// starts no processes and their tools' Proc refuses; Serve's says nothing
+// and its Proc is the real one, with the process guard.
 func TestManifestSaysWhetherThePluginStartsProcesses(t *testing.T) {
-	for _, readOnly := range []bool{false, true} {
-		srv, err := NewServer(serveRuntime(readOnly, hclog.NewNullLogger()), New[noopIn](noopTool{}))
+	for _, mode := range []serveMode{serveProcesses, serveNoProcesses, serveReadOnly} {
+		none := mode != serveProcesses
+		srv, err := NewServer(serveRuntime(mode, hclog.NewNullLogger()), New[noopIn](noopTool{}))
 		if err != nil {
 			t.Fatal(err)
 		}
 		m, _ := srv.Manifest(context.Background())
-		if m.GetStartsNoProcesses() != readOnly {
-			t.Errorf("read-only %v: the manifest says starts_no_processes = %v", readOnly, m.GetStartsNoProcesses())
+		if m.GetStartsNoProcesses() != none {
+			t.Errorf("mode %d: the manifest says starts_no_processes = %v", mode, m.GetStartsNoProcesses())
 		}
 		switch p := srv.rt.Proc.(type) {
 		case noProc:
-			if !readOnly {
+			if !none {
 				t.Error("Serve's tools cannot start processes")
 			}
 			if _, err := p.Start(context.Background(), exec.Command("/bin/true")); err == nil {
-				t.Error("a read-only plugin started a process")
+				t.Errorf("mode %d: a plugin that starts no processes started one", mode)
 			}
 		case *OSProc:
-			if readOnly || p.guard == nil {
-				t.Errorf("read-only %v: an OSProc, guard %v", readOnly, p.guard)
+			if none || p.guard == nil {
+				t.Errorf("mode %d: an OSProc, guard %v", mode, p.guard)
 			}
 		default:
-			t.Errorf("read-only %v: Proc %T", readOnly, p)
+			t.Errorf("mode %d: Proc %T", mode, p)
 		}
 	}
 }

@@ -28,7 +28,7 @@ const parentPollEvery = 500 * time.Millisecond
 // host's log instead of breaking the protocol. It exits when the host
 // process dies, and a process guard kills every process group a tool
 // started when the plugin exits by any means.
-func Serve(handlers ...Handler) { serve(false, handlers) }
+func Serve(handlers ...Handler) { serve(serveProcesses, handlers) }
 
 // ServeReadOnly is Serve for a plugin whose tools never write a file, start
 // a process or open a connection, such as Grep and Read. Its manifest tells
@@ -39,9 +39,26 @@ func Serve(handlers ...Handler) { serve(false, handlers) }
 // anywhere, and no TCP or UDP where the kernel's Landlock ABI has network
 // rights. It is best effort where the kernel lacks Landlock. Reads stay as
 // the permission chain decides per call.
-func ServeReadOnly(handlers ...Handler) { serve(true, handlers) }
+func ServeReadOnly(handlers ...Handler) { serve(serveReadOnly, handlers) }
 
-func serve(readOnly bool, handlers []Handler) {
+// ServeWithoutProcesses is Serve for a plugin whose tools start no
+// processes but may write files, such as Edit and Write: its manifest tells
+// the host so, and its tools' Proc refuses every start, as ServeReadOnly's
+// does, without Landlock's ban on writes. The host's permission chain
+// decides each write; a sandbox has nothing to confine.
+func ServeWithoutProcesses(handlers ...Handler) { serve(serveNoProcesses, handlers) }
+
+// serveMode is what a plugin's process may do, from most to least.
+type serveMode int
+
+const (
+	serveProcesses serveMode = iota
+	serveNoProcesses
+	serveReadOnly
+)
+
+func serve(mode serveMode, handlers []Handler) {
+	readOnly := mode == serveReadOnly
 	if procguard.IsGuard() {
 		procguard.RunGuard(os.Stdin)
 		return
@@ -60,7 +77,7 @@ func serve(readOnly bool, handlers []Handler) {
 			os.Exit(1)
 		}
 	}
-	srv, err := NewServer(serveRuntime(readOnly, log), handlers...)
+	srv, err := NewServer(serveRuntime(mode, log), handlers...)
 	if err != nil {
 		log.Error("invalid plugin", "error", err)
 		os.Exit(1)
@@ -97,19 +114,21 @@ func serve(readOnly bool, handlers []Handler) {
 	})
 }
 
-// serveRuntime is what Serve and ServeReadOnly give the tools.
-func serveRuntime(readOnly bool, log hclog.Logger) Runtime {
+// serveRuntime is what Serve, ServeWithoutProcesses and ServeReadOnly give
+// the tools.
+func serveRuntime(mode serveMode, log hclog.Logger) Runtime {
 	rt := Runtime{
 		Clock: SystemClock{},
 		Net:   http.DefaultClient,
 		Log:   log,
 		// The host's one-shot mark, read once at start.
 		OneShotHost:       os.Getenv(shared.OneShotEnv) == "1",
-		StartsNoProcesses: readOnly,
+		StartsNoProcesses: mode != serveProcesses,
 	}
-	if !readOnly {
-		// A read-only plugin has no process guard: it starts nothing to
-		// guard, and Landlock would refuse the guard's own start.
+	if mode == serveProcesses {
+		// A plugin that starts no processes has no process guard: it
+		// starts nothing to guard, and Landlock would refuse the guard's
+		// own start.
 		rt.Proc = newOSProc(newGuard(log), log)
 	}
 	return rt

@@ -58,8 +58,15 @@ func TestBuiltinRegistryAgrees(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := strings.Contains(string(src), "plugin.ServeReadOnly("); got != b.ReadOnly {
-			t.Errorf("riot-tool-%s serves read-only: %v; config.Builtins says %v", b.Name, got, b.ReadOnly)
+		serve := "plugin.Serve("
+		switch {
+		case b.ReadOnly:
+			serve = "plugin.ServeReadOnly("
+		case b.NoProcesses:
+			serve = "plugin.ServeWithoutProcesses("
+		}
+		if !strings.Contains(string(src), serve) {
+			t.Errorf("riot-tool-%s does not call %s, as config.Builtins says it serves", b.Name, serve)
 		}
 	}
 }

@@ -232,7 +232,9 @@ func TestPluginInstallFromURL(t *testing.T) {
 	tw.Close()
 	gz.Close()
 	s := sha256.Sum256(tgz.Bytes())
-	archive := "riot-tool-testkit_linux_amd64.tar.gz"
+	archive := "riot-tool-testkit_" + runtime.GOOS + "_" + runtime.GOARCH + ".tar.gz"
+	// One source for every platform: {os} and {arch} name this machine's.
+	template := "riot-tool-testkit_{os}_{arch}.tar.gz"
 	good := hex.EncodeToString(s[:]) + "  " + archive + "\n"
 	bad := strings.Repeat("0", 64) + "  " + archive + "\n"
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -262,7 +264,7 @@ func TestPluginInstallFromURL(t *testing.T) {
 	}
 	e.riotEnv(tlsEnv, "plugins", "install", srv.URL+"/missing/"+archive).want(t, 1, "404")
 
-	e.riotEnv(tlsEnv, "plugins", "install", srv.URL+"/good/"+archive).want(t, 0, "testkit unversioned installed", "downloading "+srv.URL)
+	e.riotEnv(tlsEnv, "plugins", "install", srv.URL+"/good/"+template).want(t, 0, "testkit unversioned installed", "downloading "+srv.URL+"/good/"+archive)
 	var raw struct {
 		Plugins map[string]struct {
 			Source string
@@ -274,7 +276,7 @@ func TestPluginInstallFromURL(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := raw.Plugins["testkit"]
-	if got.Source != srv.URL+"/good/"+archive || got.SHA256[lock.Platform()] != fileSum(t, bin.testkit) || len(got.Tools) == 0 {
+	if got.Source != srv.URL+"/good/"+template || got.SHA256[lock.Platform()] != fileSum(t, bin.testkit) || len(got.Tools) == 0 {
 		t.Fatalf("lock entry %+v", got)
 	}
 	e.riotEnv(tlsEnv, "plugins", "verify").want(t, 0, "1 plugin(s) match")

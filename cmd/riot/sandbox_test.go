@@ -283,6 +283,11 @@ func TestSandboxUnavailable(t *testing.T) {
 	// The model's result and explain say so too.
 	r.want(t, 0, "Ran without the kernel sandbox: bwrap was not found", `[sandbox] mode = "auto"`)
 	run("explain", "Bash", `{"command":"echo hi > x"}`).want(t, 0, "sandbox: off, so the call would run unconfined", "bwrap was not found")
+	// Write starts no processes: nothing of it is unconfined, and it says nothing.
+	if r = run("call", "Write", `{"file_path":"new.txt","content":"x\n"}`, "--mode", "bypassPermissions"); strings.Contains(r.stdout, "Ran without the kernel sandbox") {
+		t.Fatalf("a tool that starts no processes got the unconfined note: %s", r.stdout)
+	}
+	r.want(t, 0, "new.txt")
 }
 
 // noBwrapRiot builds riot finding no bwrap (the riot_test_no_bwrap tag),

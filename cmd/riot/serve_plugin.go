@@ -23,9 +23,16 @@ func (a *app) servePluginCommand() *cobra.Command {
 			if !ok {
 				return usageErr("no builtin tool set named %q; riot has %v", args[0], builtinNames())
 			}
-			if i := slices.IndexFunc(config.Builtins(), func(b config.Builtin) bool { return b.Name == args[0] }); i >= 0 && config.Builtins()[i].ReadOnly {
+			var b config.Builtin
+			if i := slices.IndexFunc(config.Builtins(), func(b config.Builtin) bool { return b.Name == args[0] }); i >= 0 {
+				b = config.Builtins()[i]
+			}
+			switch {
+			case b.ReadOnly:
 				plugin.ServeReadOnly(tools()...)
-			} else {
+			case b.NoProcesses:
+				plugin.ServeWithoutProcesses(tools()...)
+			default:
 				plugin.Serve(tools()...)
 			}
 			return nil

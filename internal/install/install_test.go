@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -71,6 +72,7 @@ func TestParseSource(t *testing.T) {
 		{"./riot-tool-bin", LocalBinary, "bin"},
 		{"https://example.com/r/riot-tool-z_linux_amd64.tar.gz", URL, "z"},
 		{"file:///srv/riot-tool-w", URL, "w"},
+		{"https://example.com/r/v1/riot-tool-p_{os}_{arch}.tar.gz", URL, "p"},
 	} {
 		s, err := ParseSource(c.raw, ws)
 		if err != nil || s.Kind != c.kind || NameOf(s) != c.name {
@@ -122,4 +124,17 @@ func FuzzConstraint(f *testing.F) {
 			t.Fatalf("exact %q allows %q", e, v)
 		}
 	})
+}
+
+// A URL source names one binary per platform with {os} and {arch}: the
+// URL fetched is this machine's.
+func TestPlatformURL(t *testing.T) {
+	s, err := ParseSource("https://example.com/r/riot-tool-p_{os}_{arch}.tar.gz", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "https://example.com/r/riot-tool-p_" + runtime.GOOS + "_" + runtime.GOARCH + ".tar.gz"
+	if s.URL.String() != want || s.Raw != "https://example.com/r/riot-tool-p_{os}_{arch}.tar.gz" {
+		t.Fatalf("URL %s (raw %s), want %s with the raw source kept", s.URL, s.Raw, want)
+	}
 }

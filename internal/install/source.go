@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 
 	"golang.org/x/mod/module"
@@ -59,6 +60,14 @@ type Source struct {
 	URL *url.URL
 }
 
+// PlatformURL is a URL source with its platform placeholders filled for
+// this machine: {os} and {arch} become GOOS and GOARCH, as release files
+// are named (riot-tool-x_{os}_{arch}.tar.gz), so one source names the
+// binary of every platform and the lock pins each one's sum.
+func PlatformURL(raw string) string {
+	return strings.NewReplacer("{os}", runtime.GOOS, "{arch}", runtime.GOARCH).Replace(raw)
+}
+
 // ParseSource tells which form raw is; a relative local path is relative
 // to the workspace.
 func ParseSource(raw, workspace string) (Source, error) {
@@ -67,7 +76,7 @@ func ParseSource(raw, workspace string) (Source, error) {
 	case raw == "":
 		return s, usageErr("the plugin has no source; write one: a Go package path (example.com/org/repo/cmd/riot-tool-x), a local directory or binary, or an https:// or file:// URL")
 	case strings.Contains(raw, "://"):
-		u, err := url.Parse(raw)
+		u, err := url.Parse(PlatformURL(raw))
 		if err != nil || (u.Scheme != "https" && u.Scheme != "file") || u.Path == "" || strings.HasSuffix(u.Path, "/") {
 			return s, usageErr(fmt.Sprintf("source %q is not a URL riot installs from: write an https:// or file:// URL of a binary or .tar.gz, with a SHA256SUMS file beside it", raw))
 		}

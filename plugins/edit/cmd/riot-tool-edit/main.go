@@ -7,4 +7,4 @@ import (
 	"github.com/riot-tools/riot/plugins/edit"
 )
 
-func main() { plugin.Serve(edit.Tools()...) }
+func main() { plugin.ServeWithoutProcesses(edit.Tools()...) }
