@@ -106,6 +106,15 @@ func (o *gitOracle) change(t *testing.T, dir, name string) {
 	}
 }
 
+// restat makes a tracked file of dir stat-dirty on every run (stale) but
+// leaves its content: git's refresh then updates its index entry and writes
+// the index, which is what runs post-index-change. A modified file alone
+// does not: refresh leaves a changed entry as it is, and whether git writes
+// the index then depends on the racy-git timing.
+func (o *gitOracle) restat(dir, name string) {
+	o.dirty = append(o.dirty, filepath.Join(dir, name))
+}
+
 // ran reports whether the marker script ran, and clears the record.
 func (o *gitOracle) ran(t *testing.T) bool {
 	t.Helper()
@@ -226,6 +235,7 @@ func TestPermBashGitConfigSourcesOracle(t *testing.T) {
 				t.Fatal(err)
 			}
 			o.change(t, o.ws, "a.txt")
+			o.restat(o.ws, ".gitattributes")
 			return hook, "", ""
 		}},
 		{"submodule hook", func(t *testing.T, o *gitOracle) (string, string, string) {
@@ -236,7 +246,7 @@ func TestPermBashGitConfigSourcesOracle(t *testing.T) {
 			if err := os.WriteFile(hook, []byte("#!/bin/sh\nexec "+o.script+"\n"), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			o.change(t, o.ws+"/sub", "f.txt")
+			o.restat(o.ws+"/sub", "f.txt")
 			return hook, "", ""
 		}},
 		{"global include", func(t *testing.T, o *gitOracle) (string, string, string) {

@@ -51,7 +51,7 @@ func (d Decision) howToAllow() string {
 		if len(rules) > 1 {
 			what = "The allow rules that would permit it are " + strings.Join(rules[:len(rules)-1], ", ") + " and " + rules[len(rules)-1]
 		}
-		return fmt.Sprintf("%s: the user can add it with `%s` or to [permissions] allow in their own config (~/.config/riot/config.toml), or in .riot/config.toml of a workspace they trust (`riot trust`). ", what, strings.Join(flags, " "))
+		return fmt.Sprintf("%s: the user can add it with `%s` or to [permissions] allow in their own config (~/.config/riot/config.toml), or in the workspace's .riot/config.toml followed by `riot trust` (a workspace file applies only as the user last trusted it). ", what, strings.Join(flags, " "))
 	case d.Step == StepSafety && strings.HasPrefix(d.Check, "outside the workspace"):
 		return "No allow rule overrides the workspace fence: the user can add the directory as a workspace root with --add-dir or [permissions] additional_dirs, or approve the call at an interactive prompt. "
 	case d.Step == StepAskRule && d.byHook():

@@ -93,11 +93,11 @@ func TestDeniedMessage(t *testing.T) {
 	}{
 		{"no TTY names the rule", decide(e.policy(t, "default"), bash(false, []string{"touch x"})),
 			"Permission denied: the user has not granted permission for this call. Bash on `touch x` is not read-only and no allow rule covers it, so it needs the user's approval. " +
-				"The allow rule that would permit it is `Bash(touch:*)`: the user can add it with `--allow 'Bash(touch:*)'` or to [permissions] allow in their own config (~/.config/riot/config.toml), or in .riot/config.toml of a workspace they trust (`riot trust`). " +
+				"The allow rule that would permit it is `Bash(touch:*)`: the user can add it with `--allow 'Bash(touch:*)'` or to [permissions] allow in their own config (~/.config/riot/config.toml), or in the workspace's .riot/config.toml followed by `riot trust` (a workspace file applies only as the user last trusted it). " +
 				evasion + "ask the user to grant it, or continue without it."},
 		{"several rules", decide(e.policy(t, "dontAsk"), bash(false, []string{"mkdir x", "touch x", "cp a b"})),
 			"Permission denied: the user has not granted permission for this call. Bash on `mkdir x` is not read-only and no allow rule covers it, so it needs the user's approval. The permission mode is dontAsk, so what would be asked is denied. " +
-				"The allow rules that would permit it are `Bash(mkdir:*)`, `Bash(touch:*)` and `Bash(cp:*)`: the user can add it with `--allow 'Bash(mkdir:*)' --allow 'Bash(touch:*)' --allow 'Bash(cp:*)'` or to [permissions] allow in their own config (~/.config/riot/config.toml), or in .riot/config.toml of a workspace they trust (`riot trust`). " +
+				"The allow rules that would permit it are `Bash(mkdir:*)`, `Bash(touch:*)` and `Bash(cp:*)`: the user can add it with `--allow 'Bash(mkdir:*)' --allow 'Bash(touch:*)' --allow 'Bash(cp:*)'` or to [permissions] allow in their own config (~/.config/riot/config.toml), or in the workspace's .riot/config.toml followed by `riot trust` (a workspace file applies only as the user last trusted it). " +
 				evasion + "ask the user to grant it, or continue without it."},
 		{"a deny rule", decide(e.policy(t, "bypassPermissions", "deny:Bash(rm:*)"), bash(false, []string{"rm x"})),
 			"Permission denied: Permission to use Bash on `rm x` has been denied by the rule `Bash(rm:*)`. No mode and no approval overrides a deny rule. " + evasion + "tell the user if the task cannot be done without it."},
