@@ -95,7 +95,7 @@ func (a *app) pluginsInstallCommand() *cobra.Command {
 			if p, ok := l.declaredByName(args[0]); ok && name == "" && version == "" {
 				// The remedies riot prints name a declared plugin:
 				// install it as the config declares and the lock pins.
-				return l.installDeclaredOne(cmd.Context(), p)
+				return l.installOne(cmd.Context(), p, false)
 			}
 			return l.installSource(cmd.Context(), args[0], name, version)
 		},
@@ -198,12 +198,6 @@ func (l *pluginLifecycle) declaredByName(arg string) (config.Plugin, bool) {
 	}
 	p, ok := l.cfg.Plugin(arg)
 	return p, ok && p.Source != ""
-}
-
-// installDeclaredOne installs one declared plugin as its source and the
-// lock say.
-func (l *pluginLifecycle) installDeclaredOne(ctx context.Context, p config.Plugin) error {
-	return l.installOne(ctx, p, false)
 }
 
 func (l *pluginLifecycle) installSource(ctx context.Context, raw, name, version string) error {

@@ -3,20 +3,10 @@
 package sandbox
 
 import (
-	"fmt"
-	"os"
 	"testing"
 
 	"github.com/riot-tools/riot/internal/proctest"
 )
 
-// TestMain fails the run when a sandbox (bwrap, or the PID namespace's
-// first process it leaves) outlives the tests: orphans are reparented here
-// (a subreaper) so that one whose bwrap was killed is still found.
-func TestMain(m *testing.M) {
-	if err := proctest.Subreap(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	os.Exit(proctest.CheckSandboxes(m.Run()))
-}
+// TestMain fails the run when a sandbox outlives the tests (proctest.Main).
+func TestMain(m *testing.M) { proctest.Main(m) }
