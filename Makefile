@@ -4,7 +4,9 @@
 
 GO       ?= go
 TOOL     := $(GO) tool -modfile=$(CURDIR)/tools/go.mod
-BUILTINS := bash grep read diagnostics edit
+# Every tool set under plugins/ with a standalone main is a builtin
+# (config.Builtins, checked by TestBuiltinRegistryAgrees).
+BUILTINS := $(patsubst plugins/%/cmd,%,$(wildcard plugins/*/cmd))
 BIN      := bin
 # Stamp binaries with their commit even where GOFLAGS says -buildvcs=false:
 # riot serves a builtin from the bin/riot-tool-NAME beside it only when

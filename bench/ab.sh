@@ -13,7 +13,7 @@ build)
 	b() { CGO_ENABLED=0 go build -buildvcs=false "$@"; }
 	mkdir -p "$out/plugins"
 	b -o "$out/riot" ./cmd/riot
-	for p in bash grep read diagnostics edit; do b -o "$out/riot-tool-$p" "./plugins/$p/cmd/riot-tool-$p"; done
+	for d in plugins/*/cmd/riot-tool-*; do p=${d##*/riot-tool-}; b -o "$out/riot-tool-$p" "./plugins/$p/cmd/riot-tool-$p"; done
 	b -o "$out/plugins/riot-tool-testkit" ./internal/testplugins/testkit
 	exit 0 ;;
 run) a=$2 b=$3; shift 3 ;;

@@ -17,7 +17,6 @@ import (
 	"github.com/riot-tools/riot/internal/benchrotate"
 	"github.com/riot-tools/riot/plugin"
 	"github.com/riot-tools/riot/shared"
-	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
 
 // The warm per-call overhead of a no-op tool, four ways: through the whole
@@ -70,8 +69,8 @@ func riotTLS(b *testing.B) (*tls.Config, []string) {
 	return m.ClientConfig(), []string{m.PluginEnv()}
 }
 
-var noopPrepare = &toolv1.PrepareRequest{Tool: "Noop", CallId: "toolu_1", Input: []byte(`{}`), Context: &toolv1.CallContext{Cwd: "/"}}
-var noopCall = &toolv1.CallRequest{Tool: "Noop", CallId: "toolu_1", Input: []byte(`{}`), Context: &toolv1.CallContext{Cwd: "/"}}
+var noopPrepare = shared.PrepareRequest{Tool: "Noop", CallID: "toolu_1", Input: []byte(`{}`), Context: shared.CallContext{Cwd: "/"}}
+var noopCall = shared.CallRequest{Tool: "Noop", CallID: "toolu_1", Input: []byte(`{}`), Context: shared.CallContext{Cwd: "/"}}
 
 // BenchmarkNoopRawUnary is one unary RPC: the anchor of any call.
 func BenchmarkNoopRawUnary(b *testing.B) {
@@ -105,7 +104,7 @@ func noopPair(b *testing.B, stub shared.ToolPlugin) {
 	if _, err := stub.Prepare(context.Background(), noopPrepare); err != nil {
 		b.Fatal(err)
 	}
-	if err := stub.Call(context.Background(), noopCall, func(*toolv1.CallEvent) error { return nil }); err != nil {
+	if err := stub.Call(context.Background(), noopCall, func(shared.CallEvent) error { return nil }); err != nil {
 		b.Fatal(err)
 	}
 }
@@ -131,7 +130,7 @@ func BenchmarkNoopInProcess(b *testing.B) {
 		if _, err := srv.Prepare(context.Background(), noopPrepare); err != nil {
 			b.Fatal(err)
 		}
-		if err := srv.Call(context.Background(), noopCall, func(*toolv1.CallEvent) error { return nil }); err != nil {
+		if err := srv.Call(context.Background(), noopCall, func(shared.CallEvent) error { return nil }); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -180,7 +179,8 @@ func BenchmarkStartAutoMTLS(b *testing.B) {
 // declares nothing (asked: a Prepare and a Call each), as one raw unary
 // RPC, over MCP stdio, through a host with the kernel sandbox off, which
 // computes no sandbox profile per call, and through a host to testkit's
-// Plain, a no-op without checks whose default Prepare the host elides. On
+// Plain, a no-op without checks whose default Prepare the host elides, and
+// the raw guessed Call the first way sends, alone (rawcall: its floor). On
 // a machine whose load changes from one second to the next, the ratios of
 // their totals are the figures that hold; separate benchmarks minutes
 // apart are not.
@@ -202,6 +202,11 @@ func BenchmarkNoopPaired(b *testing.B) {
 	defer session.Close()
 	uses := []core.ToolUse{{ID: "toolu_1", Name: "Noop", Input: json.RawMessage(`{}`)}}
 	params := &mcp.CallToolParams{Name: "Noop", Arguments: map[string]any{}}
+	ans, err := unary.Prepare(context.Background(), noopPrepare)
+	if err != nil {
+		b.Fatal(err)
+	}
+	guessedCall := shared.CallRequest{Tool: "Noop", CallID: "toolu_1", Input: []byte(`{}`), Context: shared.CallContext{Cwd: "/"}, Expect: &ans}
 	host := func(h *core.Host, uses []core.ToolUse) func() {
 		return func() {
 			if r := h.RunTurn(context.Background(), uses); r[0].Status != core.StatusOK {
@@ -216,6 +221,7 @@ func BenchmarkNoopPaired(b *testing.B) {
 		wMCP
 		wOff
 		wElided
+		wRawCall
 		nWays
 	)
 	ways := [nWays]func(){wHost: host(guessed, uses), wAsked: host(asked, uses), wElided: host(plain, plainUses), wUnary: func() {
@@ -226,7 +232,13 @@ func BenchmarkNoopPaired(b *testing.B) {
 		if _, err := session.CallTool(context.Background(), params); err != nil {
 			b.Fatal(err)
 		}
-	}, wOff: host(off, uses)}
+	}, wOff: host(off, uses), wRawCall: func() {
+		// The floor under the host's call: the one guessed Call RPC it
+		// sends, with nothing around it.
+		if err := unary.Call(context.Background(), guessedCall, func(shared.CallEvent) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
+	}}
 	for _, w := range ways {
 		w() // warm: every plugin is started
 	}
@@ -249,6 +261,9 @@ func BenchmarkNoopPaired(b *testing.B) {
 	b.ReportMetric(ratio(wElided, wMCP), "elided/mcp")
 	b.ReportMetric(ratio(wElided, wUnary), "elided/unary")
 	b.ReportMetric(ratio(wElided, wHost), "elided/host")
+	b.ReportMetric(us(total[wRawCall]), "rawcall-us")
+	b.ReportMetric(ratio(wRawCall, wMCP), "rawcall/mcp")
+	b.ReportMetric(ratio(wHost, wRawCall), "host/rawcall")
 }
 
 // BenchmarkNoopRawPaired rotates, in each iteration, the raw Prepare and
@@ -265,10 +280,10 @@ func BenchmarkNoopRawPaired(b *testing.B) {
 		b.Fatal(err)
 	}
 	ans.Describe = ""
-	guessedCall := &toolv1.CallRequest{Tool: "Noop", CallId: "toolu_1", Input: []byte(`{}`), Context: &toolv1.CallContext{Cwd: "/"}, Expect: ans}
-	call := func(req *toolv1.CallRequest) func() {
+	guessedCall := shared.CallRequest{Tool: "Noop", CallID: "toolu_1", Input: []byte(`{}`), Context: shared.CallContext{Cwd: "/"}, Expect: &ans}
+	call := func(req shared.CallRequest) func() {
 		return func() {
-			if err := stub.Call(context.Background(), req, func(*toolv1.CallEvent) error { return nil }); err != nil {
+			if err := stub.Call(context.Background(), req, func(shared.CallEvent) error { return nil }); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -294,4 +309,4 @@ func BenchmarkNoopRawPaired(b *testing.B) {
 
 // plainUnprepared is the one exchange of a call whose Prepare the host
 // skips: testkit's Plain, answered on the Call's stream.
-var plainUnprepared = &toolv1.CallRequest{Tool: "Plain", CallId: "toolu_1", Input: []byte(`{"n":0}`), Context: &toolv1.CallContext{Cwd: "/"}, Unprepared: true}
+var plainUnprepared = shared.CallRequest{Tool: "Plain", CallID: "toolu_1", Input: []byte(`{"n":0}`), Context: shared.CallContext{Cwd: "/"}, Unprepared: true}

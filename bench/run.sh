@@ -18,7 +18,7 @@ trap 'rm -rf "$work"' EXIT
 # `riot plugins` says which.
 build() { CGO_ENABLED=0 go build -buildvcs=auto "$@"; }
 build -o "$work/riot" ./cmd/riot
-for p in bash grep read diagnostics edit; do
+for d in plugins/*/cmd/riot-tool-*; do p=${d##*/riot-tool-}
 	build -o "$work/riot-tool-$p" "./plugins/$p/cmd/riot-tool-$p"
 done
 build -o "$work/plugins/riot-tool-testkit" ./internal/testplugins/testkit

@@ -15,7 +15,7 @@ import (
 // [sandbox] mode set: "required" runs every command under bwrap, "off"
 // none. bypassPermissions keeps the sandbox on; a call that is not
 // read-only gets the write profile.
-func sandboxHost(b *testing.B, mode string) *core.Host {
+func sandboxHost(b *testing.B, mode config.SandboxMode) *core.Host {
 	b.Helper()
 	ws := b.TempDir()
 	cfg, err := config.Load(config.Options{Workspace: ws, UserFile: filepath.Join(ws, "none"), Getenv: func(string) string { return "" }})
@@ -36,7 +36,7 @@ func sandboxHost(b *testing.B, mode string) *core.Host {
 	return h
 }
 
-func benchBash(b *testing.B, mode, command string) {
+func benchBash(b *testing.B, mode config.SandboxMode, command string) {
 	h := sandboxHost(b, mode)
 	uses := turnOf(1, "Bash", `{"command":"`+command+`"}`)
 	runTurn(b, h, uses)

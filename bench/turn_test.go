@@ -19,7 +19,7 @@ import (
 
 // hostWith is a host over the given plugin specs in the given permission
 // mode; "" keeps the embedded default.
-func hostWith(b *testing.B, mode string, specs ...core.PluginSpec) *core.Host {
+func hostWith(b *testing.B, mode config.Mode, specs ...core.PluginSpec) *core.Host {
 	b.Helper()
 	return hostIn(b, b.TempDir(), func(cfg *config.Config) {
 		if mode != "" {

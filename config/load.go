@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/riot-tools/riot/config/trust"
@@ -44,7 +43,7 @@ type Options struct {
 
 // Flags are the values flags set; zero values are unset.
 type Flags struct {
-	Mode    string
+	Mode    Mode
 	Allow   []string
 	Ask     []string
 	Deny    []string
@@ -274,15 +273,15 @@ func (c *Config) applyFlags(f Flags) {
 // checked as they were read.
 func (c *Config) validateFlags() error {
 	if !slices.Contains(Modes, c.Permissions.Mode) {
-		return &Error{Source: c.Sources["permissions.mode"], Msg: badMode(c.Permissions.Mode)}
+		return &Error{Source: c.Sources["permissions.mode"], Msg: badMode(string(c.Permissions.Mode))}
 	}
 	return nil
 }
 
 func badMode(m string) string {
-	msg := fmt.Sprintf("unknown permission mode %q; use one of %s", m, strings.Join(Modes, ", "))
+	msg := fmt.Sprintf("unknown permission mode %q; use one of %s", m, join(Modes, ", "))
 	if s := nearest(m, Modes); s != "" {
-		msg = fmt.Sprintf("unknown permission mode %q; did you mean %q? The modes are %s", m, s, strings.Join(Modes, ", "))
+		msg = fmt.Sprintf("unknown permission mode %q; did you mean %q? The modes are %s", m, s, join(Modes, ", "))
 	}
 	return msg
 }

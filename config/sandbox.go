@@ -9,12 +9,11 @@ import (
 // Sandbox is the [sandbox] table: the kernel sandbox Bash, Diagnostics and
 // every tool that starts processes through the SDK run their commands in.
 type Sandbox struct {
-	// Mode is "auto" (on where bubblewrap works, else off with a warning),
-	// "required" (calls fail where it does not) or "off".
-	Mode string `toml:"mode" trust:"loosen" check:"sandbox_mode"`
-	// Network is "host" or "none": the network of calls allowed to write.
-	// Calls allowed as read-only never have one.
-	Network string `toml:"network" trust:"loosen" check:"sandbox_network"`
+	// Mode is whether calls run sandboxed: one of SandboxModes.
+	Mode SandboxMode `toml:"mode" trust:"loosen" check:"sandbox_mode"`
+	// Network is the network of calls allowed to write: one of
+	// SandboxNetworks. Calls allowed as read-only never have one.
+	Network SandboxNetwork `toml:"network" trust:"loosen" check:"sandbox_network"`
 	// AllowWrite are writable for calls allowed to write, besides the
 	// workspace roots; AllowRead are visible read-only to every call;
 	// DenyRead are hidden from every call. Each is absolute or ~/x, as
@@ -34,11 +33,35 @@ type SandboxPath struct {
 
 func (p *SandboxPath) locate(path string, src Source) { p.Path, p.Source = path, src }
 
+// SandboxMode is [sandbox] mode: whether calls run in the kernel sandbox.
+type SandboxMode string
+
+const (
+	// SandboxAuto: sandboxed where bubblewrap works, else unconfined with
+	// a warning and a note on each result.
+	SandboxAuto SandboxMode = "auto"
+	// SandboxRequired: calls fail where bubblewrap does not work.
+	SandboxRequired SandboxMode = "required"
+	// SandboxOff: never sandboxed.
+	SandboxOff SandboxMode = "off"
+)
+
+// SandboxNetwork is [sandbox] network: the network of calls allowed to
+// write.
+type SandboxNetwork string
+
+const (
+	// SandboxNetworkHost: the host's network.
+	SandboxNetworkHost SandboxNetwork = "host"
+	// SandboxNetworkNone: a network namespace of its own, cut off.
+	SandboxNetworkNone SandboxNetwork = "none"
+)
+
 // SandboxModes and SandboxNetworks are the values [sandbox] mode and
-// network take.
+// network take, in the order riot lists them.
 var (
-	SandboxModes    = []string{"auto", "required", "off"}
-	SandboxNetworks = []string{"host", "none"}
+	SandboxModes    = []SandboxMode{SandboxAuto, SandboxRequired, SandboxOff}
+	SandboxNetworks = []SandboxNetwork{SandboxNetworkHost, SandboxNetworkNone}
 )
 
 // checkSandboxPath is what is wrong with a [sandbox] path, or "".

@@ -41,7 +41,7 @@ type Config struct {
 
 // Permissions is the [permissions] table.
 type Permissions struct {
-	Mode           string     `toml:"mode" trust:"loosen" check:"mode" env:"RIOT_MODE"`
+	Mode           Mode       `toml:"mode" trust:"loosen" check:"mode" env:"RIOT_MODE"`
 	Allow          []Rule     `toml:"allow" trust:"loosen"`
 	Ask            []Rule     `toml:"ask" trust:"tighten"`
 	Deny           []Rule     `toml:"deny" trust:"tighten"`
@@ -163,8 +163,25 @@ func (s Source) String() string {
 	}
 }
 
-// Modes are the permission modes, as Claude Code names them.
-var Modes = []string{"default", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions"}
+// Mode is a permission mode, as Claude Code names it: what the chain's last
+// step does with a call no earlier step decided.
+type Mode string
+
+// The permission modes. A new one is also added to Modes, and to every
+// switch over Mode (the exhaustive linter finds them).
+const (
+	ModeDefault           Mode = "default"
+	ModeAcceptEdits       Mode = "acceptEdits"
+	ModePlan              Mode = "plan"
+	ModeAuto              Mode = "auto"
+	ModeDontAsk           Mode = "dontAsk"
+	ModeBypassPermissions Mode = "bypassPermissions"
+)
+
+// Modes are the permission modes in the order riot lists them: the
+// check:"mode" tag, its suggestions, the --mode flag's help and its
+// completion read it.
+var Modes = []Mode{ModeDefault, ModeAcceptEdits, ModePlan, ModeAuto, ModeDontAsk, ModeBypassPermissions}
 
 // logLevels are the levels [log] level takes.
 var logLevels = []string{"trace", "debug", "info", "warn", "error"}

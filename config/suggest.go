@@ -9,9 +9,10 @@ import (
 // nearest returns the candidate closest to s by edit distance, if it is
 // close enough to be what the user meant: a typo, or a word cut short or
 // run on ("planning" for "plan").
-func nearest(s string, candidates []string) string {
+func nearest[T ~string](s string, candidates []T) string {
 	best, bestD := "", max(2, len(s)/3)+1
-	for _, c := range candidates {
+	for _, v := range candidates {
+		c := string(v)
 		d := textdist.Levenshtein(s, c)
 		if len(c) >= 3 && (strings.HasPrefix(s, c) || strings.HasPrefix(c, s)) {
 			d = min(d, 1)

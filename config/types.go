@@ -317,25 +317,19 @@ func checkBounds(f field, v reflect.Value, file string) string {
 
 // runCheck runs the check named by a check tag on v, the value of key.
 func runCheck(check, key string, v reflect.Value, file string) string {
-	oneOf := func(what string, valid []string) string {
-		if slices.Contains(valid, v.String()) {
-			return ""
-		}
-		return fmt.Sprintf("unknown %s %q; use one of %s", what, v.String(), strings.Join(valid, ", "))
-	}
 	switch check {
 	case "":
 		return ""
 	case "mode":
-		if !slices.Contains(Modes, v.String()) {
+		if !slices.Contains(Modes, Mode(v.String())) {
 			return badMode(v.String())
 		}
 	case "log_level":
-		return oneOf("log level", logLevels)
+		return oneOf("log level", v.String(), logLevels)
 	case "sandbox_mode":
-		return oneOf("sandbox mode", SandboxModes)
+		return oneOf("sandbox mode", v.String(), SandboxModes)
 	case "sandbox_network":
-		return oneOf("sandbox network", SandboxNetworks)
+		return oneOf("sandbox network", v.String(), SandboxNetworks)
 	case "positive":
 		if v.Int() <= 0 {
 			return key + " must be more than zero"
@@ -359,6 +353,26 @@ func runCheck(check, key string, v reflect.Value, file string) string {
 		return "riot has no check " + strconv.Quote(check) + " for " + key + "; please report it"
 	}
 	return ""
+}
+
+// oneOf says that v is not one of valid, or "".
+func oneOf[T ~string](what, v string, valid []T) string {
+	if slices.Contains(valid, T(v)) {
+		return ""
+	}
+	return fmt.Sprintf("unknown %s %q; use one of %s", what, v, join(valid, ", "))
+}
+
+// join is strings.Join for a string type's values.
+func join[T ~string](values []T, sep string) string {
+	var b strings.Builder
+	for i, v := range values {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(string(v))
+	}
+	return b.String()
 }
 
 func checkURL(raw string) string {

@@ -33,8 +33,7 @@ func TestEveryKeyIsDeclared(t *testing.T) {
 				continue
 			}
 			elem := f.Type
-			switch f.shape {
-			case list, stringMap:
+			if f.shape == list || f.shape == stringMap {
 				elem = f.Type.Elem()
 				if isLocated(elem) {
 					elem = elem.Field(0).Type

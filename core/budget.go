@@ -9,7 +9,7 @@ import (
 
 	"github.com/riot-tools/riot/internal/atomicfile"
 	"github.com/riot-tools/riot/internal/textcount"
-	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
+	"github.com/riot-tools/riot/shared"
 )
 
 const (
@@ -64,7 +64,7 @@ type collector struct {
 	curBlock   uint32
 	haveBlock  bool
 
-	final *toolv1.Final
+	final *shared.Final
 	// pending is the start of a character the last text chunk of the
 	// current block ended inside.
 	pending []byte
@@ -83,45 +83,45 @@ func newCollector(budget int64, spillPath string, store *resultStore) *collector
 
 // add takes one event of the stream; an event that breaks the protocol is
 // a *malformedError, which ends the stream.
-func (c *collector) add(ev *toolv1.CallEvent) error {
-	switch e := ev.GetEvent().(type) {
-	case *toolv1.CallEvent_Chunk:
-		return c.chunk(e.Chunk)
-	case *toolv1.CallEvent_Final:
+func (c *collector) add(ev shared.CallEvent) error {
+	switch {
+	case ev.Chunk != nil:
+		return c.chunk(ev.Chunk)
+	case ev.Final != nil:
 		if err := c.endBlock(); err != nil {
 			return err
 		}
-		c.final = e.Final
+		c.final = ev.Final
 		return nil
 	default:
 		return &malformedError{Why: "an event of no known type"}
 	}
 }
 
-func (c *collector) chunk(ch *toolv1.Chunk) error {
-	newBlock := !c.haveBlock || ch.GetBlock() != c.curBlock
+func (c *collector) chunk(ch *shared.Chunk) error {
+	newBlock := !c.haveBlock || ch.Block != c.curBlock
 	if newBlock {
 		if err := c.endBlock(); err != nil {
 			return err
 		}
 	}
-	c.haveBlock, c.curBlock = true, ch.GetBlock()
-	switch ch.GetKind() {
-	case toolv1.BlockKind_BLOCK_KIND_IMAGE:
+	c.haveBlock, c.curBlock = true, ch.Block
+	switch ch.Kind {
+	case shared.BlockImage:
 		if announces(ch) {
 			return &malformedError{Why: "an image announced in the spill file, which holds text only"}
 		}
 		c.image(newBlock, ch)
 		return nil
-	case toolv1.BlockKind_BLOCK_KIND_TEXT:
+	case shared.BlockText:
 	default:
-		return &malformedError{Why: fmt.Sprintf("a content chunk of unknown kind %d", ch.GetKind())}
+		return &malformedError{Why: "a content chunk of unknown kind"}
 	}
 	c.curImage = 0
 	if announces(ch) {
 		return c.extent(ch)
 	}
-	data := ch.GetData()
+	data := ch.Data
 	if len(c.pending) > 0 {
 		data = append(c.pending, data...)
 		c.pending = nil
@@ -169,18 +169,18 @@ func validUTF8Prefix(p []byte) int {
 	return i
 }
 
-func (c *collector) image(newBlock bool, ch *toolv1.Chunk) {
-	if c.imageBytes+len(ch.GetData()) > imageCap {
+func (c *collector) image(newBlock bool, ch *shared.Chunk) {
+	if c.imageBytes+len(ch.Data) > imageCap {
 		c.cut = true
 		return
 	}
-	c.imageBytes += len(ch.GetData())
+	c.imageBytes += len(ch.Data)
 	if newBlock || c.curImage == 0 {
-		c.images = append(c.images, Block{Type: "image", MediaType: ch.GetMediaType()})
+		c.images = append(c.images, Block{Type: "image", MediaType: ch.MediaType})
 		c.curImage = len(c.images)
 	}
 	img := &c.images[c.curImage-1]
-	img.Data = append(img.Data, ch.GetData()...)
+	img.Data = append(img.Data, ch.Data...)
 }
 
 // writeText accounts for text; inFile says it is in the scratch file

@@ -13,7 +13,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/riot-tools/riot/config"
-	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
+	"github.com/riot-tools/riot/shared"
 )
 
 func budgetHost(t *testing.T) *Host {
@@ -31,7 +31,7 @@ func budgetHost(t *testing.T) *Host {
 func collected(h *Host, id, text string) *call {
 	c := &call{use: ToolUse{ID: id, Name: "Stream"}, limited: true}
 	c.col = newCollector(50_000, h.results.spillPath(id), h.results)
-	_ = c.col.add(&toolv1.CallEvent{Event: &toolv1.CallEvent_Chunk{Chunk: &toolv1.Chunk{Kind: toolv1.BlockKind_BLOCK_KIND_TEXT, Data: []byte(text)}}})
+	_ = c.col.add(shared.CallEvent{Chunk: &shared.Chunk{Kind: shared.BlockText, Data: []byte(text)}})
 	c.col.finish()
 	return c
 }
@@ -67,7 +67,7 @@ func TestConcurrentSpillsOfOneID(t *testing.T) {
 			defer wg.Done()
 			c := newCollector(10, h.results.spillPath("toolu_1"), h.results)
 			for range 64 {
-				_ = c.add(&toolv1.CallEvent{Event: &toolv1.CallEvent_Chunk{Chunk: &toolv1.Chunk{Kind: toolv1.BlockKind_BLOCK_KIND_TEXT, Data: []byte(strings.Repeat(string(rune('a'+i)), 1000))}}})
+				_ = c.add(shared.CallEvent{Chunk: &shared.Chunk{Kind: shared.BlockText, Data: []byte(strings.Repeat(string(rune('a'+i)), 1000))}})
 				if _, err := os.Stat(c.spillPath); err == nil {
 					t.Error("a spill is visible at its path before it is complete")
 				}
@@ -103,11 +103,11 @@ func FuzzCollectorUTF8(f *testing.F) {
 		var err error
 		for _, part := range [][]byte{data[:at], data[at:]} {
 			if err == nil {
-				err = c.add(&toolv1.CallEvent{Event: &toolv1.CallEvent_Chunk{Chunk: &toolv1.Chunk{Kind: toolv1.BlockKind_BLOCK_KIND_TEXT, Data: part}}})
+				err = c.add(shared.CallEvent{Chunk: &shared.Chunk{Kind: shared.BlockText, Data: part}})
 			}
 		}
 		if err == nil {
-			err = c.add(&toolv1.CallEvent{Event: &toolv1.CallEvent_Final{Final: &toolv1.Final{Status: toolv1.Status_STATUS_OK}}})
+			err = c.add(shared.CallEvent{Final: &shared.Final{Status: shared.StatusOK}})
 		}
 		if valid := utf8.Valid(data); valid != (err == nil) {
 			t.Fatalf("%q cut at %d: valid %v, error %v", data, at, valid, err)

@@ -10,18 +10,17 @@ import (
 	"time"
 
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/core/permission"
-	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
+	"github.com/riot-tools/riot/shared"
 )
 
 // call is one ToolUse on its way through the pipeline.
 type call struct {
 	use      ToolUse
 	tool     *tool
-	prep     *toolv1.PrepareResponse
+	prep     *shared.PrepareAnswer
 	result   ToolResult
 	done     bool
 	col      *collector
@@ -41,7 +40,7 @@ type call struct {
 	// expect: the call is elided with a guessed answer, which prep holds
 	// (speculate.go). retry: the guess was wrong, and the call is to be
 	// judged on the plugin's answer, now in prep.
-	expect *toolv1.PrepareResponse
+	expect *shared.PrepareAnswer
 	retry  bool
 	// unsaved is why the session could not save the call's state updates
 	// (sessionstate.go tells of it).
@@ -95,9 +94,10 @@ func (h *Host) check(ctx context.Context, use ToolUse, alone bool) *call {
 		return c
 	}
 	c.tool, _ = h.lookup(use.Name)
-	c.cascades = c.tool.spec.GetCascadesOnFailure()
-	if c.tool.spec.GetDefaultPrepare() {
-		c.prep, c.elided = &toolv1.PrepareResponse{}, true
+	c.cascades = c.tool.spec.CascadesOnFailure
+	if c.tool.spec.DefaultPrepare {
+		def := shared.DefaultAnswer("")
+		c.prep, c.elided = &def, true
 		return c
 	}
 	if alone && h.guess(c) {
@@ -129,7 +129,7 @@ func (h *Host) judge(ctx context.Context, c *call) *call {
 	case hooks.updated != nil && !h.rewrite(ctx, c, hooks.updated, hooks.verdict):
 		return c
 	}
-	req := permissionRequest(use.Name, c.prep)
+	req := permissionRequest(use.Name, *c.prep)
 	req.Hook = hooks.verdict
 	d := h.policy.Decide(ctx, req)
 	if c.elided && d.Behavior != permission.Allow {
@@ -140,7 +140,7 @@ func (h *Host) judge(ctx context.Context, c *call) *call {
 		if !h.unelide(ctx, c) {
 			return c
 		}
-		req = permissionRequest(use.Name, c.prep)
+		req = permissionRequest(use.Name, *c.prep)
 		req.Hook = hooks.verdict
 		d = h.policy.Decide(ctx, req)
 	}
@@ -148,13 +148,12 @@ func (h *Host) judge(ctx context.Context, c *call) *call {
 	switch d.Behavior {
 	case permission.Allow:
 		return c
+	case permission.Ask:
+		if d = h.ask(ctx, req, d); d.Behavior == permission.Allow {
+			c.decision = d
+			return c
+		}
 	case permission.Deny:
-		c.finish(StatusDenied, d.DeniedMessage())
-		return c
-	}
-	if d = h.ask(ctx, req, d); d.Behavior == permission.Allow {
-		c.decision = d
-		return c
 	}
 	c.finish(StatusDenied, d.DeniedMessage())
 	return c
@@ -172,20 +171,20 @@ func (h *Host) prepareRPC(ctx context.Context, c *call) bool {
 	pctx, cancel := context.WithTimeout(ctx, prepareTimeout)
 	defer cancel()
 	c.tool.prepares.Add(1)
-	prep, err := stub.Prepare(pctx, &toolv1.PrepareRequest{
-		Tool: c.use.Name, CallId: c.use.ID, Input: c.use.Input, Context: h.callContext(p, time.Time{}),
+	prep, err := stub.Prepare(pctx, shared.PrepareRequest{
+		Tool: c.use.Name, CallID: c.use.ID, Input: c.use.Input, Context: h.callContext(p, time.Time{}),
 	})
 	if err != nil {
 		h.prepareFailed(ctx, pctx, c, gen, err, prepareTimeout)
 		return false
 	}
-	if prep.GetRejected() != "" {
-		c.finish(StatusFailed, prep.GetRejected())
+	if prep.Rejected != "" {
+		c.finish(StatusFailed, prep.Rejected)
 		return false
 	}
-	c.prep = prep
-	c.result.Describe = prep.GetDescribe()
-	c.tool.remember(prep)
+	c.prep = &prep
+	c.result.Describe = prep.Describe
+	c.tool.remember(&prep)
 	return true
 }
 
@@ -198,7 +197,7 @@ func (h *Host) prepareFailed(ctx, pctx context.Context, c *call, gen int, err er
 		c.finish(StatusCancelled, "Cancelled before it ran.")
 		return
 	}
-	switch f, code := classify(err); {
+	switch f, code := faultOf(err); {
 	case pctx.Err() != nil || code == codes.DeadlineExceeded:
 		p.kill(gen)
 		p.crashed(gen)
@@ -253,7 +252,7 @@ func (h *Host) ask(ctx context.Context, req permission.Request, d permission.Dec
 		h.log.Warn("an allow rule could not be saved; it holds for this session only", "error", err)
 	}
 	if d.Behavior == permission.Allow && d.ByUser {
-		grants, err := h.session.AddGrants(h.policy.Grants())
+		grants, err := h.state.AddGrants(h.policy.Grants())
 		if err != nil {
 			h.log.Warn("cannot save the session's grants", "error", err)
 		}
@@ -275,41 +274,48 @@ func (c *call) finish(status Status, text string) {
 
 func describeOf(c *call) string {
 	if c.prep != nil {
-		return c.prep.GetDescribe()
+		return c.prep.Describe
 	}
 	return ""
 }
 
-func permissionRequest(tool string, prep *toolv1.PrepareResponse) permission.Request {
+// readOnly is the call's Prepare answer's: false, the conservative
+// reading, while it has none.
+func (c *call) readOnly() bool { return c.prep != nil && c.prep.ReadOnly }
+
+// concurrencySafe is the call's Prepare answer's: false while it has none.
+func (c *call) concurrencySafe() bool { return c.prep != nil && c.prep.ConcurrencySafe }
+
+func permissionRequest(tool string, prep shared.PrepareAnswer) permission.Request {
 	req := permission.Request{
 		Tool:            tool,
-		ReadOnly:        prep.GetReadOnly(),
-		ClassifierInput: prep.GetClassifierInput(),
-		ToolReason:      prep.GetPermissionReason(),
-		Describe:        prep.GetDescribe(),
+		ReadOnly:        prep.ReadOnly,
+		ClassifierInput: prep.ClassifierInput,
+		ToolReason:      prep.PermissionReason,
+		Describe:        prep.Describe,
 	}
-	switch prep.GetPermission() {
-	case toolv1.PermissionBehavior_PERMISSION_BEHAVIOR_PASSTHROUGH:
+	switch prep.Permission {
+	case shared.PermissionPassthrough:
 		req.ToolBehavior = permission.ToolPassthrough
-	case toolv1.PermissionBehavior_PERMISSION_BEHAVIOR_ALLOW:
+	case shared.PermissionAllow:
 		req.ToolBehavior = permission.ToolAllow
-	case toolv1.PermissionBehavior_PERMISSION_BEHAVIOR_DENY:
+	case shared.PermissionDeny:
 		req.ToolBehavior = permission.ToolDeny
 	default:
 		// Ask, and any value this host does not know.
 		req.ToolBehavior = permission.ToolAsk
 	}
-	for _, s := range prep.GetSubjects() {
-		sub := permission.Subject{Value: s.GetValue(), Access: permission.Write}
-		switch s.GetKind() {
-		case toolv1.SubjectKind_SUBJECT_KIND_COMMAND:
+	for _, s := range prep.Subjects {
+		sub := permission.Subject{Value: s.Value, Access: permission.Write}
+		switch s.Kind {
+		case shared.SubjectCommand:
 			sub.Kind = permission.CommandSubject
-		case toolv1.SubjectKind_SUBJECT_KIND_PATH:
+		case shared.SubjectPath:
 			sub.Kind = permission.PathSubject
 		default:
 			sub.Kind = permission.UnknownSubject
 		}
-		if s.GetAccess() == toolv1.Access_ACCESS_READ {
+		if s.Access == shared.AccessRead {
 			sub.Access = permission.Read
 		}
 		req.Subjects = append(req.Subjects, sub)
@@ -336,25 +342,20 @@ func (h *Host) connError(ctx context.Context, use ToolUse, err error) string {
 }
 
 // callContext is what a plugin is told about the session.
-func (h *Host) callContext(p *pluginProc, deadline time.Time) *toolv1.CallContext {
-	own, others := h.session.Snapshot(p.spec.Name)
-	cc := &toolv1.CallContext{
-		SessionId:      h.session.ID(),
+func (h *Host) callContext(p *pluginProc, deadline time.Time) shared.CallContext {
+	own, others := h.state.Snapshot(p.spec.Name)
+	cc := shared.CallContext{
+		SessionID:      h.state.ID(),
 		Cwd:            h.opts.Workspace,
 		WorkspaceRoots: h.roots(),
-		PermissionMode: h.cfg.Permissions.Mode,
+		Deadline:       deadline,
+		PermissionMode: string(h.cfg.Permissions.Mode),
 		State:          own,
 		ResultsDirs:    []string{h.resultDir},
 		DenyRead:       h.policy.DenyReadGlobs(),
 	}
-	for name, st := range others {
-		if cc.SharedState == nil {
-			cc.SharedState = make(map[string]*toolv1.PluginState, len(others))
-		}
-		cc.SharedState[name] = &toolv1.PluginState{Values: st}
-	}
-	if !deadline.IsZero() {
-		cc.DeadlineUnixMs = deadline.UnixMilli()
+	if len(others) > 0 {
+		cc.SharedState = others
 	}
 	return cc
 }
@@ -385,87 +386,170 @@ func (h *Host) timeout(t *tool) time.Duration {
 	return 10 * time.Minute
 }
 
-// execute runs a prepared call and records its result.
+// execute runs a prepared call and records its result: send runs the
+// Call into the call's collector, and outcome reads what came back as a
+// result, a timeout, a protocol fault, a crash or a cancellation.
 func (h *Host) execute(ctx context.Context, c *call) {
-	start := h.now()
-	p := c.tool.plugin
-	budget := int64(-1)
-	if b := c.tool.spec.GetResultBudget(); b == nil || !b.GetUnlimited() {
-		budget = int64(50_000)
-		if b.GetLimitChars() > 0 {
-			budget = b.GetLimitChars()
-		}
-		c.limited = true
-	}
+	budget := resultBudget(c.tool.spec)
+	c.limited = budget >= 0
 	c.col = newCollector(budget, h.results.spillPath(c.use.ID), h.results)
 	timeout := h.timeout(c.tool)
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	deadline, _ := cctx.Deadline()
+	pr := &callProgress{h: h, c: c, start: h.now()}
 	// An elided call starts, for those watching, once the plugin has
 	// answered its check with the description.
-	started := !c.elided
-	if started {
-		h.progress(c, "start", "", 0)
+	if !c.elided {
+		pr.begin()
 	}
-	defer func() {
-		if started {
-			h.progress(c, "end", "", h.now().Sub(start))
-		}
-	}()
-
-	sandbox, refused := h.sandboxFor(ctx, c)
-	if refused != "" {
-		if c.elided {
-			// Prepare's rejection comes first, and an answer other than
-			// the guess is judged before anything is refused.
-			if e := c.expect; !h.unelide(ctx, c) || c.missedAfterAsking(e) {
-				return
-			}
-			started = true
-			h.progress(c, "start", "", 0)
-		}
-		c.finish(StatusFailed, refused)
+	defer pr.end()
+	sandbox, ok := h.sandboxOrRefuse(ctx, c, pr)
+	if !ok {
 		return
 	}
-	stub, gen, err := p.conn(cctx)
+	s, ok := h.send(ctx, cctx, c, sandbox, pr)
+	if !ok {
+		return
+	}
+	s.timeout = timeout
+	h.outcome(ctx, c, s, pr.start)
+}
+
+// defaultResultBudget is the budget of a tool that declares none.
+const defaultResultBudget = 50_000
+
+// resultBudget is a tool's budget in characters, or -1 for Unlimited.
+func resultBudget(spec shared.ToolSpec) int64 {
+	switch b := spec.ResultBudget; {
+	case b != nil && b.Unlimited:
+		return -1
+	case b != nil && b.LimitChars > 0:
+		return b.LimitChars
+	default:
+		return defaultResultBudget
+	}
+}
+
+// callProgress tells Options.OnProgress of one run of a call: its start,
+// once, its progress lines, and its end if it started.
+type callProgress struct {
+	h       *Host
+	c       *call
+	start   time.Time
+	started bool
+}
+
+func (p *callProgress) begin() {
+	if !p.started {
+		p.started = true
+		p.h.progress(p.c, "start", "", 0)
+	}
+}
+
+func (p *callProgress) line(msg string) {
+	p.h.progress(p.c, "progress", msg, p.h.now().Sub(p.start))
+}
+
+func (p *callProgress) end() {
+	if p.started {
+		p.h.progress(p.c, "end", "", p.h.now().Sub(p.start))
+	}
+}
+
+// sandboxOrRefuse is the sandbox of an allowed call; ok is false when a
+// required sandbox cannot start, and the call's result is then set. An
+// unprepared call is asked its Prepare first: a rejection comes before
+// the refusal, and an answer other than the guess is judged before it.
+func (h *Host) sandboxOrRefuse(ctx context.Context, c *call, pr *callProgress) (_ *shared.SandboxProfile, ok bool) {
+	sandbox, refused := h.sandboxFor(ctx, c)
+	if refused == "" {
+		return sandbox, true
+	}
+	if c.elided {
+		if e := c.expect; !h.unelide(ctx, c) || c.missedAfterAsking(e) {
+			return nil, false
+		}
+		pr.begin()
+	}
+	c.finish(StatusFailed, refused)
+	return nil, false
+}
+
+// sent is what a call's Call RPC came back with, for outcome.
+type sent struct {
+	// cctx is the call's context, with its timeout of timeout.
+	cctx    context.Context
+	timeout time.Duration
+	// gen is the plugin generation that served the call.
+	gen int
+	// err is what the stub returned, read as fault and code; fault is -1
+	// for none.
+	err   error
+	fault rpcFault
+	code  codes.Code
+	// ans is the plugin's answer to the check of an unprepared call.
+	ans *answer
+}
+
+// send runs the Call RPC of an allowed call, the events into the call's
+// collector, which it then closes. ok is false when the plugin could not
+// be reached; the call's result is then set.
+func (h *Host) send(ctx, cctx context.Context, c *call, sandbox *shared.SandboxProfile, pr *callProgress) (_ sent, ok bool) {
+	stub, gen, err := c.tool.plugin.conn(cctx)
 	if err != nil {
 		c.unrun = c.elided
 		c.finish(StatusFailed, h.connError(ctx, c.use, err))
-		return
+		return sent{}, false
 	}
-	cc := h.callContext(p, deadline)
+	s := sent{cctx: cctx, gen: gen, fault: -1, code: codes.OK, ans: &answer{c: c, expect: c.expect}}
+	s.err = stub.Call(cctx, h.callRequest(cctx, c, sandbox), func(ev shared.CallEvent) error {
+		return h.receive(c, s.ans, ev, pr)
+	})
+	if s.err != nil {
+		s.fault, s.code = faultOf(s.err)
+	}
+	h.closeCollector(c, s.fault)
+	return s, true
+}
+
+// callRequest is the Call of an allowed call: its context carries what
+// the call's decision allows and its sandbox.
+func (h *Host) callRequest(cctx context.Context, c *call, sandbox *shared.SandboxProfile) shared.CallRequest {
+	deadline, _ := cctx.Deadline()
+	cc := h.callContext(c.tool.plugin, deadline)
 	cc.AllowedReads = c.decision.Reads
 	cc.AllowedWrites = c.decision.Writes
 	cc.Sandbox = sandbox
 	cc.SpillFile = c.col.offer()
-	ans := answer{c: c, expect: c.expect}
-	err = stub.Call(cctx, &toolv1.CallRequest{
-		Tool: c.use.Name, CallId: c.use.ID, Input: c.use.Input, Context: cc, Unprepared: c.elided, Expect: c.expect,
-	}, func(ev *toolv1.CallEvent) error {
-		if c.elided {
-			switch took, err := ans.take(ev); {
-			case err != nil:
-				return err
-			case took:
-				if ans.started() {
-					h.progress(c, "start", "", 0)
-				}
-				return nil
-			case ans.rejected() || ans.missed:
-				return nil // the Final after the rejection or the miss
+	return shared.CallRequest{Tool: c.use.Name, CallID: c.use.ID, Input: c.use.Input, Context: cc, Unprepared: c.elided, Expect: c.expect}
+}
+
+// receive takes one event of a call's stream: an unprepared call's answer
+// first, then progress lines and content. An error ends the stream.
+func (h *Host) receive(c *call, ans *answer, ev shared.CallEvent, pr *callProgress) error {
+	if c.elided {
+		switch took, err := ans.take(ev); {
+		case err != nil:
+			return err
+		case took:
+			if ans.started() {
+				pr.begin()
 			}
-		}
-		if pr := ev.GetProgress(); pr != nil {
-			h.progress(c, "progress", pr.GetMessage(), h.now().Sub(start))
 			return nil
+		case ans.rejected() || ans.missed:
+			return nil // the Final after the rejection or the miss
 		}
-		return c.col.add(ev)
-	})
-	fault, code := rpcFault(-1), codes.OK
-	if err != nil {
-		fault, code = classify(err)
 	}
+	if ev.Progress != nil {
+		pr.line(ev.Progress.Message)
+		return nil
+	}
+	return c.col.add(ev)
+}
+
+// closeCollector puts the call's spill file in place, or drops it when
+// the plugin's output broke the protocol.
+func (h *Host) closeCollector(c *call, fault rpcFault) {
 	if fault == faultMalformed {
 		c.col.discard()
 	} else {
@@ -476,85 +560,113 @@ func (h *Host) execute(ctx context.Context, c *call) {
 	} else if c.col.spilled() {
 		h.log.Debug("spilled a result", "path", c.col.spillPath, "bytes", c.col.nbytes, "written_by_plugin", c.col.fromFile, "read_back", c.col.reread)
 	}
-	started = started || ans.started()
-	if ans.missed && fault != faultMalformed {
-		// The tool did not run: whatever became of the stream after the
-		// answer, the host judges it now.
-		c.missed(ans.prep)
-		return
-	}
-	if c.elided && ans.unanswered(err, fault) {
-		// The plugin failed before it answered the check: as its Prepare
-		// would have, and the tool did not run.
-		c.unrun = true
-		h.prepareFailed(ctx, cctx, c, gen, err, timeout)
-		return
-	}
-	if ans.rejected() && fault != faultMalformed {
-		// Whatever became of the stream after it, the tool did not run.
-		c.unrun = true
-		c.finish(StatusFailed, ans.prep.GetRejected())
+}
+
+// outcome records the result of a call send sent, begun at start: where
+// the tool did not run, what its answer says; else its Final, or the
+// cancellation, timeout, protocol fault or crash that ended it instead.
+func (h *Host) outcome(ctx context.Context, c *call, s sent, start time.Time) {
+	if h.notRun(ctx, c, s) {
 		return
 	}
 	elapsed := h.now().Sub(start)
 	switch {
-	case err == nil && c.col.final != nil:
-		h.finishOutcome(c, p)
+	case s.err == nil && c.col.final != nil:
+		h.finishOutcome(c)
 	case ctx.Err() != nil:
 		// The turn was cancelled: by a cascade, or by the caller. The
 		// turn fills in why.
 		c.result = ToolResult{ToolUseID: c.use.ID, Name: c.use.Name, Status: StatusCancelled, Describe: describeOf(c)}
 		c.done = true
-	case cctx.Err() != nil || status.Code(err) == codes.DeadlineExceeded:
+	case s.cctx.Err() != nil || s.code == codes.DeadlineExceeded:
 		// The plugin may report the deadline before the host's own timer
 		// fires; either way the call ran out of time.
-		p.kill(gen)
-		p.crashed(gen)
-		c.message = fmt.Sprintf("Timed out after %s: the %s tool did not finish in time and was stopped.", secondsText(timeout), c.use.Name)
-		if !c.prep.GetReadOnly() {
-			c.message += " It may have partially run; check the state it would have changed before retrying."
-		}
-		h.finishBody(c, StatusFailed)
-	case fault >= faultNoFinal:
-		// The plugin broke the protocol or answered with an error; it is
-		// alive, so it is neither waited for nor counted as crashed.
-		var bad *malformedError
-		why := ""
-		if errors.As(err, &bad) {
-			why = bad.Why
-		}
-		h.fileLog.Error("call failed", "tool", c.use.Name, "call_id", c.use.ID, "error", err)
-		c.message = callFaultMessage(c.use.Name, fault, code, why, c.prep.GetReadOnly())
-		if fault == faultMalformed {
-			c.col = newCollector(0, "", nil)
-		}
-		h.finishBody(c, StatusFailed)
+		h.timedOut(c, s)
+	case s.fault >= faultNoFinal:
+		h.faulted(c, s)
 	default:
-		how := p.crashed(gen)
-		c.message = fmt.Sprintf("The %s tool stopped unexpectedly (%s) while running this call.", c.use.Name, how)
-		if c.prep.GetReadOnly() {
-			c.message += " Retry the call; the tool will be restarted."
-		} else {
-			c.message += " It may have partially run; check the state it would have changed before retrying."
-		}
-		h.finishBody(c, StatusFailed)
+		h.crashedDuring(c, s)
 	}
 	c.result.Duration = elapsed
 }
 
-func (h *Host) finishOutcome(c *call, p *pluginProc) {
+// notRun records the result of an unprepared call the tool did not run:
+// its answer was not the guess, or rejected the input, or never came.
+// It reports whether the call was one.
+func (h *Host) notRun(ctx context.Context, c *call, s sent) bool {
+	switch {
+	case s.ans.missed && s.fault != faultMalformed:
+		// Whatever became of the stream after the answer, the host judges
+		// the call on it now.
+		c.missed(s.ans.prep)
+	case c.elided && s.ans.unanswered(s.err, s.fault):
+		// The plugin failed before it answered the check: as its Prepare
+		// would have.
+		c.unrun = true
+		h.prepareFailed(ctx, s.cctx, c, s.gen, s.err, s.timeout)
+	case s.ans.rejected() && s.fault != faultMalformed:
+		// Whatever became of the stream after the rejection.
+		c.unrun = true
+		c.finish(StatusFailed, s.ans.prep.Rejected)
+	default:
+		return false
+	}
+	return true
+}
+
+// timedOut: the call ran out of time; its plugin is stopped.
+func (h *Host) timedOut(c *call, s sent) {
+	p := c.tool.plugin
+	p.kill(s.gen)
+	p.crashed(s.gen)
+	c.message = fmt.Sprintf("Timed out after %s: the %s tool did not finish in time and was stopped.", secondsText(s.timeout), c.use.Name)
+	if !c.readOnly() {
+		c.message += " It may have partially run; check the state it would have changed before retrying."
+	}
+	h.finishBody(c, StatusFailed)
+}
+
+// faulted: the plugin broke the protocol or answered with an error
+// status. It is alive, so it is neither waited for nor counted as crashed.
+func (h *Host) faulted(c *call, s sent) {
+	var bad *malformedError
+	why := ""
+	if errors.As(s.err, &bad) {
+		why = bad.Why
+	}
+	h.fileLog.Error("call failed", "tool", c.use.Name, "call_id", c.use.ID, "error", s.err)
+	c.message = callFaultMessage(c.use.Name, s.fault, s.code, why, c.readOnly())
+	if s.fault == faultMalformed {
+		c.col = newCollector(0, "", nil)
+	}
+	h.finishBody(c, StatusFailed)
+}
+
+// crashedDuring: the plugin died or dropped its connection mid-call.
+func (h *Host) crashedDuring(c *call, s sent) {
+	how := c.tool.plugin.crashed(s.gen)
+	c.message = fmt.Sprintf("The %s tool stopped unexpectedly (%s) while running this call.", c.use.Name, how)
+	if c.readOnly() {
+		c.message += " Retry the call; the tool will be restarted."
+	} else {
+		c.message += " It may have partially run; check the state it would have changed before retrying."
+	}
+	h.finishBody(c, StatusFailed)
+}
+
+func (h *Host) finishOutcome(c *call) {
 	f := c.col.final
-	c.unsaved = h.session.Update(p.spec.Name, f.GetStateUpdates())
-	c.message = joinMessage(f.GetMessage(), h.unconfinedNote(c))
+	c.unsaved = h.state.Update(c.tool.plugin.spec.Name, f.StateUpdates)
+	c.message = joinMessage(f.Message, h.unconfinedNote(c))
 	status := StatusOK
-	if f.GetStatus() != toolv1.Status_STATUS_OK {
+	if f.Status != shared.StatusOK {
 		status = StatusFailed
 		if c.message == "" {
 			c.message = fmt.Sprintf("The %s tool failed without saying why. Check the log at %s, or try another approach.", c.use.Name, h.logFile)
 		}
 	}
 	h.finishBody(c, status)
-	if ui := f.GetUiPayload(); len(ui) > 0 {
+	if ui := f.UIPayload; len(ui) > 0 {
 		c.result.UI = ui
 	}
 }

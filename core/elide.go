@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/riot-tools/riot/shared"
-	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
 
 // A tool whose manifest declares the default Prepare answer
@@ -41,11 +40,11 @@ func (h *Host) hasPreToolUse(tool string) bool {
 // first event of its stream.
 type answer struct {
 	c    *call
-	prep *toolv1.PrepareResponse
+	prep *shared.PrepareAnswer
 	// expect is the guessed answer the call was judged with
 	// (speculate.go); nil for the default one. missed: the answer accepted
 	// the input and is not the guess, so the tool did not run.
-	expect *toolv1.PrepareResponse
+	expect *shared.PrepareAnswer
 	missed bool
 }
 
@@ -54,8 +53,8 @@ type answer struct {
 // other than the default the manifest declared breaks the protocol; so
 // does anything but an empty failed Final after an answer that is not the
 // guess, since the tool must not have run.
-func (a *answer) take(ev *toolv1.CallEvent) (took bool, err error) {
-	p := ev.GetPrepared()
+func (a *answer) take(ev shared.CallEvent) (took bool, err error) {
+	p := ev.Prepared
 	switch {
 	case a.prep == nil && p == nil:
 		return false, &malformedError{Why: "a stream that did not begin with the answer to the check of the input"}
@@ -63,20 +62,20 @@ func (a *answer) take(ev *toolv1.CallEvent) (took bool, err error) {
 		return false, &malformedError{Why: "a second answer to the check of the input"}
 	case a.prep != nil:
 		return false, a.afterUnrun(ev)
-	case a.expect == nil && !shared.IsDefaultAnswer(p):
+	case a.expect == nil && !shared.IsDefaultAnswer(*p):
 		return false, &malformedError{Why: "an answer to the check of the input other than the default one its manifest declares"}
 	}
 	a.prep = p
 	switch {
 	case a.rejected():
-	case a.expect != nil && !shared.SameAnswer(p, a.expect):
+	case a.expect != nil && !shared.SameAnswer(*p, *a.expect):
 		// The tool's own answer, which says whether a stream that goes on
 		// regardless may have changed anything.
 		a.missed = true
 		a.c.prep = p
 	default:
 		a.c.prep = p
-		a.c.result.Describe = p.GetDescribe()
+		a.c.result.Describe = p.Describe
 	}
 	return true, nil
 }
@@ -84,8 +83,8 @@ func (a *answer) take(ev *toolv1.CallEvent) (took bool, err error) {
 // afterUnrun checks an event after an answer on which the tool does not
 // run: only a Final may follow, and after a miss, one that reports
 // nothing.
-func (a *answer) afterUnrun(ev *toolv1.CallEvent) error {
-	f := ev.GetFinal()
+func (a *answer) afterUnrun(ev shared.CallEvent) error {
+	f := ev.Final
 	switch {
 	case a.rejected() && f == nil:
 		return &malformedError{Why: "output after rejecting the input"}
@@ -93,17 +92,17 @@ func (a *answer) afterUnrun(ev *toolv1.CallEvent) error {
 		return nil
 	case f == nil:
 		return &malformedError{Why: "output after an answer to the check of the input other than the one riot expected, on which the tool must not run"}
-	case f.GetStatus() == toolv1.Status_STATUS_OK || f.GetMessage() != "" || len(f.GetStateUpdates()) > 0 || len(f.GetUiPayload()) > 0:
+	case f.Status == shared.StatusOK || f.Message != "" || len(f.StateUpdates) > 0 || len(f.UIPayload) > 0:
 		return &malformedError{Why: "a call that reports a result after an answer to the check of the input other than the one riot expected, on which the tool must not run"}
 	}
 	return nil
 }
 
 // started: the answer came, accepted the input, and the tool runs.
-func (a *answer) started() bool { return a.prep != nil && a.prep.GetRejected() == "" && !a.missed }
+func (a *answer) started() bool { return a.prep != nil && a.prep.Rejected == "" && !a.missed }
 
 // rejected: the answer came and rejected the input.
-func (a *answer) rejected() bool { return a.prep.GetRejected() != "" }
+func (a *answer) rejected() bool { return a.prep != nil && a.prep.Rejected != "" }
 
 // unanswered: the stream failed with err before the answer came, not by
 // breaking the protocol.

@@ -5,28 +5,28 @@ import (
 	"strings"
 	"testing"
 
-	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
+	"github.com/riot-tools/riot/shared"
 )
 
-func preparedEvent(p *toolv1.PrepareResponse) *toolv1.CallEvent {
-	return &toolv1.CallEvent{Event: &toolv1.CallEvent_Prepared{Prepared: p}}
+func preparedEvent(p *shared.PrepareAnswer) shared.CallEvent {
+	return shared.CallEvent{Prepared: p}
 }
 
 var (
-	finalEvent = &toolv1.CallEvent{Event: &toolv1.CallEvent_Final{Final: &toolv1.Final{Status: toolv1.Status_STATUS_OK}}}
-	chunkEvent = &toolv1.CallEvent{Event: &toolv1.CallEvent_Chunk{Chunk: &toolv1.Chunk{Kind: toolv1.BlockKind_BLOCK_KIND_TEXT, Data: []byte("x")}}}
+	finalEvent = shared.CallEvent{Final: &shared.Final{Status: shared.StatusOK}}
+	chunkEvent = shared.CallEvent{Chunk: &shared.Chunk{Kind: shared.BlockText, Data: []byte("x")}}
 )
 
 // The answer an unprepared Call's stream begins with: taken once, first,
 // and only the default one; each breach says which.
 func TestAnswerTake(t *testing.T) {
-	nonDefault := map[string]*toolv1.PrepareResponse{
+	nonDefault := map[string]*shared.PrepareAnswer{
 		"read_only":         {Describe: "d", ReadOnly: true},
 		"concurrency_safe":  {Describe: "d", ConcurrencySafe: true},
 		"classifier_input":  {Describe: "d", ClassifierInput: "c"},
-		"permission":        {Describe: "d", Permission: toolv1.PermissionBehavior_PERMISSION_BEHAVIOR_ALLOW},
+		"permission":        {Describe: "d", Permission: shared.PermissionAllow},
 		"permission_reason": {Describe: "d", PermissionReason: "r"},
-		"subjects":          {Describe: "d", Subjects: []*toolv1.Subject{{Kind: toolv1.SubjectKind_SUBJECT_KIND_PATH, Value: "/x"}}},
+		"subjects":          {Describe: "d", Subjects: []shared.Subject{{Kind: shared.SubjectPath, Value: "/x"}}},
 	}
 	for field, p := range nonDefault {
 		a := answer{c: &call{}}
@@ -37,8 +37,7 @@ func TestAnswerTake(t *testing.T) {
 			t.Errorf("an answer with %s was taken", field)
 		}
 	}
-	unknown := &toolv1.PrepareResponse{Describe: "d"}
-	unknown.ProtoReflect().SetUnknown([]byte{0xf8, 0x01, 0x01}) // field 31, varint 1
+	unknown := &shared.PrepareAnswer{Describe: "d", Unknown: []byte{0xf8, 0x01, 0x01}} // field 31, varint 1
 	if _, err := (&answer{c: &call{}}).take(preparedEvent(unknown)); err == nil {
 		t.Error("an answer with a field this host does not know was taken")
 	}
@@ -47,19 +46,19 @@ func TestAnswerTake(t *testing.T) {
 	if _, err := a.take(chunkEvent); err == nil || !strings.Contains(err.Error(), "did not begin with the answer") {
 		t.Errorf("content first: %v", err)
 	}
-	took, err := a.take(preparedEvent(&toolv1.PrepareResponse{Describe: "Plain 1"}))
-	if !took || err != nil || !a.started() || a.rejected() || a.c.prep.GetDescribe() != "Plain 1" || a.c.result.Describe != "Plain 1" {
+	took, err := a.take(preparedEvent(&shared.PrepareAnswer{Describe: "Plain 1"}))
+	if !took || err != nil || !a.started() || a.rejected() || a.c.prep.Describe != "Plain 1" || a.c.result.Describe != "Plain 1" {
 		t.Fatalf("the default answer: took %v, %v; started %v, rejected %v, describe %q", took, err, a.started(), a.rejected(), a.c.result.Describe)
 	}
 	if took, err := a.take(chunkEvent); took || err != nil {
 		t.Errorf("content after the answer: took %v, %v", took, err)
 	}
-	if _, err := a.take(preparedEvent(&toolv1.PrepareResponse{Describe: "again"})); err == nil || !strings.Contains(err.Error(), "a second answer") {
+	if _, err := a.take(preparedEvent(&shared.PrepareAnswer{Describe: "again"})); err == nil || !strings.Contains(err.Error(), "a second answer") {
 		t.Errorf("a second answer: %v", err)
 	}
 
 	r := answer{c: &call{}}
-	if took, err := r.take(preparedEvent(&toolv1.PrepareResponse{Rejected: "Fix n."})); !took || err != nil || !r.rejected() || r.started() || r.c.prep != nil {
+	if took, err := r.take(preparedEvent(&shared.PrepareAnswer{Rejected: "Fix n."})); !took || err != nil || !r.rejected() || r.started() || r.c.prep != nil {
 		t.Fatalf("a rejection: took %v, %v; rejected %v, started %v", took, err, r.rejected(), r.started())
 	}
 	if took, err := r.take(finalEvent); took || err != nil {

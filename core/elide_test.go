@@ -39,7 +39,7 @@ func (a *asks) take() []string {
 
 // permissionModes are every permission mode, for the tests that compare
 // a call's end under each.
-var permissionModes = []string{"default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"}
+var permissionModes = config.Modes
 
 // ruleCase is a kind of permission rule or PreToolUse hook, which set adds
 // to a config; script makes a hook's script of a body.
@@ -71,7 +71,7 @@ func ruleCases(tool string) []ruleCase {
 // which ask prompter: one over testkit, and one over testkit as built
 // so that its manifest declares nothing (undeclared). Their hooks
 // run the same scripts, since a script's path is in a hook's reason.
-func hostPair(t *testing.T, mode string, rule ruleCase, prompter permission.Prompter, configure func(*config.Config)) (newer, older *core.Host) {
+func hostPair(t *testing.T, mode config.Mode, rule ruleCase, prompter permission.Prompter, configure func(*config.Config)) (newer, older *core.Host) {
 	scripts := map[string]string{}
 	script := func(body string) string {
 		if scripts[body] == "" {
@@ -107,7 +107,7 @@ func TestElidedPrepareDecidesAsPrepare(t *testing.T) {
 	}
 	for _, mode := range permissionModes {
 		for _, rule := range ruleCases("Plain") {
-			t.Run(mode+"/"+rule.name, func(t *testing.T) {
+			t.Run(string(mode)+"/"+rule.name, func(t *testing.T) {
 				prompter := &asks{}
 				elided, asked := hostPair(t, mode, rule, prompter, func(*config.Config) {})
 				for _, answer := range []permission.Answer{permission.AnswerAllowOnce, permission.AnswerDeny} {

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/riot-tools/riot/core/permission"
-	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
+	"github.com/riot-tools/riot/shared"
 )
 
 // Explanation is the permission chain's trace for one call, without
@@ -19,7 +19,7 @@ type Explanation struct {
 	Decision permission.Decision
 	// Sandbox is the kernel sandbox profile the call would run in, were it
 	// allowed; nil when calls run unsandboxed (see SandboxStatus).
-	Sandbox *toolv1.Sandbox
+	Sandbox *shared.SandboxProfile
 	// SandboxStatus says whether the sandbox is on, and why not.
 	SandboxStatus SandboxStatus
 	// NoSandbox says why the call gets no sandbox whatever SandboxStatus
@@ -75,13 +75,13 @@ func (h *Host) Explain(ctx context.Context, toolName string, input json.RawMessa
 		}
 		ex.Input = c.use.Input
 	}
-	ex.Describe = c.prep.GetDescribe()
-	ex.Request = permissionRequest(toolName, c.prep)
+	ex.Describe = c.prep.Describe
+	ex.Request = permissionRequest(toolName, *c.prep)
 	ex.Request.Hook = verdict
 	ex.Decision = h.policy.Decide(ctx, ex.Request)
 	ex.SandboxStatus = h.SandboxStatus(ctx)
 	if ex.NoSandbox = noSandboxReason(t); ex.NoSandbox == "" && ex.Decision.Behavior != permission.Deny {
-		ex.Sandbox = h.explainSandbox(ctx, c.prep.GetReadOnly(), ex.Request, ex.Decision)
+		ex.Sandbox = h.explainSandbox(ctx, c.prep.ReadOnly, ex.Request, ex.Decision)
 	}
 	return ex
 }

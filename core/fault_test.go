@@ -41,7 +41,7 @@ func TestWireFaults(t *testing.T) {
 		{"EarlyClose", []string{"partial output", "The EarlyClose tool ended its output without a final result, so riot cannot tell whether this call succeeded"}},
 		{"StatusError", []string{"partial output", "The StatusError tool's plugin answered this call with an error (gRPC status Internal) instead of a result"}},
 		{"HugeMessage", []string{"The HugeMessage tool sent a message over riot's 64.0 MiB per-message limit, so riot stopped reading this call's result."}},
-		{"BadKind", []string{"The BadKind tool sent malformed output (a content chunk of unknown kind 7), so riot discarded this call's result"}},
+		{"BadKind", []string{"The BadKind tool sent malformed output (a content chunk of unknown kind), so riot discarded this call's result"}},
 		{"BadUTF8", []string{"The BadUTF8 tool sent malformed output (text that is not valid UTF-8, at byte 11 of its output)"}},
 		{"CutUTF8", []string{"The CutUTF8 tool sent malformed output (text that is not valid UTF-8, at byte 3 of its output)"}},
 		{"NoEvent", []string{"The NoEvent tool sent malformed output (an event of no known type)"}},

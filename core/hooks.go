@@ -117,9 +117,9 @@ func matching(hooks []config.Hook, tool string) []config.Hook {
 // config order.
 func (h *Host) runHooks(ctx context.Context, event string, hooks []config.Hook, in hookInput) []hookRun {
 	in.HookEventName = event
-	in.SessionID = h.session.ID()
+	in.SessionID = h.state.ID()
 	in.Cwd = h.opts.Workspace
-	in.PermissionMode = h.cfg.Permissions.Mode
+	in.PermissionMode = string(h.cfg.Permissions.Mode)
 	if in.PermissionMode == "" {
 		in.PermissionMode = "default"
 	}

@@ -25,7 +25,6 @@ import (
 	"github.com/riot-tools/riot/core/toolcall"
 	"github.com/riot-tools/riot/internal/procguard"
 	"github.com/riot-tools/riot/shared"
-	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
 
 // Options configures a Host.
@@ -39,7 +38,8 @@ type Options struct {
 	// builds them from the config.
 	Plugins []PluginSpec
 	// HostTools are in-process tools that need the host's session, served
-	// through the same contract as plugins (plugin.NewServer builds one).
+	// through the same contract as plugins (shared.ToolPlugin; the SDK's
+	// plugin.NewServer builds one).
 	// Their tools come last in tools[].
 	HostTools []shared.ToolPlugin
 	// NotEnabled names the plugins discovered but not enabled: a call of
@@ -90,9 +90,10 @@ type Host struct {
 	// tls makes the host's mutual TLS identity on first use: a plugin
 	// start needs it, and a listing served from the manifest cache
 	// starts no plugin and so never pays for the keys.
-	tls       func() (*shared.TLSMaterial, error)
-	cache     *manifestCache
-	session   *session.Session
+	tls   func() (*shared.TLSMaterial, error)
+	cache *manifestCache
+	// state is the session's state: what tools recorded, grants.
+	state     *session.Session
 	policy    *permission.Policy
 	stateDir  string
 	resultDir string
@@ -133,7 +134,7 @@ type Host struct {
 
 // tool is one registered tool.
 type tool struct {
-	spec   *toolv1.ToolSpec
+	spec   shared.ToolSpec
 	plugin *pluginProc
 	// schemaChecked: spec's input schema passed its meta-schema check, in
 	// this process when its plugin sent it or in the one that cached it
@@ -153,7 +154,7 @@ type tool struct {
 }
 
 func (t *tool) validator() (*validator, error) {
-	t.once.Do(func() { t.val, t.err = compileValidator(t.spec.GetName(), t.spec.GetInputSchema(), t.schemaChecked) })
+	t.once.Do(func() { t.val, t.err = compileValidator(t.spec.Name, t.spec.InputSchema, t.schemaChecked) })
 	return t.val, t.err
 }
 
@@ -211,14 +212,14 @@ func New(ctx context.Context, opts Options) (_ *Host, err error) {
 		// load, instead of before the plugin's exec.
 		go func() { _, _ = h.tls() }()
 	}
-	if h.session, err = session.Open(h.stateDir, opts.SessionID); err != nil {
+	if h.state, err = session.Open(h.stateDir, opts.SessionID); err != nil {
 		return nil, err
 	}
 	if opts.WriteBehind {
-		h.session.WriteBehind()
+		h.state.WriteBehind()
 	}
 	h.takeSessionNotices()
-	key := resultsKey(h.session.ID(), opts.Workspace)
+	key := resultsKey(h.state.ID(), opts.Workspace)
 	h.resultDir = filepath.Join(h.stateDir, "results", key)
 	h.results = openResultStore(h.resultsRoot(), key, opts.Config.Results, h.now, h.log)
 	if err := h.buildPolicy(); err != nil {
@@ -264,7 +265,7 @@ func (h *Host) buildPolicy() error {
 	if err != nil {
 		return err
 	}
-	for _, g := range h.session.Grants() {
+	for _, g := range h.state.Grants() {
 		if err := p.Grant(g); err != nil {
 			h.log.Warn("dropping a session grant that no longer parses", "grant", g, "error", err)
 		}
@@ -295,7 +296,7 @@ func (h *Host) resultsRoot() string { return filepath.Join(h.stateDir, "results"
 // plugins in order, each plugin's tools in its manifest's order; a name
 // already taken keeps its first owner.
 func (h *Host) register(ctx context.Context) {
-	manifests := make([]*toolv1.ManifestResponse, len(h.plugins))
+	manifests := make([]*shared.Manifest, len(h.plugins))
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for i, p := range h.plugins {
@@ -327,14 +328,14 @@ func (h *Host) register(ctx context.Context) {
 		if m == nil {
 			continue // it could not start: startErrs says why
 		}
-		specs, err := lockedOrder(h.plugins[i].spec, m.GetTools())
+		specs, err := lockedOrder(h.plugins[i].spec, m.Tools)
 		if err != nil {
 			h.log.Warn("a locked plugin's tools differ from the lock; its tools are left out", "plugin", h.plugins[i].spec.Name)
 			h.startErrs[h.plugins[i].spec.Name] = err
 			continue
 		}
 		for _, spec := range specs {
-			name := spec.GetName()
+			name := spec.Name
 			if why := toolcall.NameProblem(name); why != "" {
 				msg := fmt.Sprintf("The %s plugin's tool %q is left out, since the model APIs (Anthropic's and OpenAI's) would reject it: %s. Ask the plugin's author to rename it.", h.plugins[i].spec.Name, name, why)
 				h.log.Warn(msg)
@@ -367,17 +368,17 @@ func orderTools(tools []*tool) []*tool {
 	}
 	var listed, rest []*tool
 	for _, t := range tools {
-		if _, ok := rank[t.spec.GetName()]; ok && t.plugin.spec.isBuiltin() {
+		if _, ok := rank[t.spec.Name]; ok && t.plugin.spec.isBuiltin() {
 			listed = append(listed, t)
 		} else {
 			rest = append(rest, t)
 		}
 	}
-	slices.SortStableFunc(listed, func(a, b *tool) int { return rank[a.spec.GetName()] - rank[b.spec.GetName()] })
+	slices.SortStableFunc(listed, func(a, b *tool) int { return rank[a.spec.Name] - rank[b.spec.Name] })
 	return append(listed, rest...)
 }
 
-func (h *Host) fetchManifest(ctx context.Context, p *pluginProc) (*toolv1.ManifestResponse, error) {
+func (h *Host) fetchManifest(ctx context.Context, p *pluginProc) (*shared.Manifest, error) {
 	stub, gen, err := p.conn(ctx)
 	if err != nil {
 		return nil, err
@@ -386,7 +387,7 @@ func (h *Host) fetchManifest(ctx context.Context, p *pluginProc) (*toolv1.Manife
 	defer cancel()
 	m, err := stub.Manifest(mctx)
 	if err != nil {
-		f, code := classify(err)
+		f, code := faultOf(err)
 		how := ""
 		switch {
 		case mctx.Err() != nil || code == codes.DeadlineExceeded:
@@ -405,11 +406,11 @@ func (h *Host) fetchManifest(ctx context.Context, p *pluginProc) (*toolv1.Manife
 		p.mu.Lock()
 		id, protocol := p.startID, p.protocol
 		p.mu.Unlock()
-		checked := h.cache.put(p.spec, id, m)
+		checked := h.cache.put(p.spec, id, &m)
 		h.cache.setProtocol(p.spec, id, protocol)
-		p.setRegistered(m, id, checked)
+		p.setRegistered(&m, id, checked)
 	}
-	return m, nil
+	return &m, nil
 }
 
 // Tools lists the tools the model sees, in their fixed order. A tool a
@@ -418,20 +419,20 @@ func (h *Host) Tools() []ToolInfo {
 	tools := h.toolList()
 	out := make([]ToolInfo, 0, len(tools))
 	for _, t := range tools {
-		if h.policy.Hidden(t.spec.GetName()) {
+		if h.policy.Hidden(t.spec.Name) {
 			continue
 		}
 		out = append(out, ToolInfo{
-			Name: t.spec.GetName(), Description: t.spec.GetPrompt(),
-			InputSchema: t.spec.GetInputSchema(), Plugin: t.plugin.spec.Name,
-			Annotations: annotationsOf(t.spec.GetAnnotations()),
+			Name: t.spec.Name, Description: t.spec.Prompt,
+			InputSchema: t.spec.InputSchema, Plugin: t.plugin.spec.Name,
+			Annotations: annotationsOf(t.spec.Annotations),
 		})
 	}
 	return out
 }
 
 // SessionID is the host's session id.
-func (h *Host) SessionID() string { return h.session.ID() }
+func (h *Host) SessionID() string { return h.state.ID() }
 
 // ResultsDir is where this session's spilled results go.
 func (h *Host) ResultsDir() string { return h.resultDir }
@@ -442,7 +443,7 @@ func (h *Host) LogFile() string { return h.logFile }
 // FlushSession writes the session state a WriteBehind host holds and has
 // not written yet, and waits until it is on disk.
 func (h *Host) FlushSession() error {
-	return h.session.Flush()
+	return h.state.Flush()
 }
 
 // Close stops every plugin and writes the session's pending state. Calls
@@ -462,7 +463,7 @@ func (h *Host) Close() error {
 		h.sbox.probing.Wait()
 		h.closeMCP()
 		// After this the session writes each change before it returns.
-		if err := h.session.Close(); err != nil {
+		if err := h.state.Close(); err != nil {
 			h.log.Warn("cannot save the session's state; the last changes are lost", "error", err)
 		}
 		h.results.close()
@@ -581,9 +582,9 @@ func (h *Host) Plugins() []PluginInfo {
 		p.mu.Unlock()
 		for _, t := range h.toolList() {
 			if t.plugin == p {
-				info.Tools = append(info.Tools, t.spec.GetName())
-				if t.spec.GetReadOnlyWithoutSubjects() {
-					info.Unfenced = append(info.Unfenced, t.spec.GetName())
+				info.Tools = append(info.Tools, t.spec.Name)
+				if t.spec.ReadOnlyWithoutSubjects {
+					info.Unfenced = append(info.Unfenced, t.spec.Name)
 				}
 			}
 		}

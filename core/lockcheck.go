@@ -8,26 +8,25 @@ import (
 	"strings"
 
 	"github.com/riot-tools/riot/shared"
-	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
 
 // lockedOrder holds a locked plugin's manifest to the lock: tools[] is
 // part of every session's prompt-cache prefix, so a tool removed or moved
 // is refused until a riot command records it, and a new tool goes after
 // the locked ones. An unlocked plugin's tools are its manifest's.
-func lockedOrder(spec PluginSpec, tools []*toolv1.ToolSpec) ([]*toolv1.ToolSpec, error) {
+func lockedOrder(spec PluginSpec, tools []shared.ToolSpec) ([]shared.ToolSpec, error) {
 	if spec.Lock == nil {
 		return tools, nil
 	}
-	byName := map[string]*toolv1.ToolSpec{}
+	byName := map[string]shared.ToolSpec{}
 	var served []string
 	for _, t := range tools {
-		byName[t.GetName()] = t
-		served = append(served, t.GetName())
+		byName[t.Name] = t
+		served = append(served, t.Name)
 	}
 	var missing []string
 	for _, name := range spec.Lock.Tools {
-		if byName[name] == nil {
+		if _, ok := byName[name]; !ok {
 			missing = append(missing, name)
 		}
 	}
@@ -44,12 +43,12 @@ func lockedOrder(spec PluginSpec, tools []*toolv1.ToolSpec) ([]*toolv1.ToolSpec,
 	if !slices.Equal(kept, spec.Lock.Tools) {
 		return nil, &startError{Msg: fmt.Sprintf("The %s plugin serves its tools in another order (%s) than %s records (%s). %s", spec.Name, strings.Join(kept, ", "), spec.Lock.File, strings.Join(spec.Lock.Tools, ", "), fix)}
 	}
-	out := make([]*toolv1.ToolSpec, 0, len(tools))
+	out := make([]shared.ToolSpec, 0, len(tools))
 	for _, name := range spec.Lock.Tools {
 		out = append(out, byName[name])
 	}
 	for _, t := range tools {
-		if !slices.Contains(spec.Lock.Tools, t.GetName()) {
+		if !slices.Contains(spec.Lock.Tools, t.Name) {
 			out = append(out, t)
 		}
 	}

@@ -83,15 +83,15 @@ func TestLockedToolsOrder(t *testing.T) {
 	})
 }
 
-// Probe reports a plugin's protocol and tools, and leaves no process.
-func TestProbe(t *testing.T) {
+// InspectPlugin reports a plugin's protocol and tools, and leaves no process.
+func TestInspectPlugin(t *testing.T) {
 	cfg := testConfig(t)
-	p, err := core.Probe(t.Context(), cfg, "testkit", bins.testkit)
+	p, err := core.InspectPlugin(t.Context(), cfg, "testkit", bins.testkit)
 	if err != nil || p.Protocol != shared.ProtocolVersion || len(p.Tools) < 3 {
-		t.Fatalf("probe = %+v, %v", p, err)
+		t.Fatalf("inspection = %+v, %v", p, err)
 	}
-	if _, err := core.Probe(t.Context(), cfg, "garbage", bins.garbage); err == nil || !strings.Contains(err.Error(), "wrote to stdout before the handshake") {
-		t.Fatalf("probe of a broken plugin: %v", err)
+	if _, err := core.InspectPlugin(t.Context(), cfg, "garbage", bins.garbage); err == nil || !strings.Contains(err.Error(), "wrote to stdout before the handshake") {
+		t.Fatalf("inspection of a broken plugin: %v", err)
 	}
 	assertNoProcesses(t, bins.testkit, bins.garbage)
 }

@@ -14,11 +14,9 @@ import (
 	"sync"
 	"time"
 
-	"google.golang.org/protobuf/proto"
-
 	"github.com/riot-tools/riot/internal/atomicfile"
 	"github.com/riot-tools/riot/internal/fileid"
-	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
+	"github.com/riot-tools/riot/shared"
 )
 
 // manifestCacheVersion is the shape of the cache file; a file of another
@@ -37,8 +35,8 @@ const manifestCacheFile = "manifests.gob"
 // manifestCache keeps on disk what riot learns by starting plugins, keyed
 // by the command that serves a plugin and the identity of its binary, so
 // listing tools starts no plugin whose binary has not changed:
-//   - each plugin's manifest, whole (the marshalled ManifestResponse, so a
-//     ToolSpec field added later is never lost in the cache);
+//   - each plugin's manifest, whole (shared.MarshalManifest, the wire's
+//     own encoding, so a ToolSpec field is never lost in the cache);
 //   - the handshakes that timed out, so that a plugin that hangs at start
 //     costs one start timeout and not one per invocation;
 //   - SameBuild's verdicts on builtins' standalone binaries, which cost a
@@ -68,7 +66,7 @@ type cacheEntry struct {
 	SHA256 string
 	// Protocol is the protocol version the plugin negotiated.
 	Protocol int
-	// Manifest is the ManifestResponse in protobuf's wire format.
+	// Manifest is the manifest as shared.MarshalManifest encodes it.
 	Manifest []byte
 	// SchemasChecked: every tool's input schema in Manifest passed its
 	// meta-schema check when the plugin sent it, so a process that loads
@@ -126,7 +124,7 @@ func loadManifestCache(path string) *manifestCache {
 
 // cachedManifest is a manifest from the cache.
 type cachedManifest struct {
-	m  *toolv1.ManifestResponse
+	m  *shared.Manifest
 	id binaryID
 	// schemasChecked is the entry's SchemasChecked.
 	schemasChecked bool
@@ -145,20 +143,20 @@ func (c *manifestCache) get(spec PluginSpec) (cachedManifest, bool) {
 	if !ok || e.SHA256 != spec.SHA256 {
 		return cachedManifest{id: id}, false
 	}
-	m := &toolv1.ManifestResponse{}
-	if err := proto.Unmarshal(e.Manifest, m); err != nil {
+	m, err := shared.UnmarshalManifest(e.Manifest)
+	if err != nil {
 		return cachedManifest{id: id}, false
 	}
-	return cachedManifest{m: m, id: id, schemasChecked: e.SchemasChecked}, true
+	return cachedManifest{m: &m, id: id, schemasChecked: e.SchemasChecked}, true
 }
 
 // put records the manifest a started plugin sent, for its binary as it
 // was when it started, and reports whether its schemas passed their
 // meta-schema check. A pinned plugin's entry carries its pin, since the
 // binary passed the check to start.
-func (c *manifestCache) put(spec PluginSpec, id binaryID, m *toolv1.ManifestResponse) bool {
+func (c *manifestCache) put(spec PluginSpec, id binaryID, m *shared.Manifest) bool {
 	checked := schemasCheck(m)
-	data, err := proto.Marshal(m)
+	data, err := shared.MarshalManifest(*m)
 	if err != nil {
 		return checked
 	}
@@ -172,9 +170,9 @@ func (c *manifestCache) put(spec PluginSpec, id binaryID, m *toolv1.ManifestResp
 // schemasCheck reports whether every tool's input schema in m compiles
 // with its meta-schema check. It runs where a plugin has just started
 // to send m, which costs far more than the check.
-func schemasCheck(m *toolv1.ManifestResponse) bool {
-	for _, t := range m.GetTools() {
-		if _, err := compileValidator(t.GetName(), t.GetInputSchema(), false); err != nil {
+func schemasCheck(m *shared.Manifest) bool {
+	for _, t := range m.Tools {
+		if _, err := compileValidator(t.Name, t.InputSchema, false); err != nil {
 			return false
 		}
 	}

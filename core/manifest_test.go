@@ -5,13 +5,11 @@ import (
 	"encoding/gob"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
-	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
-
-	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
+	"github.com/riot-tools/riot/shared"
 )
 
 // TestManifestCache: an entry holds while its binary is unchanged, and
@@ -31,7 +29,7 @@ func TestManifestCache(t *testing.T) {
 	}
 	kept, keptID := bin("kept")
 	gone, goneID := bin("gone")
-	m := &toolv1.ManifestResponse{SdkVersion: "0.1.0", Tools: []*toolv1.ToolSpec{{Name: "T", InputSchema: []byte(`{"type":"object"}`)}}}
+	m := &shared.Manifest{SDKVersion: "0.1.0", Tools: []shared.ToolSpec{{Name: "T", InputSchema: []byte(`{"type":"object"}`)}}}
 	path := filepath.Join(dir, "cache", "manifests.json")
 
 	c := loadManifestCache(path)
@@ -40,7 +38,7 @@ func TestManifestCache(t *testing.T) {
 	if err := c.save(); err != nil {
 		t.Fatal(err)
 	}
-	if got, ok := loadManifestCache(path).get(gone); !ok || got.m.GetTools()[0].GetName() != "T" {
+	if got, ok := loadManifestCache(path).get(gone); !ok || got.m.Tools[0].Name != "T" {
 		t.Fatalf("a saved entry does not load: %v %v", got, ok)
 	}
 
@@ -84,11 +82,11 @@ func TestManifestCacheKnowsAReplacedBinary(t *testing.T) {
 	spec := PluginSpec{Name: "x", Path: p}
 	id, _ := identify(p)
 	c := loadManifestCache(filepath.Join(dir, "m.json"))
-	c.put(spec, id, &toolv1.ManifestResponse{Tools: []*toolv1.ToolSpec{{Name: "Old"}}})
+	c.put(spec, id, &shared.Manifest{Tools: []shared.ToolSpec{{Name: "Old"}}})
 	mtime := time.Unix(1700000000, 0)
 	_ = os.Chtimes(p, mtime, mtime)
 	id, _ = identify(p)
-	c.put(spec, id, &toolv1.ManifestResponse{Tools: []*toolv1.ToolSpec{{Name: "Old"}}})
+	c.put(spec, id, &shared.Manifest{Tools: []shared.ToolSpec{{Name: "Old"}}})
 
 	repl := filepath.Join(dir, "new")
 	if err := os.WriteFile(repl, []byte("#!/bin/sh\necho 2\n"), 0o755); err != nil {
@@ -104,12 +102,12 @@ func TestManifestCacheKnowsAReplacedBinary(t *testing.T) {
 }
 
 // Every field of ToolSpec survives the cache, including ones added after
-// this test was written: the test fills whatever fields the message has.
+// this test was written: the test fills whatever fields the type has.
 // So does the manifest's declaration that the plugin starts no processes.
 func TestManifestCacheKeepsEveryToolSpecField(t *testing.T) {
-	spec := &toolv1.ToolSpec{}
-	fillMessage(t, spec.ProtoReflect())
-	m := &toolv1.ManifestResponse{SdkVersion: "9", Tools: []*toolv1.ToolSpec{spec}, StartsNoProcesses: true}
+	var spec shared.ToolSpec
+	fillFields(t, reflect.ValueOf(&spec).Elem())
+	m := &shared.Manifest{SDKVersion: "9", Tools: []shared.ToolSpec{spec}, StartsNoProcesses: true}
 	dir := t.TempDir()
 	p := filepath.Join(dir, "bin")
 	if err := os.WriteFile(p, []byte("x"), 0o755); err != nil {
@@ -124,39 +122,37 @@ func TestManifestCacheKeepsEveryToolSpecField(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, ok := loadManifestCache(path).get(ps)
-	if !ok || !proto.Equal(got.m, m) {
+	if !ok || !reflect.DeepEqual(got.m, m) {
 		t.Fatalf("the cache lost fields:\n got %v\nwant %v", got.m, m)
 	}
 }
 
-// fillMessage sets every scalar, bytes and message field of m.
-func fillMessage(t *testing.T, m protoreflect.Message) {
+// fillFields sets every field of the struct v, at every depth, to a value
+// other than its zero; a field of a kind it does not know fails the test,
+// so that a new one is filled too.
+func fillFields(t *testing.T, v reflect.Value) {
 	t.Helper()
-	fields := m.Descriptor().Fields()
-	for i := 0; i < fields.Len(); i++ {
-		f := fields.Get(i)
-		if f.IsList() || f.IsMap() {
-			continue
-		}
+	for i := range v.NumField() {
+		f, name := v.Field(i), v.Type().Field(i).Name
 		switch f.Kind() {
-		case protoreflect.BoolKind:
-			m.Set(f, protoreflect.ValueOfBool(true))
-		case protoreflect.StringKind:
-			m.Set(f, protoreflect.ValueOfString("s-"+string(f.Name())))
-		case protoreflect.BytesKind:
-			m.Set(f, protoreflect.ValueOfBytes([]byte(`{"f":"`+string(f.Name())+`"}`)))
-		case protoreflect.Int64Kind:
-			m.Set(f, protoreflect.ValueOfInt64(7))
-		case protoreflect.Int32Kind:
-			m.Set(f, protoreflect.ValueOfInt32(7))
-		case protoreflect.Uint32Kind:
-			m.Set(f, protoreflect.ValueOfUint32(7))
-		case protoreflect.Uint64Kind:
-			m.Set(f, protoreflect.ValueOfUint64(7))
-		case protoreflect.EnumKind:
-			m.Set(f, protoreflect.ValueOfEnum(1))
-		case protoreflect.MessageKind:
-			fillMessage(t, m.Mutable(f).Message())
+		case reflect.Bool:
+			f.SetBool(true)
+		case reflect.String:
+			f.SetString("s-" + name)
+		case reflect.Slice:
+			if f.Type().Elem().Kind() != reflect.Uint8 {
+				t.Fatalf("fillFields: field %s is a list, which it does not fill", name)
+			}
+			f.SetBytes([]byte(`{"f":"` + name + `"}`))
+		case reflect.Int, reflect.Int32, reflect.Int64:
+			f.SetInt(7)
+		case reflect.Uint32, reflect.Uint64:
+			f.SetUint(7)
+		case reflect.Pointer:
+			f.Set(reflect.New(f.Type().Elem()))
+			fillFields(t, f.Elem())
+		default:
+			t.Fatalf("fillFields: field %s is of kind %s, which it does not fill", name, f.Kind())
 		}
 	}
 }
@@ -215,8 +211,8 @@ func TestManifestCacheKeepsAnnotations(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec := PluginSpec{Name: "x", Path: p}
-	ann := &toolv1.Annotations{Title: "Look", ReadOnly: true, NonDestructive: true, Idempotent: true, Local: true}
-	m := &toolv1.ManifestResponse{Tools: []*toolv1.ToolSpec{{Name: "Look", Annotations: ann}, {Name: "Plain"}}}
+	ann := &shared.Annotations{Title: "Look", ReadOnly: true, NonDestructive: true, Idempotent: true, Local: true}
+	m := &shared.Manifest{Tools: []shared.ToolSpec{{Name: "Look", Annotations: ann}, {Name: "Plain"}}}
 	path := filepath.Join(dir, "manifests.json")
 	id, err := identify(p)
 	if err != nil {
@@ -231,10 +227,10 @@ func TestManifestCacheKeepsAnnotations(t *testing.T) {
 	if !ok {
 		t.Fatal("the saved entry does not load")
 	}
-	if a := annotationsOf(got.m.GetTools()[0].GetAnnotations()); a != (Annotations{Title: "Look", ReadOnly: true, NonDestructive: true, Idempotent: true, Local: true}) {
+	if a := annotationsOf(got.m.Tools[0].Annotations); a != (Annotations{Title: "Look", ReadOnly: true, NonDestructive: true, Idempotent: true, Local: true}) {
 		t.Fatalf("cached annotations = %+v", a)
 	}
-	if a := annotationsOf(got.m.GetTools()[1].GetAnnotations()); a != (Annotations{}) {
+	if a := annotationsOf(got.m.Tools[1].Annotations); a != (Annotations{}) {
 		t.Fatalf("a tool that declared nothing reads from the cache as %+v, want the conservative zero", a)
 	}
 }
@@ -260,7 +256,7 @@ func TestManifestCacheUnreadable(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := loadManifestCache(path)
-	c.put(spec, id, &toolv1.ManifestResponse{Tools: []*toolv1.ToolSpec{{Name: "T"}}})
+	c.put(spec, id, &shared.Manifest{Tools: []shared.ToolSpec{{Name: "T"}}})
 	if err := c.save(); err != nil {
 		t.Fatal(err)
 	}
@@ -300,15 +296,15 @@ func TestManifestCacheUnreadable(t *testing.T) {
 func TestManifestCacheRecordsSchemasChecked(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "cache", manifestCacheFile)
-	good := &toolv1.ToolSpec{Name: "Good", InputSchema: []byte(`{"type":"object","properties":{"a":{"type":"integer"}}}`)}
+	good := shared.ToolSpec{Name: "Good", InputSchema: []byte(`{"type":"object","properties":{"a":{"type":"integer"}}}`)}
 	for _, tc := range []struct {
 		name  string
-		tools []*toolv1.ToolSpec
+		tools []shared.ToolSpec
 		want  bool
 	}{
-		{"all valid", []*toolv1.ToolSpec{good, {Name: "Other", InputSchema: []byte(`{"type":"object"}`)}}, true},
-		{"one its meta-schema rejects", []*toolv1.ToolSpec{good, {Name: "Bad", InputSchema: []byte(`{"type":5}`)}}, false},
-		{"one not JSON", []*toolv1.ToolSpec{good, {Name: "Bad", InputSchema: []byte(`{`)}}, false},
+		{"all valid", []shared.ToolSpec{good, {Name: "Other", InputSchema: []byte(`{"type":"object"}`)}}, true},
+		{"one its meta-schema rejects", []shared.ToolSpec{good, {Name: "Bad", InputSchema: []byte(`{"type":5}`)}}, false},
+		{"one not JSON", []shared.ToolSpec{good, {Name: "Bad", InputSchema: []byte(`{`)}}, false},
 		{"no tools", nil, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -322,7 +318,7 @@ func TestManifestCacheRecordsSchemasChecked(t *testing.T) {
 			}
 			spec := PluginSpec{Name: "p", Path: p}
 			c := loadManifestCache(path)
-			c.put(spec, id, &toolv1.ManifestResponse{Tools: tc.tools})
+			c.put(spec, id, &shared.Manifest{Tools: tc.tools})
 			if err := c.save(); err != nil {
 				t.Fatal(err)
 			}

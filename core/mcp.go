@@ -58,7 +58,7 @@ func (h *Host) MCPServers() []MCPServerInfo {
 	for _, src := range h.mcp {
 		info := MCPServerInfo{Name: src.Name(), State: src.State(), Problem: src.Problem()}
 		for _, t := range src.Tools() {
-			info.Tools = append(info.Tools, t.GetName())
+			info.Tools = append(info.Tools, t.Name)
 		}
 		if err, ok := h.startErrs[mcpsource.Prefix+src.Name()]; ok && info.Problem == "" {
 			info.Problem = err.Error()
@@ -106,12 +106,12 @@ func (h *Host) syncMCP() {
 			continue
 		}
 		for _, spec := range src.Tools() {
-			if _, dup := h.byName[spec.GetName()]; dup {
+			if _, dup := h.byName[spec.Name]; dup {
 				continue
 			}
 			t := &tool{spec: spec, plugin: p}
 			h.tools = append(h.tools, t)
-			h.byName[spec.GetName()] = t
+			h.byName[spec.Name] = t
 		}
 	}
 }

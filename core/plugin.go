@@ -1,6 +1,7 @@
 package core
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -19,11 +20,9 @@ import (
 	"github.com/hashicorp/go-hclog"
 	goplugin "github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/riot-tools/riot/config/lock"
 	"github.com/riot-tools/riot/shared"
-	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
 
 // Crash limits: after maxCrashes crashes within crashWindow, a plugin's
@@ -125,7 +124,7 @@ type pluginProc struct {
 	// tools came from; a restart that finds another binary must serve the
 	// same manifest, since tools[] is fixed for the host's lifetime.
 	regID       binaryID
-	regManifest *toolv1.ManifestResponse
+	regManifest *shared.Manifest
 	// regChecked: every input schema in regManifest passed its meta-schema
 	// check, in this process or the one that cached it (compileValidator).
 	regChecked bool
@@ -282,8 +281,8 @@ func (p *pluginProc) checkRestarted(l *launched) error {
 	ctx, cancel := context.WithTimeout(context.Background(), p.h.startTimeout)
 	defer cancel()
 	m, err := l.stub.Manifest(ctx)
-	if err == nil && proto.Equal(m, reg) {
-		p.h.cache.put(p.spec, l.id, m)
+	if err == nil && sameManifest(m, *reg) {
+		p.h.cache.put(p.spec, l.id, &m)
 		p.h.cache.setProtocol(p.spec, l.id, l.client.NegotiatedVersion())
 		p.mu.Lock()
 		p.regID = l.id
@@ -296,9 +295,17 @@ func (p *pluginProc) checkRestarted(l *launched) error {
 	return &startError{Msg: fmt.Sprintf("The %s plugin's binary %s was replaced while riot was running, and the new one serves different tools than this session listed. Its tools are unavailable until riot restarts; use another tool, and tell the user to restart riot to use the new version.", p.spec.Name, p.spec.Path)}
 }
 
+// sameManifest reports whether two manifests are the same on the wire:
+// compared as the cache keeps them, so that every field counts.
+func sameManifest(a, b shared.Manifest) bool {
+	ea, errA := shared.MarshalManifest(a)
+	eb, errB := shared.MarshalManifest(b)
+	return errA == nil && errB == nil && bytes.Equal(ea, eb)
+}
+
 // setRegistered records the binary and manifest the registry came from,
 // and whether the manifest's schemas passed their meta-schema check.
-func (p *pluginProc) setRegistered(m *toolv1.ManifestResponse, id binaryID, checked bool) {
+func (p *pluginProc) setRegistered(m *shared.Manifest, id binaryID, checked bool) {
 	p.mu.Lock()
 	p.regManifest, p.regID, p.regChecked = m, id, checked
 	p.mu.Unlock()

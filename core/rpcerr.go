@@ -30,9 +30,9 @@ const (
 	faultMalformed
 )
 
-// classify reads err, which a ToolPlugin stub returned, as a fault, with
+// faultOf reads err, which a ToolPlugin stub returned, as a fault, with
 // the gRPC code of a status.
-func classify(err error) (rpcFault, codes.Code) {
+func faultOf(err error) (rpcFault, codes.Code) {
 	if errors.Is(err, shared.ErrNoFinal) {
 		return faultNoFinal, codes.OK
 	}

@@ -3,15 +3,15 @@ package core
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/core/permission"
-	"github.com/riot-tools/riot/plugin/sandbox"
-	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
+	"github.com/riot-tools/riot/internal/bwrap"
+	"github.com/riot-tools/riot/shared"
 )
 
 // sandboxHost is the host's side of the kernel sandbox: whether bubblewrap
@@ -21,7 +21,7 @@ type sandboxHost struct {
 	probeOnce sync.Once
 	probeErr  error
 	// The probe is started ahead of the first call that needs it
-	// (prestartProbe), once; Close waits for it.
+	// (prestartSandboxProbe), once; Close waits for it.
 	probeStart sync.Once
 	probing    sync.WaitGroup
 	// probed is set once the probe has begun, for the tests that check
@@ -35,8 +35,8 @@ type sandboxHost struct {
 	// back: a directory changed within fileid.RacyWindow does not make a
 	// base racy.
 	trustRecent bool
-	// findBwrap resolves bwrap; nil is sandbox.FindBwrap. Tests set it to
-	// stand for a machine without bwrap.
+	// findBwrap resolves bwrap; nil is bwrap.Find. Tests set it to stand
+	// for a machine without bwrap.
 	findBwrap func() (string, error)
 }
 
@@ -100,7 +100,7 @@ var protectedInHome = []string{
 // sandbox: whether it is on, and why not.
 type SandboxStatus struct {
 	// Mode is [sandbox] mode.
-	Mode string
+	Mode config.SandboxMode
 	// On: calls run sandboxed.
 	On bool
 	// Problem is why bwrap cannot run here, or "".
@@ -110,7 +110,7 @@ type SandboxStatus struct {
 // SandboxStatus checks, once per host, whether bwrap works here.
 func (h *Host) SandboxStatus(ctx context.Context) SandboxStatus {
 	st := SandboxStatus{Mode: h.sandboxMode()}
-	if st.Mode == "off" {
+	if st.Mode == config.SandboxOff {
 		return st
 	}
 	if err := h.probeSandbox(ctx); err != nil {
@@ -121,11 +121,11 @@ func (h *Host) SandboxStatus(ctx context.Context) SandboxStatus {
 	return st
 }
 
-func (h *Host) sandboxMode() string {
+func (h *Host) sandboxMode() config.SandboxMode {
 	if m := h.cfg.Sandbox.Mode; m != "" {
 		return m
 	}
-	return "auto"
+	return config.SandboxAuto
 }
 
 func (h *Host) probeSandbox(ctx context.Context) error {
@@ -136,22 +136,22 @@ func (h *Host) probeSandbox(ctx context.Context) error {
 		// probe has its own timeout.
 		find := h.sbox.findBwrap
 		if find == nil {
-			find = sandbox.FindBwrap
+			find = bwrap.Find
 		}
 		h.sbox.probeErr = probeSandbox(context.WithoutCancel(ctx), find)
-		if h.sbox.probeErr != nil && h.sandboxMode() == "auto" {
+		if h.sbox.probeErr != nil && h.sandboxMode() == config.SandboxAuto {
 			h.log.Warn("the kernel sandbox is off for this session: " + h.sbox.probeErr.Error() + ". Install the bubblewrap package (apt-get install bubblewrap) to confine Bash and Diagnostics, or set [sandbox] mode = \"off\" to silence this warning.")
 		}
 	})
 	return h.sbox.probeErr
 }
 
-// prestartProbe starts finding out whether bwrap works while a turn's
+// prestartSandboxProbe starts finding out whether bwrap works while a turn's
 // plugins start, so that the first call does not wait for it after its
 // plugin is up: a bwrap start is about 7 ms here, a sixth of a one-shot
 // `riot call Grep` of a small tree.
-func (h *Host) prestartProbe() {
-	if h.sandboxMode() == "off" {
+func (h *Host) prestartSandboxProbe() {
+	if h.sandboxMode() == config.SandboxOff {
 		return
 	}
 	h.sbox.probeStart.Do(func() {
@@ -165,11 +165,11 @@ func (h *Host) prestartProbe() {
 
 // ProbeSandbox checks that bubblewrap can start a sandbox here, with the
 // namespaces every profile uses; the error says why not, for the user.
-func ProbeSandbox(ctx context.Context) error { return probeSandbox(ctx, sandbox.FindBwrap) }
+func ProbeSandbox(ctx context.Context) error { return probeSandbox(ctx, bwrap.Find) }
 
-// probeSandbox checks the bwrap find resolves: the SDK's resolver, so that
-// the host checks the bwrap the plugins run, from the system directories
-// only, never from $PATH.
+// probeSandbox runs bwrap.Probe on the bwrap find resolves (bwrap.Find
+// but in tests): the one resolver, so that the host checks the bwrap the
+// plugins run, from the system directories only, never from $PATH.
 func probeSandbox(ctx context.Context, find func() (string, error)) error {
 	path, err := find()
 	if err != nil {
@@ -177,23 +177,11 @@ func probeSandbox(ctx context.Context, find func() (string, error)) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, sandboxProbeTimeout)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, path, "--unshare-user", "--unshare-pid", "--unshare-net", "--die-with-parent", "--new-session",
-		"--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "true").CombinedOutput()
-	if err != nil {
-		why := strings.TrimSpace(string(out))
-		if i := strings.IndexByte(why, '\n'); i >= 0 {
-			why = why[:i]
-		}
-		if why == "" {
-			why = "it exited with " + err.Error()
-		}
-		return fmt.Errorf("bwrap cannot start a sandbox here (%s; user namespaces may be disabled)", why)
-	}
-	return nil
+	return bwrap.Probe(ctx, path)
 }
 
 // startsNoProcesses: the plugin's registered manifest declares that it
-// starts no processes (ManifestResponse.starts_no_processes), so its calls
+// starts no processes (Manifest.StartsNoProcesses), so its calls
 // have nothing for a sandbox to confine. The SDK enforces the declaration
 // in the plugin; the host trusts it as it trusts a plugin to apply its
 // profile. Unset reads as false: plugins of older SDKs, MCP servers and
@@ -203,7 +191,7 @@ func probeSandbox(ctx context.Context, find func() (string, error)) error {
 func (p *pluginProc) startsNoProcesses() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.regManifest.GetStartsNoProcesses()
+	return p.regManifest != nil && p.regManifest.StartsNoProcesses
 }
 
 // noSandboxReason says why a tool's calls get no sandbox in any mode, or
@@ -220,23 +208,29 @@ func noSandboxReason(t *tool) string {
 // start. A call of a plugin that starts no processes gets none without a
 // probe in every mode, "required" included: nothing of it runs outside a
 // sandbox, since nothing of it runs.
-func (h *Host) sandboxFor(ctx context.Context, c *call) (*toolv1.Sandbox, string) {
+func (h *Host) sandboxFor(ctx context.Context, c *call) (*shared.SandboxProfile, string) {
 	if c.tool.plugin.startsNoProcesses() {
 		return nil, ""
 	}
-	switch h.sandboxMode() {
-	case "off":
+	// Every mode is a case and there is no default, so that the exhaustive
+	// linter finds this switch when a mode is added.
+	mode := h.sandboxMode()
+	switch mode {
+	case config.SandboxOff:
 		return nil, ""
-	case "required":
-		if err := h.probeSandbox(ctx); err != nil {
-			return nil, fmt.Sprintf("The call was not run: the kernel sandbox is required ([sandbox] mode = \"required\") but %s. Tell the user to install bubblewrap (Debian and Ubuntu: `apt-get install bubblewrap`) and make sure unprivileged user namespaces are enabled, or to set [sandbox] mode = \"auto\"; do not retry until then.", err)
-		}
-	default:
+	case config.SandboxAuto:
 		if h.probeSandbox(ctx) != nil {
 			return nil, ""
 		}
+		return h.startProfile(c.prep.ReadOnly, c.req, c.decision), ""
+	case config.SandboxRequired:
+		if err := h.probeSandbox(ctx); err != nil {
+			return nil, fmt.Sprintf("The call was not run: the kernel sandbox is required ([sandbox] mode = \"required\") but %s. Tell the user to install bubblewrap (Debian and Ubuntu: `apt-get install bubblewrap`) and make sure unprivileged user namespaces are enabled, or to set [sandbox] mode = \"auto\"; do not retry until then.", err)
+		}
+		return h.startProfile(c.prep.ReadOnly, c.req, c.decision), ""
 	}
-	return h.startProfile(c.prep.GetReadOnly(), c.req, c.decision), ""
+	// The config refuses any other mode; should one get here, run nothing.
+	return nil, fmt.Sprintf("The call was not run: [sandbox] mode = %q is not a mode riot knows. Tell the user to set it to \"auto\", \"required\" or \"off\"; do not retry until then.", mode)
 }
 
 // unconfinedNote is the line a call's result carries when the call ran
@@ -248,7 +242,7 @@ func (h *Host) sandboxFor(ctx context.Context, c *call) (*toolv1.Sandbox, string
 // call that ran sandboxed, a plugin that starts no processes, or mode
 // "off", which the user chose.
 func (h *Host) unconfinedNote(c *call) string {
-	if c.tool == nil || c.tool.plugin == nil || c.tool.plugin.startsNoProcesses() || h.sandboxMode() != "auto" || !h.sbox.probed.Load() {
+	if c.tool == nil || c.tool.plugin == nil || c.tool.plugin.startsNoProcesses() || h.sandboxMode() != config.SandboxAuto || !h.sbox.probed.Load() {
 		return ""
 	}
 	err := h.probeSandbox(context.Background()) // answered once; this reads it
@@ -260,7 +254,7 @@ func (h *Host) unconfinedNote(c *call) string {
 
 // explainSandbox is the profile a call would get were it allowed, or nil
 // when calls run unsandboxed.
-func (h *Host) explainSandbox(ctx context.Context, readOnly bool, req permission.Request, d permission.Decision) *toolv1.Sandbox {
+func (h *Host) explainSandbox(ctx context.Context, readOnly bool, req permission.Request, d permission.Decision) *shared.SandboxProfile {
 	if !h.SandboxStatus(ctx).On {
 		return nil
 	}

@@ -31,22 +31,22 @@ func TestProfileHidesRiotStateAndConfig(t *testing.T) {
 			{Kind: permission.PathSubject, Value: filepath.Join(other, "x.txt"), Access: permission.Read},
 		}}, permission.Decision{Behavior: permission.Allow, ByUser: true})
 		for _, hidden := range []string{h.stateDir, conf} {
-			if !slices.Contains(p.GetMaskedPaths(), hidden) {
-				t.Errorf("read-only %v: %s is not hidden: %v", readOnly, hidden, p.GetMaskedPaths())
+			if !slices.Contains(p.MaskedPaths, hidden) {
+				t.Errorf("read-only %v: %s is not hidden: %v", readOnly, hidden, p.MaskedPaths)
 			}
 		}
-		for _, l := range [][]string{p.GetReadPaths(), p.GetWritePaths()} {
+		for _, l := range [][]string{p.ReadPaths, p.WritePaths} {
 			for _, path := range l {
 				if within(path, h.stateDir) && path != own && path != inner || within(path, conf) {
-					t.Errorf("read-only %v: %s of riot's state or config is shown: read %v write %v", readOnly, path, p.GetReadPaths(), p.GetWritePaths())
+					t.Errorf("read-only %v: %s of riot's state or config is shown: read %v write %v", readOnly, path, p.ReadPaths, p.WritePaths)
 				}
 			}
 		}
-		if !slices.Contains(p.GetReadPaths(), own) || slices.Contains(p.GetWritePaths(), own) {
-			t.Errorf("read-only %v: the session's own results must be shown read-only: read %v write %v", readOnly, p.GetReadPaths(), p.GetWritePaths())
+		if !slices.Contains(p.ReadPaths, own) || slices.Contains(p.WritePaths, own) {
+			t.Errorf("read-only %v: the session's own results must be shown read-only: read %v write %v", readOnly, p.ReadPaths, p.WritePaths)
 		}
-		if !slices.Contains(p.GetWritePaths(), inner) {
-			t.Errorf("read-only %v: a root inside the state dir must stay: %v", readOnly, p.GetWritePaths())
+		if !slices.Contains(p.WritePaths, inner) {
+			t.Errorf("read-only %v: a root inside the state dir must stay: %v", readOnly, p.WritePaths)
 		}
 	}
 }
@@ -78,8 +78,8 @@ func TestProfileProtectsWhatRunsLater(t *testing.T) {
 		want = append(want, filepath.Join(home, rel))
 	}
 	for _, w := range want {
-		if !slices.Contains(p.GetProtectedPaths(), w) {
-			t.Errorf("%s is not protected: %v", w, p.GetProtectedPaths())
+		if !slices.Contains(p.ProtectedPaths, w) {
+			t.Errorf("%s is not protected: %v", w, p.ProtectedPaths)
 		}
 	}
 	for _, made := range []string{filepath.Join(bare, ".riot"), filepath.Join(repo, ".riot"), filepath.Join(repo, ".git", "hooks")} {
@@ -88,8 +88,8 @@ func TestProfileProtectsWhatRunsLater(t *testing.T) {
 		}
 	}
 	for _, never := range []string{filepath.Join(bare, ".git", "hooks"), filepath.Join(bare, ".git", "config"), filepath.Join(ws, ".mcp.json"), missingPlugin, inRootDir} {
-		if slices.Contains(p.GetProtectedPaths(), never) {
-			t.Errorf("%s is listed while missing (its parent would be frozen): %v", never, p.GetProtectedPaths())
+		if slices.Contains(p.ProtectedPaths, never) {
+			t.Errorf("%s is listed while missing (its parent would be frozen): %v", never, p.ProtectedPaths)
 		}
 	}
 	if _, err := os.Lstat(filepath.Join(bare, ".git")); err == nil {
@@ -106,8 +106,8 @@ func TestProfileProtectsWhatRunsLater(t *testing.T) {
 	}
 	p = h.startProfile(false, permission.Request{}, allowed)
 	for _, w := range []string{filepath.Join(bare, ".git", "hooks"), filepath.Join(bare, ".git", "config"), filepath.Join(ws, ".mcp.json"), missingPlugin, filepath.Join(bare, ".riot"), inRootDir} {
-		if !slices.Contains(p.GetProtectedPaths(), w) {
-			t.Errorf("%s made since is not protected on the next call: %v", w, p.GetProtectedPaths())
+		if !slices.Contains(p.ProtectedPaths, w) {
+			t.Errorf("%s made since is not protected on the next call: %v", w, p.ProtectedPaths)
 		}
 	}
 	if fi, err := os.Stat(filepath.Join(bare, ".riot")); err != nil || !fi.IsDir() {
@@ -118,16 +118,48 @@ func TestProfileProtectsWhatRunsLater(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", xdg)
 	p = h.startProfile(false, permission.Request{}, allowed)
 	for _, sub := range []string{"systemd/user", "autostart", "git", "fish"} {
-		if !slices.Contains(p.GetProtectedPaths(), filepath.Join(xdg, sub)) {
-			t.Errorf("$XDG_CONFIG_HOME/%s is not protected: %v", sub, p.GetProtectedPaths())
+		if !slices.Contains(p.ProtectedPaths, filepath.Join(xdg, sub)) {
+			t.Errorf("$XDG_CONFIG_HOME/%s is not protected: %v", sub, p.ProtectedPaths)
 		}
 	}
-	if !slices.Contains(p.GetMaskedPaths(), filepath.Join(xdg, "riot")) && !slices.Contains(p.GetProtectedPaths(), filepath.Join(xdg, "riot")) {
+	if !slices.Contains(p.MaskedPaths, filepath.Join(xdg, "riot")) && !slices.Contains(p.ProtectedPaths, filepath.Join(xdg, "riot")) {
 		t.Errorf("riot's config dir in $XDG_CONFIG_HOME is neither hidden nor protected")
 	}
 	// The user's answer naming .git uncovers .git's paths only.
 	u := h.startProfile(false, permission.Request{}, permission.Decision{Behavior: permission.Allow, ByUser: true, Check: "protected path in command: " + filepath.Join(repo, ".git")})
-	if slices.Contains(u.GetProtectedPaths(), filepath.Join(repo, ".git", "hooks")) || !slices.Contains(u.GetProtectedPaths(), filepath.Join(home, ".bashrc")) {
-		t.Errorf("the user's answer: %v", u.GetProtectedPaths())
+	if slices.Contains(u.ProtectedPaths, filepath.Join(repo, ".git", "hooks")) || !slices.Contains(u.ProtectedPaths, filepath.Join(home, ".bashrc")) {
+		t.Errorf("the user's answer: %v", u.ProtectedPaths)
+	}
+}
+
+// The session's results dir, made by the first spill, is shown from the
+// next call on, though the base was computed while it did not exist; and
+// a protected directory the base made (it was missing) is made again once
+// it is removed.
+func TestProfileFollowsResultsAndMadeDirs(t *testing.T) {
+	h, ws, _, _ := cachedHost(t)
+	h.resultDir = filepath.Join(h.stateDir, "results", "s1")
+	riotDir := filepath.Join(ws, ".riot")
+	if err := os.RemoveAll(riotDir); err != nil {
+		t.Fatal(err)
+	}
+	allow := permission.Decision{Behavior: permission.Allow}
+	for i, step := range []func(){
+		func() {},
+		func() {
+			if err := os.Remove(riotDir); err != nil {
+				t.Fatal(err)
+			}
+		},
+		func() { mkdir(t, h.resultDir) },
+	} {
+		step()
+		p := h.startProfile(false, permission.Request{}, allow)
+		if _, err := os.Stat(riotDir); err != nil || !slices.Contains(p.ProtectedPaths, riotDir) {
+			t.Fatalf("step %d: a missing .riot is not made and protected: %v, %v", i, err, p.ProtectedPaths)
+		}
+		if shown := slices.Contains(p.ReadPaths, h.resultDir); shown != (i == 2) {
+			t.Fatalf("step %d: results dir shown %v, want %v: %v", i, shown, i == 2, p.ReadPaths)
+		}
 	}
 }

@@ -1,19 +1,20 @@
 package core
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/core/permission"
-	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
+	"github.com/riot-tools/riot/shared"
 )
 
 // sandboxHostFor is a host with just what profiles are computed from.
@@ -55,49 +56,49 @@ func TestProfileFollowsTheDecision(t *testing.T) {
 	allowed := permission.Decision{Behavior: permission.Allow, Step: permission.StepAllowRule, Rule: &config.Rule{Text: "Bash(make:*)"}}
 
 	ro := h.startProfile(true, req, allowed)
-	if ro.GetMode() != toolv1.SandboxMode_SANDBOX_MODE_READ_ONLY || ro.GetReason() != "a call allowed as read-only" {
-		t.Errorf("a read-only call: %v %q", ro.GetMode(), ro.GetReason())
+	if ro.Writable || ro.Reason != "a call allowed as read-only" {
+		t.Errorf("a read-only call: %v %q", ro.Writable, ro.Reason)
 	}
 	w := h.startProfile(false, req, allowed)
-	if w.GetMode() != toolv1.SandboxMode_SANDBOX_MODE_WRITE || w.GetReason() != "a call allowed by the rule Bash(make:*)" || w.GetNetwork() {
-		t.Errorf("an allowed call: %v %q network %v", w.GetMode(), w.GetReason(), w.GetNetwork())
+	if !w.Writable || w.Reason != "a call allowed by the rule Bash(make:*)" || w.Network {
+		t.Errorf("an allowed call: %v %q network %v", w.Writable, w.Reason, w.Network)
 	}
-	if !slices.Contains(w.GetWritePaths(), ws) {
-		t.Errorf("the root is not writable: %v", w.GetWritePaths())
+	if !slices.Contains(w.WritePaths, ws) {
+		t.Errorf("the root is not writable: %v", w.WritePaths)
 	}
 	// The paths the decision allowed outside the roots are added: the read
 	// read-only, the write's nearest existing directory writable.
-	if !slices.Contains(w.GetWritePaths(), outside) || slices.Contains(w.GetReadPaths(), filepath.Join(outside, "in.txt")) {
+	if !slices.Contains(w.WritePaths, outside) || slices.Contains(w.ReadPaths, filepath.Join(outside, "in.txt")) {
 		// in.txt does not exist, so it is not bound; its write sibling's
 		// directory is.
-		t.Errorf("granted paths: write %v read %v", w.GetWritePaths(), w.GetReadPaths())
+		t.Errorf("granted paths: write %v read %v", w.WritePaths, w.ReadPaths)
 	}
 	for _, p := range []string{".git/hooks", ".git/config", ".riot"} {
-		if !slices.Contains(w.GetProtectedPaths(), filepath.Join(ws, p)) {
-			t.Errorf("%s is not protected: %v", p, w.GetProtectedPaths())
+		if !slices.Contains(w.ProtectedPaths, filepath.Join(ws, p)) {
+			t.Errorf("%s is not protected: %v", p, w.ProtectedPaths)
 		}
 	}
 	for _, p := range []string{".env", "sub/.env", "secrets"} {
-		if !slices.Contains(w.GetMaskedPaths(), filepath.Join(ws, p)) {
-			t.Errorf("%s is not masked: %v", p, w.GetMaskedPaths())
+		if !slices.Contains(w.MaskedPaths, filepath.Join(ws, p)) {
+			t.Errorf("%s is not masked: %v", p, w.MaskedPaths)
 		}
 	}
-	if slices.Contains(w.GetMaskedPaths(), filepath.Join(ws, "keep.txt")) {
+	if slices.Contains(w.MaskedPaths, filepath.Join(ws, "keep.txt")) {
 		t.Error("a file no deny rule names is masked")
 	}
 	// Denied, nothing is added for the subjects.
 	denied := h.startProfile(false, req, permission.Decision{Behavior: permission.Deny})
-	if slices.Contains(denied.GetWritePaths(), outside) {
+	if slices.Contains(denied.WritePaths, outside) {
 		t.Error("a path of a decision that did not allow was added")
 	}
 	// The user's answer to a protected-path check uncovers that path only.
 	byUser := permission.Decision{Behavior: permission.Allow, ByUser: true, Check: "protected path in command: " + filepath.Join(ws, ".git/hooks")}
 	u := h.startProfile(false, permission.Request{}, byUser)
-	if slices.Contains(u.GetProtectedPaths(), filepath.Join(ws, ".git/hooks")) || !slices.Contains(u.GetProtectedPaths(), filepath.Join(ws, ".riot")) {
-		t.Errorf("after the user allowed .git/hooks: %v", u.GetProtectedPaths())
+	if slices.Contains(u.ProtectedPaths, filepath.Join(ws, ".git/hooks")) || !slices.Contains(u.ProtectedPaths, filepath.Join(ws, ".riot")) {
+		t.Errorf("after the user allowed .git/hooks: %v", u.ProtectedPaths)
 	}
-	if u.GetReason() != "a call the user allowed" {
-		t.Errorf("reason %q", u.GetReason())
+	if u.Reason != "a call the user allowed" {
+		t.Errorf("reason %q", u.Reason)
 	}
 }
 
@@ -111,11 +112,11 @@ func TestProfileHidesSecretsUnlessAllowed(t *testing.T) {
 	}
 	h, _ := sandboxHostFor(t, nil, config.Sandbox{AllowRead: []config.SandboxPath{{Path: "~/.ssh"}}})
 	p := h.startProfile(false, permission.Request{}, permission.Decision{Behavior: permission.Allow})
-	if slices.Contains(p.GetMaskedPaths(), filepath.Join(home, ".ssh")) || !slices.Contains(p.GetReadPaths(), filepath.Join(home, ".ssh")) {
-		t.Errorf("~/.ssh listed in allow_read must be shown: masked %v read %v", p.GetMaskedPaths(), p.GetReadPaths())
+	if slices.Contains(p.MaskedPaths, filepath.Join(home, ".ssh")) || !slices.Contains(p.ReadPaths, filepath.Join(home, ".ssh")) {
+		t.Errorf("~/.ssh listed in allow_read must be shown: masked %v read %v", p.MaskedPaths, p.ReadPaths)
 	}
-	if !slices.Contains(p.GetMaskedPaths(), filepath.Join(home, ".aws")) {
-		t.Errorf("~/.aws must be hidden: %v", p.GetMaskedPaths())
+	if !slices.Contains(p.MaskedPaths, filepath.Join(home, ".aws")) {
+		t.Errorf("~/.aws must be hidden: %v", p.MaskedPaths)
 	}
 }
 
@@ -155,16 +156,13 @@ func TestExpandGlobsIsBounded(t *testing.T) {
 
 // uncachedProfile is the profile as every call computed it before there was
 // a base: the oracle the base is checked against.
-func uncachedProfile(h *Host, readOnly bool, req permission.Request, d permission.Decision) *toolv1.Sandbox {
+func uncachedProfile(h *Host, readOnly bool, req permission.Request, d permission.Decision) *shared.SandboxProfile {
 	sb := h.cfg.Sandbox
-	p := &toolv1.Sandbox{
-		Mode:     toolv1.SandboxMode_SANDBOX_MODE_WRITE,
+	p := &shared.SandboxProfile{
+		Writable: !readOnly,
 		Network:  sb.Network != "none",
 		Required: h.sandboxMode() == "required",
 		Reason:   profileReason(readOnly, d),
-	}
-	if readOnly {
-		p.Mode = toolv1.SandboxMode_SANDBOX_MODE_READ_ONLY
 	}
 	roots := h.roots()
 	for _, r := range roots {
@@ -314,12 +312,12 @@ func TestProfileFromTheBaseEqualsTheComputation(t *testing.T) {
 			want := uncachedProfile(h, tc.readOnly, tc.req, tc.d)
 			for i := range 2 { // the first computes the base, the second reuses it
 				got := h.startProfile(tc.readOnly, tc.req, tc.d)
-				if !proto.Equal(got, want) {
+				if !sameProfile(got, want) {
 					t.Fatalf("call %d: the profile from the base differs from the computation:\n got %v\nwant %v", i, got, want)
 				}
 			}
-			if want.GetReason() != tc.reason {
-				t.Errorf("reason %q, want %q", want.GetReason(), tc.reason)
+			if want.Reason != tc.reason {
+				t.Errorf("reason %q, want %q", want.Reason, tc.reason)
 			}
 		})
 	}
@@ -328,39 +326,39 @@ func TestProfileFromTheBaseEqualsTheComputation(t *testing.T) {
 	ro := h.startProfile(true, permission.Request{}, permission.Decision{Behavior: permission.Allow})
 	rw := h.startProfile(false, subjects, permission.Decision{Behavior: permission.Allow})
 	for _, p := range []string{ws, filepath.Join(home, "link"), filepath.Join(home, "real")} {
-		if !slices.Contains(ro.GetWritePaths(), p) {
-			t.Errorf("root form %s is missing: %v", p, ro.GetWritePaths())
+		if !slices.Contains(ro.WritePaths, p) {
+			t.Errorf("root form %s is missing: %v", p, ro.WritePaths)
 		}
 	}
-	if slices.Contains(ro.GetWritePaths(), filepath.Join(home, "out")) || !slices.Contains(h.startProfile(false, permission.Request{}, permission.Decision{Behavior: permission.Allow}).GetWritePaths(), filepath.Join(home, "out")) {
-		t.Errorf("allow_write must be writable for writes only: read-only %v, write %v", ro.GetWritePaths(), rw.GetWritePaths())
+	if slices.Contains(ro.WritePaths, filepath.Join(home, "out")) || !slices.Contains(h.startProfile(false, permission.Request{}, permission.Decision{Behavior: permission.Allow}).WritePaths, filepath.Join(home, "out")) {
+		t.Errorf("allow_write must be writable for writes only: read-only %v, write %v", ro.WritePaths, rw.WritePaths)
 	}
-	if !slices.Contains(rw.GetWritePaths(), outside) || !slices.Contains(rw.GetReadPaths(), filepath.Join(outside, "in.txt")) {
-		t.Errorf("the granted paths outside the roots: write %v read %v", rw.GetWritePaths(), rw.GetReadPaths())
+	if !slices.Contains(rw.WritePaths, outside) || !slices.Contains(rw.ReadPaths, filepath.Join(outside, "in.txt")) {
+		t.Errorf("the granted paths outside the roots: write %v read %v", rw.WritePaths, rw.ReadPaths)
 	}
 	u := h.startProfile(false, permission.Request{}, permission.Decision{Behavior: permission.Allow, ByUser: true, Check: "protected path in command: " + filepath.Join(ws, ".git")})
 	for _, p := range []string{".git/hooks", ".git/config"} {
-		if slices.Contains(u.GetProtectedPaths(), filepath.Join(ws, p)) {
-			t.Errorf("%s stays protected after the user allowed .git: %v", p, u.GetProtectedPaths())
+		if slices.Contains(u.ProtectedPaths, filepath.Join(ws, p)) {
+			t.Errorf("%s stays protected after the user allowed .git: %v", p, u.ProtectedPaths)
 		}
 	}
 	for _, p := range []string{filepath.Join(ws, ".riot"), filepath.Join(home, "link", ".riot")} {
-		if !slices.Contains(u.GetProtectedPaths(), p) {
-			t.Errorf("%s must stay protected: %v", p, u.GetProtectedPaths())
+		if !slices.Contains(u.ProtectedPaths, p) {
+			t.Errorf("%s must stay protected: %v", p, u.ProtectedPaths)
 		}
 	}
 	for _, p := range []string{filepath.Join(home, ".config", "riot"), h.stateDir} {
-		if !slices.Contains(u.GetMaskedPaths(), p) {
-			t.Errorf("%s must stay hidden: %v", p, u.GetMaskedPaths())
+		if !slices.Contains(u.MaskedPaths, p) {
+			t.Errorf("%s must stay hidden: %v", p, u.MaskedPaths)
 		}
 	}
 	for _, p := range []string{filepath.Join(home, ".aws"), filepath.Join(home, "out", "token"), filepath.Join(ws, ".env")} {
-		if !slices.Contains(rw.GetMaskedPaths(), p) {
-			t.Errorf("%s must be masked: %v", p, rw.GetMaskedPaths())
+		if !slices.Contains(rw.MaskedPaths, p) {
+			t.Errorf("%s must be masked: %v", p, rw.MaskedPaths)
 		}
 	}
-	if slices.Contains(rw.GetMaskedPaths(), filepath.Join(home, ".ssh")) {
-		t.Errorf("~/.ssh is in allow_read and must be shown: %v", rw.GetMaskedPaths())
+	if slices.Contains(rw.MaskedPaths, filepath.Join(home, ".ssh")) {
+		t.Errorf("~/.ssh is in allow_read and must be shown: %v", rw.MaskedPaths)
 	}
 }
 
@@ -387,10 +385,10 @@ func TestProfileSecretMadeLaterIsMaskedOnTheNextCall(t *testing.T) {
 	for _, secret := range []string{filepath.Join(home, ".kube"), filepath.Join(home, ".config", "gh")} {
 		mkdir(t, secret)
 		p := h.startProfile(false, permission.Request{}, allowed)
-		if !slices.Contains(p.GetMaskedPaths(), secret) {
-			t.Errorf("%s, made after the first call, is not masked on the next: %v", secret, p.GetMaskedPaths())
+		if !slices.Contains(p.MaskedPaths, secret) {
+			t.Errorf("%s, made after the first call, is not masked on the next: %v", secret, p.MaskedPaths)
 		}
-		if want := uncachedProfile(h, false, permission.Request{}, allowed); !proto.Equal(p, want) {
+		if want := uncachedProfile(h, false, permission.Request{}, allowed); !sameProfile(p, want) {
 			t.Errorf("after %s was made:\n got %v\nwant %v", secret, p, want)
 		}
 		settle(t, home, filepath.Join(home, ".config"))
@@ -401,15 +399,15 @@ func TestProfileSecretMadeLaterIsMaskedOnTheNextCall(t *testing.T) {
 	env := filepath.Join(ws, "sub", "new", ".env")
 	writeFile(t, env)
 	clock.advance(maskRefresh)
-	if p := h.startProfile(false, permission.Request{}, allowed); slices.Contains(p.GetMaskedPaths(), env) {
-		t.Fatalf("the base was found again before maskRefresh passed: %v", p.GetMaskedPaths())
+	if p := h.startProfile(false, permission.Request{}, allowed); slices.Contains(p.MaskedPaths, env) {
+		t.Fatalf("the base was found again before maskRefresh passed: %v", p.MaskedPaths)
 	}
 	clock.advance(time.Nanosecond)
 	p := h.startProfile(false, permission.Request{}, allowed)
-	if !slices.Contains(p.GetMaskedPaths(), env) {
-		t.Errorf("%s, made after the first call, is not masked once maskRefresh passed: %v", env, p.GetMaskedPaths())
+	if !slices.Contains(p.MaskedPaths, env) {
+		t.Errorf("%s, made after the first call, is not masked once maskRefresh passed: %v", env, p.MaskedPaths)
 	}
-	if want := uncachedProfile(h, false, permission.Request{}, allowed); !proto.Equal(p, want) {
+	if want := uncachedProfile(h, false, permission.Request{}, allowed); !sameProfile(p, want) {
 		t.Errorf("after the refresh:\n got %v\nwant %v", p, want)
 	}
 }
@@ -446,8 +444,8 @@ func TestProfileWritableAndProtectedPathsFollowTheFilesystem(t *testing.T) {
 	allowed := permission.Decision{Behavior: permission.Allow}
 	first := h.startProfile(false, permission.Request{}, allowed)
 	real := filepath.Join(home, "real")
-	if !slices.Contains(first.GetWritePaths(), real) {
-		t.Fatalf("the additional dir's target is not writable: %v", first.GetWritePaths())
+	if !slices.Contains(first.WritePaths, real) {
+		t.Fatalf("the additional dir's target is not writable: %v", first.WritePaths)
 	}
 	// The clock does not move: each change shows on the next call.
 	mkdir(t, filepath.Join(home, "other"))
@@ -459,8 +457,8 @@ func TestProfileWritableAndProtectedPathsFollowTheFilesystem(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := h.startProfile(false, permission.Request{}, allowed)
-	if slices.Contains(p.GetWritePaths(), real) || !slices.Contains(p.GetWritePaths(), filepath.Join(home, "other")) {
-		t.Errorf("after the additional dir's link moved, the old target must not stay writable: %v", p.GetWritePaths())
+	if slices.Contains(p.WritePaths, real) || !slices.Contains(p.WritePaths, filepath.Join(home, "other")) {
+		t.Errorf("after the additional dir's link moved, the old target must not stay writable: %v", p.WritePaths)
 	}
 	// A path removed stays listed until the refresh: bwrap skips a bind
 	// of a missing path, so that grants nothing the computation would not.
@@ -472,15 +470,15 @@ func TestProfileWritableAndProtectedPathsFollowTheFilesystem(t *testing.T) {
 	// A path missing when the base was computed and made since only
 	// narrows the profile while left out: bound from the refresh on.
 	clock.advance(maskRefresh + time.Nanosecond)
-	if p = h.startProfile(false, permission.Request{}, allowed); slices.Contains(p.GetWritePaths(), out) {
-		t.Fatalf("a missing allow_write path is listed: %v", p.GetWritePaths())
+	if p = h.startProfile(false, permission.Request{}, allowed); slices.Contains(p.WritePaths, out) {
+		t.Fatalf("a missing allow_write path is listed: %v", p.WritePaths)
 	}
 	mkdir(t, out)
 	clock.advance(maskRefresh)
 	assertNoWider(t, h.startProfile(false, permission.Request{}, allowed), uncachedProfile(h, false, permission.Request{}, allowed))
 	clock.advance(time.Nanosecond)
-	if p = h.startProfile(false, permission.Request{}, allowed); !slices.Contains(p.GetWritePaths(), out) {
-		t.Errorf("an allow_write path made during the session is not bound after the refresh: %v", p.GetWritePaths())
+	if p = h.startProfile(false, permission.Request{}, allowed); !slices.Contains(p.WritePaths, out) {
+		t.Errorf("an allow_write path made during the session is not bound after the refresh: %v", p.WritePaths)
 	}
 	// riot's config dir, missing, is protected so that no command makes
 	// it; made during the session, it is hidden at once.
@@ -489,38 +487,38 @@ func TestProfileWritableAndProtectedPathsFollowTheFilesystem(t *testing.T) {
 		t.Fatal(err)
 	}
 	clock.advance(maskRefresh + time.Nanosecond)
-	if p = h.startProfile(false, permission.Request{}, allowed); !slices.Contains(p.GetProtectedPaths(), conf) || slices.Contains(p.GetMaskedPaths(), conf) {
-		t.Fatalf("a missing config dir must be protected, not masked: protected %v masked %v", p.GetProtectedPaths(), p.GetMaskedPaths())
+	if p = h.startProfile(false, permission.Request{}, allowed); !slices.Contains(p.ProtectedPaths, conf) || slices.Contains(p.MaskedPaths, conf) {
+		t.Fatalf("a missing config dir must be protected, not masked: protected %v masked %v", p.ProtectedPaths, p.MaskedPaths)
 	}
 	mkdir(t, conf)
-	if p = h.startProfile(false, permission.Request{}, allowed); !slices.Contains(p.GetMaskedPaths(), conf) {
-		t.Errorf("riot's config dir made during the session is not hidden on the next call: %v", p.GetMaskedPaths())
+	if p = h.startProfile(false, permission.Request{}, allowed); !slices.Contains(p.MaskedPaths, conf) {
+		t.Errorf("riot's config dir made during the session is not hidden on the next call: %v", p.MaskedPaths)
 	}
-	if want := uncachedProfile(h, false, permission.Request{}, allowed); !proto.Equal(p, want) {
+	if want := uncachedProfile(h, false, permission.Request{}, allowed); !sameProfile(p, want) {
 		t.Errorf("after the changes:\n got %v\nwant %v", p, want)
 	}
 }
 
 // assertNoWider fails when got makes writable or shows a path that exists
 // and want does not, or protects less than want.
-func assertNoWider(t *testing.T, got, want *toolv1.Sandbox) {
+func assertNoWider(t *testing.T, got, want *shared.SandboxProfile) {
 	t.Helper()
-	if got.GetMode() != want.GetMode() || got.GetNetwork() != want.GetNetwork() {
-		t.Errorf("mode %v network %v, the computation's %v %v", got.GetMode(), got.GetNetwork(), want.GetMode(), want.GetNetwork())
+	if got.Writable != want.Writable || got.Network != want.Network {
+		t.Errorf("writable %v network %v, the computation's %v %v", got.Writable, got.Network, want.Writable, want.Network)
 	}
 	for _, l := range []struct {
 		what      string
 		got, want []string
-	}{{"writable", got.GetWritePaths(), want.GetWritePaths()}, {"shown", got.GetReadPaths(), want.GetReadPaths()}} {
+	}{{"writable", got.WritePaths, want.WritePaths}, {"shown", got.ReadPaths, want.ReadPaths}} {
 		for _, p := range l.got {
 			if _, err := os.Lstat(p); err == nil && !slices.Contains(l.want, p) {
 				t.Errorf("%s is %s, which the computation does not give: %v", p, l.what, l.want)
 			}
 		}
 	}
-	for _, p := range want.GetProtectedPaths() {
-		if !slices.Contains(got.GetProtectedPaths(), p) {
-			t.Errorf("%s is not protected, which the computation protects: %v", p, got.GetProtectedPaths())
+	for _, p := range want.ProtectedPaths {
+		if !slices.Contains(got.ProtectedPaths, p) {
+			t.Errorf("%s is not protected, which the computation protects: %v", p, got.ProtectedPaths)
 		}
 	}
 }
@@ -537,10 +535,10 @@ func TestProfileBaseIsComputedAgainForANewConfig(t *testing.T) {
 	cfg.Sandbox.Network = ""
 	h.cfg = &cfg
 	p := h.startProfile(false, permission.Request{}, allowed)
-	if slices.Contains(p.GetWritePaths(), filepath.Join(home, "out")) || !slices.Contains(p.GetMaskedPaths(), filepath.Join(home, ".ssh")) || !p.GetNetwork() {
-		t.Errorf("the profile still follows the old config: write %v masked %v network %v", p.GetWritePaths(), p.GetMaskedPaths(), p.GetNetwork())
+	if slices.Contains(p.WritePaths, filepath.Join(home, "out")) || !slices.Contains(p.MaskedPaths, filepath.Join(home, ".ssh")) || !p.Network {
+		t.Errorf("the profile still follows the old config: write %v masked %v network %v", p.WritePaths, p.MaskedPaths, p.Network)
 	}
-	if want := uncachedProfile(h, false, permission.Request{}, allowed); !proto.Equal(p, want) {
+	if want := uncachedProfile(h, false, permission.Request{}, allowed); !sameProfile(p, want) {
 		t.Errorf("after the new config:\n got %v\nwant %v", p, want)
 	}
 	// A new policy (its deny rules) and a new $HOME count too.
@@ -549,14 +547,14 @@ func TestProfileBaseIsComputedAgainForANewConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.policy = pol
-	if p = h.startProfile(false, permission.Request{}, allowed); !slices.Contains(p.GetMaskedPaths(), filepath.Join(h.opts.Workspace, "keep.txt")) {
-		t.Errorf("a new policy's deny rule is not masked: %v", p.GetMaskedPaths())
+	if p = h.startProfile(false, permission.Request{}, allowed); !slices.Contains(p.MaskedPaths, filepath.Join(h.opts.Workspace, "keep.txt")) {
+		t.Errorf("a new policy's deny rule is not masked: %v", p.MaskedPaths)
 	}
 	other := t.TempDir()
 	mkdir(t, filepath.Join(other, ".gnupg"))
 	t.Setenv("HOME", other)
-	if p = h.startProfile(false, permission.Request{}, allowed); !slices.Contains(p.GetMaskedPaths(), filepath.Join(other, ".gnupg")) {
-		t.Errorf("the secrets of a new $HOME are not masked: %v", p.GetMaskedPaths())
+	if p = h.startProfile(false, permission.Request{}, allowed); !slices.Contains(p.MaskedPaths, filepath.Join(other, ".gnupg")) {
+		t.Errorf("the secrets of a new $HOME are not masked: %v", p.MaskedPaths)
 	}
 }
 
@@ -572,7 +570,7 @@ func TestProfileListsAreTheCallsOwn(t *testing.T) {
 			}
 		}
 	}
-	if got := h.startProfile(false, permission.Request{}, allowed); !proto.Equal(got, want) {
+	if got := h.startProfile(false, permission.Request{}, allowed); !sameProfile(got, want) {
 		t.Errorf("a call's change to its profile reached the next call's:\n got %v\nwant %v", got, want)
 	}
 }
@@ -587,8 +585,8 @@ func TestProfileConcurrentCallsShareTheBaseSafely(t *testing.T) {
 		wg.Go(func() {
 			for range 20 {
 				p := h.startProfile(false, permission.Request{}, allowed)
-				if !proto.Equal(p, want) {
-					errs <- p.String()
+				if !sameProfile(p, want) {
+					errs <- fmt.Sprintf("%+v", *p)
 					return
 				}
 				// Each call may change its own lists: -race finds a
@@ -605,4 +603,21 @@ func TestProfileConcurrentCallsShareTheBaseSafely(t *testing.T) {
 	for e := range errs {
 		t.Errorf("a concurrent call's profile: %s\nwant %v", e, want)
 	}
+}
+
+// sameProfile reports whether two profiles are equal, an empty list and
+// none alike.
+func sameProfile(a, b *shared.SandboxProfile) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	norm := func(p shared.SandboxProfile) shared.SandboxProfile {
+		for _, l := range []*[]string{&p.ReadPaths, &p.WritePaths, &p.ProtectedPaths, &p.MaskedPaths} {
+			if len(*l) == 0 {
+				*l = nil
+			}
+		}
+		return p
+	}
+	return reflect.DeepEqual(norm(*a), norm(*b))
 }

@@ -82,7 +82,7 @@ func TestRequiredSandboxRefusesAPluginThatDoesNotDeclare(t *testing.T) {
 // no sandbox, whatever the mode; an older plugin's read-only call shows
 // its profile where bwrap works.
 func TestExplainSaysWhyAPluginThatStartsNoProcessesHasNoSandbox(t *testing.T) {
-	for _, mode := range []string{"auto", "required", "off"} {
+	for _, mode := range config.SandboxModes {
 		cfg := testConfig(t, bypass, func(c *config.Config) { c.Sandbox.Mode = mode })
 		h := newHost(t, withConfig(cfg), withPlugins(readOnlyKit(false)))
 		ex := h.Explain(context.Background(), "Noop", []byte(`{}`), core.ExplainOptions{})
@@ -95,7 +95,7 @@ func TestExplainSaysWhyAPluginThatStartsNoProcessesHasNoSandbox(t *testing.T) {
 	}
 	h := newHost(t, withConfig(testConfig(t, bypass)), withPlugins(readOnlyKit(true)))
 	ex := h.Explain(context.Background(), "Noop", []byte(`{}`), core.ExplainOptions{})
-	if ex.Sandbox == nil || ex.NoSandbox != "" || ex.Sandbox.GetReason() != "a call allowed as read-only" {
+	if ex.Sandbox == nil || ex.NoSandbox != "" || ex.Sandbox.Reason != "a call allowed as read-only" {
 		t.Errorf("an older read-only plugin: sandbox %v, reason %q", ex.Sandbox, ex.NoSandbox)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -62,6 +63,17 @@ type profileBase struct {
 	// secrets are the secret paths that exist and allow_read does not
 	// uncover.
 	secrets []string
+	// results are the forms of this session's results dir, shown
+	// read-only to every command (profileOf); none while it does not exist,
+	// and then it is watched, so the first spill brings a new base.
+	results []string
+
+	// makeOnce makes the protected directories that were missing (watched.made)
+	// once per base, before the first sandbox of it starts: afterwards hold,
+	// checked before every reuse, finds each still there, or the base is
+	// computed again. failed are those it could not make.
+	makeOnce sync.Once
+	failed   []string
 }
 
 // baseKey is what a base is computed from besides the filesystem.
@@ -99,6 +111,13 @@ type watches struct {
 	// that a further change could keep its times (fileid.ID.Racy), so the
 	// base is not reused.
 	racy bool
+}
+
+// missing notes p, which was missing and whose making changes the profile.
+func (w *watches) missing(p string) {
+	if !slices.Contains(w.gone, p) {
+		w.gone = append(w.gone, p)
+	}
 }
 
 // dir notes the directory that would change were the missing path p made.
@@ -220,7 +239,7 @@ func (h *Host) computeBase(key baseKey) *profileBase {
 		if _, err := os.Lstat(own); err == nil {
 			b.hidden = appendForms(b.hidden, own, w)
 		} else {
-			w.gone = append(w.gone, own)
+			w.missing(own)
 			b.own = append(b.own, own)
 		}
 	}
@@ -230,6 +249,12 @@ func (h *Host) computeBase(key baseKey) *profileBase {
 		} else if !slices.Contains(b.own, own) {
 			b.own = append(b.own, own)
 		}
+	}
+	// This session's results dir is made by the first spill: until then
+	// it is watched, so that a command can read back a spill from the
+	// next call on.
+	if b.results = appendForms(nil, h.resultDir, w); len(b.results) == 0 && filepath.IsAbs(h.resultDir) {
+		w.missing(filepath.Clean(h.resultDir))
 	}
 	b.masks = append(b.masks, h.denyMasks()...)
 	for _, d := range sb.DenyRead {
@@ -281,7 +306,7 @@ func (h *Host) ownProtected(w *watches) []string {
 			continue // .riot/plugins: .riot is protected
 		}
 		if _, err := os.Lstat(d.Path); err != nil && coveredBy(roots, d.Path) {
-			w.gone = append(w.gone, d.Path)
+			w.missing(d.Path)
 			continue
 		}
 		out = append(out, filepath.Clean(d.Path))
@@ -291,7 +316,7 @@ func (h *Host) ownProtected(w *watches) []string {
 			continue
 		}
 		if _, err := os.Lstat(p.Path); err != nil {
-			w.gone = append(w.gone, p.Path)
+			w.missing(p.Path)
 			continue
 		}
 		out = append(out, filepath.Clean(p.Path))
@@ -334,7 +359,7 @@ func inRootProtection(root string, pp inRootPath, w *watches) (string, bool) {
 	}
 	parent := filepath.Dir(prot)
 	if fi, err := os.Stat(parent); err != nil || !fi.IsDir() {
-		w.gone = append(w.gone, parent)
+		w.missing(parent)
 		return "", false
 	}
 	switch {
@@ -344,7 +369,7 @@ func inRootProtection(root string, pp inRootPath, w *watches) (string, bool) {
 		w.made = append(w.made, prot)
 		return prot, true
 	case parent == filepath.Clean(root):
-		w.gone = append(w.gone, prot)
+		w.missing(prot)
 		return "", false
 	}
 	return prot, true
@@ -439,16 +464,20 @@ func literalPrefix(g string) string {
 }
 
 // makeProtected makes the protected directories of b that do not exist
-// yet (a root's .riot, .git/hooks), just before a sandbox of b starts:
-// never while a profile is only computed (`riot explain`). It returns
-// those it could not make, which the profile must not list: the sandbox
-// would refuse every new name in the directory that would hold them.
+// yet (a root's .riot, .git/hooks), just before the first sandbox of b
+// starts: never while a profile is only computed (`riot explain`). It
+// returns those it could not make, which the profile must not list: the
+// sandbox would refuse every new name in the directory that would hold
+// them. A later call reuses b only when hold finds each made directory
+// there, so it makes them once per base (and a base whose directory could
+// not be made is never reused).
 func (b *profileBase) makeProtected() []string {
-	var failed []string
-	for _, dir := range b.watched.made {
-		if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-			failed = append(failed, dir)
+	b.makeOnce.Do(func() {
+		for _, dir := range b.watched.made {
+			if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+				b.failed = append(b.failed, dir)
+			}
 		}
-	}
-	return failed
+	})
+	return b.failed
 }

@@ -29,8 +29,8 @@ func TestExplainedProfileMakesNothing(t *testing.T) {
 			p = h.profile(false, permission.Request{}, allowed)
 		}
 		for _, dir := range want {
-			if !slices.Contains(p.GetProtectedPaths(), dir) {
-				t.Errorf("%s is not listed as protected: %v", dir, p.GetProtectedPaths())
+			if !slices.Contains(p.ProtectedPaths, dir) {
+				t.Errorf("%s is not listed as protected: %v", dir, p.ProtectedPaths)
 			}
 			if _, err := os.Lstat(dir); !os.IsNotExist(err) {
 				t.Fatalf("computing a profile made %s (%v)", dir, err)
@@ -42,8 +42,8 @@ func TestExplainedProfileMakesNothing(t *testing.T) {
 		if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
 			t.Errorf("a sandbox about to start: %s was not made (%v)", dir, err)
 		}
-		if !slices.Contains(p.GetProtectedPaths(), dir) {
-			t.Errorf("%s is not protected: %v", dir, p.GetProtectedPaths())
+		if !slices.Contains(p.ProtectedPaths, dir) {
+			t.Errorf("%s is not protected: %v", dir, p.ProtectedPaths)
 		}
 	}
 }
@@ -59,10 +59,10 @@ func TestKernelPathSubjectsAreNotBound(t *testing.T) {
 		{Kind: permission.PathSubject, Value: "/sys/kernel", Access: permission.Read},
 	}}
 	p := h.profile(false, req, permission.Decision{Behavior: permission.Allow})
-	for _, list := range [][]string{p.GetReadPaths(), p.GetWritePaths()} {
+	for _, list := range [][]string{p.ReadPaths, p.WritePaths} {
 		for _, path := range list {
 			if coveredBy(kernelDirs, path) {
-				t.Errorf("%s is bound from the host: read %v write %v", path, p.GetReadPaths(), p.GetWritePaths())
+				t.Errorf("%s is bound from the host: read %v write %v", path, p.ReadPaths, p.WritePaths)
 			}
 		}
 	}

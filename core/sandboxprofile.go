@@ -8,7 +8,7 @@ import (
 
 	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/core/permission"
-	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
+	"github.com/riot-tools/riot/shared"
 )
 
 // profile is the sandbox of a call with this request and decision: as
@@ -17,14 +17,14 @@ import (
 //
 // It changes nothing on disk: a sandbox about to start gets its profile
 // from startProfile, which makes what the profile protects first.
-func (h *Host) profile(readOnly bool, req permission.Request, d permission.Decision) *toolv1.Sandbox {
+func (h *Host) profile(readOnly bool, req permission.Request, d permission.Decision) *shared.SandboxProfile {
 	return h.profileOf(h.profileBase(), readOnly, req, d)
 }
 
 // startProfile is profile for a call about to run in it: the protected
 // directories that do not exist yet are made first, and one that cannot
 // be made is left out.
-func (h *Host) startProfile(readOnly bool, req permission.Request, d permission.Decision) *toolv1.Sandbox {
+func (h *Host) startProfile(readOnly bool, req permission.Request, d permission.Decision) *shared.SandboxProfile {
 	b := h.profileBase()
 	failed := b.makeProtected()
 	p := h.profileOf(b, readOnly, req, d)
@@ -32,16 +32,15 @@ func (h *Host) startProfile(readOnly bool, req permission.Request, d permission.
 	return p
 }
 
-func (h *Host) profileOf(b *profileBase, readOnly bool, req permission.Request, d permission.Decision) *toolv1.Sandbox {
-	p := &toolv1.Sandbox{
-		Mode:     toolv1.SandboxMode_SANDBOX_MODE_WRITE,
-		Network:  h.cfg.Sandbox.Network != "none",
-		Required: h.sandboxMode() == "required",
+func (h *Host) profileOf(b *profileBase, readOnly bool, req permission.Request, d permission.Decision) *shared.SandboxProfile {
+	p := &shared.SandboxProfile{
+		Writable: !readOnly,
+		Network:  h.cfg.Sandbox.Network != config.SandboxNetworkNone,
+		Required: h.sandboxMode() == config.SandboxRequired,
 		Reason:   profileReason(readOnly, d),
 	}
 	// The lists are the call's own: the base is shared.
 	if readOnly {
-		p.Mode = toolv1.SandboxMode_SANDBOX_MODE_READ_ONLY
 		p.WritePaths = slices.Clone(b.rootWrite)
 	} else {
 		p.WritePaths = slices.Clone(b.write)
@@ -51,9 +50,9 @@ func (h *Host) profileOf(b *profileBase, readOnly bool, req permission.Request, 
 	// This session's spilled results, read-only, so that a spill path riot
 	// printed can be read back with Bash: the only part of riot's state a
 	// command sees. A host serves one session (New opens it), so its
-	// resultDir is the call's session's. Looked at on every call, as the
-	// first spill makes it.
-	results := appendForms(nil, h.resultDir, nil)
+	// resultDir is the call's session's. The base has its forms, and
+	// watches it while it is missing, as the first spill makes it.
+	results := b.results
 	p.ReadPaths = append(p.ReadPaths, results...)
 	// A path below a mask is not shown, but for a root inside riot's
 	// hidden dirs (the root stays usable, the rest hidden) and this
@@ -77,7 +76,7 @@ func (h *Host) profileOf(b *profileBase, readOnly bool, req permission.Request, 
 // addAllowedPaths adds to p each path outside its writable paths that the
 // decision allowed this call: reads read-only, writes writable (the
 // nearest existing ancestor, so that the file may be made).
-func (h *Host) addAllowedPaths(p *toolv1.Sandbox, req permission.Request, d permission.Decision) {
+func (h *Host) addAllowedPaths(p *shared.SandboxProfile, req permission.Request, d permission.Decision) {
 	for _, s := range req.Subjects {
 		if s.Kind != permission.PathSubject || d.Behavior != permission.Allow {
 			continue
@@ -116,7 +115,7 @@ func profileReason(readOnly bool, d permission.Decision) string {
 	case d.Rule != nil:
 		return "a call allowed by the rule " + d.Rule.Text
 	case d.Step == permission.StepMode:
-		return "a call allowed by the " + d.Mode + " mode"
+		return "a call allowed by the " + string(d.Mode) + " mode"
 	default:
 		return "a call allowed by its tool"
 	}

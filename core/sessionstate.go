@@ -32,16 +32,16 @@ type sessionNotes struct {
 // at once, and keeps what the model must know for the next turn's first
 // result.
 func (h *Host) takeSessionNotices() {
-	for _, n := range h.session.TakeNotices() {
+	for _, n := range h.state.TakeNotices() {
 		if !n.Lost {
-			h.warnUser(fmt.Sprintf("the state file of session %s was corrupt; riot moved it to %s and saved the state it held in its place, so nothing was lost. Look at the old file, or delete it.", h.session.ID(), n.MovedTo))
+			h.warnUser(fmt.Sprintf("the state file of session %s was corrupt; riot moved it to %s and saved the state it held in its place, so nothing was lost. Look at the old file, or delete it.", h.state.ID(), n.MovedTo))
 			continue
 		}
 		where := "was set aside"
 		if n.MovedTo != "" {
 			where = "was moved to " + n.MovedTo
 		}
-		h.warnUser(fmt.Sprintf("the state file of session %s was corrupt and %s; the session started afresh, without its records of files read or its grants. Look at the old file, or delete it.", h.session.ID(), where))
+		h.warnUser(fmt.Sprintf("the state file of session %s was corrupt and %s; the session started afresh, without its records of files read or its grants. Look at the old file, or delete it.", h.state.ID(), where))
 		h.notes.mu.Lock()
 		h.notes.model = append(h.notes.model, "riot could not read this session's saved state (its file was corrupt) and started the session afresh: Read again any file you read earlier before you Edit it, and expect permissions granted for this session to be asked for again.")
 		h.notes.mu.Unlock()
@@ -57,27 +57,27 @@ func (h *Host) tellSessionState(calls []*call, results []ToolResult) {
 	first := h.notes.model // for the first result of the turn
 	h.notes.model = nil
 	h.notes.mu.Unlock()
-	dir := filepath.Dir(h.session.Path())
+	dir := filepath.Dir(h.state.Path())
 	for i, c := range calls {
 		if c == nil || c.unsaved == nil || i >= len(results) {
 			continue
 		}
 		why := session.Why(c.unsaved)
-		h.warnUser(fmt.Sprintf("cannot save the state of session %s (%s): %s; until then, what its calls record lasts only while this riot runs (%v)", h.session.ID(), why, stateRemedy(c.unsaved, dir), osError(c.unsaved)))
+		h.warnUser(fmt.Sprintf("cannot save the state of session %s (%s): %s; until then, what its calls record lasts only while this riot runs (%v)", h.state.ID(), why, stateRemedy(c.unsaved, dir), osError(c.unsaved)))
 		appendText(&results[i], fmt.Sprintf("riot could not save what this call recorded in the session (%s), such as that a file was read: it holds only while this riot process runs, so in a later invocation Edit will ask you to Read the file again. Tell the user to %s.", why, stateRemedy(c.unsaved, dir)))
 	}
 	if h.opts.WriteBehind {
 		// A session host writes behind its turns, so a failure shows after
 		// the turn it belongs to: it is told in the next, once, until a
 		// write succeeds.
-		err := h.session.SaveError()
+		err := h.state.SaveError()
 		h.notes.mu.Lock()
 		tell := err != nil && !h.notes.failing
 		h.notes.failing = err != nil
 		h.notes.mu.Unlock()
 		if tell {
 			why := session.Why(err)
-			h.warnUser(fmt.Sprintf("cannot save the state of session %s (%s): %s; until then, the session host keeps it in memory, and loses it when it stops (%v)", h.session.ID(), why, stateRemedy(err, dir), osError(err)))
+			h.warnUser(fmt.Sprintf("cannot save the state of session %s (%s): %s; until then, the session host keeps it in memory, and loses it when it stops (%v)", h.state.ID(), why, stateRemedy(err, dir), osError(err)))
 			first = append(first, fmt.Sprintf("riot cannot save this session's state (%s). This session host keeps it in memory, but loses it when it stops: after that, Read again any file you read before you Edit it. Tell the user to %s.", why, stateRemedy(err, dir)))
 		}
 	}

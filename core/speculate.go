@@ -1,12 +1,12 @@
 package core
 
 import (
+	"bytes"
 	"context"
+	"slices"
 
-	"google.golang.org/protobuf/proto"
-
+	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/shared"
-	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
 
 // A speculated Prepare: elision (elide.go) with a guessed answer in place
@@ -54,11 +54,11 @@ import (
 // guess sets up c to be judged with its tool's expected answer, when the
 // tool's plugin honours one and there is one. It reports whether it did.
 func (h *Host) guess(c *call) bool {
-	if !c.tool.spec.GetHonoursExpect() {
+	if !c.tool.spec.HonoursExpect {
 		return false
 	}
 	x := c.tool.expected.Load()
-	if x == nil || !x.steady || x.answer.GetClassifierInput() != "" && h.policy.Mode() == "auto" {
+	if x == nil || !x.steady || x.answer.ClassifierInput != "" && h.policy.Mode() == config.ModeAuto {
 		return false
 	}
 	c.prep, c.expect, c.elided = x.answer, x.answer, true
@@ -69,43 +69,44 @@ func (h *Host) guess(c *call) bool {
 // without its description, and whether the tool's answers are steady: it
 // was the tool's first, or the same as the one before it.
 type expectation struct {
-	answer *toolv1.PrepareResponse
+	answer *shared.PrepareAnswer
 	steady bool
 }
 
 // remember keeps p, an answer t's Prepare gave and the host accepted, as
 // the answer to expect of t's next call. It is kept without its
 // description and is never changed afterwards: calls share it.
-func (t *tool) remember(p *toolv1.PrepareResponse) {
-	if !t.spec.GetHonoursExpect() {
+func (t *tool) remember(p *shared.PrepareAnswer) {
+	if !t.spec.HonoursExpect {
 		return
 	}
 	old := t.expected.Load()
-	if old != nil && shared.SameAnswer(old.answer, p) {
+	if old != nil && shared.SameAnswer(*old.answer, *p) {
 		if !old.steady {
 			t.expected.Store(&expectation{answer: old.answer, steady: true})
 		}
 		return
 	}
-	e := proto.CloneOf(p)
+	e := *p
 	e.Describe = ""
-	t.expected.Store(&expectation{answer: e, steady: old == nil})
+	e.Subjects, e.Unknown = slices.Clone(p.Subjects), bytes.Clone(p.Unknown)
+	t.expected.Store(&expectation{answer: &e, steady: old == nil})
 }
 
 // missed records the plugin's answer p to a call whose guess it is not:
 // the call did not run, and is to be judged on p (retry).
-func (c *call) missed(p *toolv1.PrepareResponse) {
+func (c *call) missed(p *shared.PrepareAnswer) {
 	c.tool.remember(p)
 	c.prep, c.expect, c.elided = p, nil, false
-	c.result.Describe = p.GetDescribe()
+	c.result.Describe = p.Describe
 	c.retry, c.unrun = true, true
 }
 
 // missedAfterAsking: the call was guessed with e, the plugin's Prepare has
 // since answered it (unelide), and the answer is not e. Then the call is
 // to be judged on that answer (retry).
-func (c *call) missedAfterAsking(e *toolv1.PrepareResponse) bool {
-	if e == nil || shared.SameAnswer(c.prep, e) {
+func (c *call) missedAfterAsking(e *shared.PrepareAnswer) bool {
+	if e == nil || shared.SameAnswer(*c.prep, *e) {
 		return false
 	}
 	c.retry, c.unrun = true, true

@@ -134,7 +134,7 @@ func TestSpeculatedPrepareDecidesAsPrepare(t *testing.T) {
 	for _, mode := range permissionModes {
 		for _, rule := range ruleCases("Mark") {
 			for _, layout := range layouts {
-				t.Run(mode+"/"+rule.name+"/"+layout.name, func(t *testing.T) {
+				t.Run(string(mode)+"/"+rule.name+"/"+layout.name, func(t *testing.T) {
 					prompter := &markPrompter{}
 					guessing, asked := hostPair(t, mode, rule, prompter, func(c *config.Config) { c.Limits.MaxParallel = layout.maxParallel })
 					seen := observe(guessing)
@@ -216,7 +216,7 @@ func TestSpeculatedPrepareDecidesAsPrepare(t *testing.T) {
 // mode it is denied with plan mode's reason, unrun.
 func TestWrongGuessRunsNothingBeforeTheJudgement(t *testing.T) {
 	for _, tc := range []struct {
-		mode   string
+		mode   config.Mode
 		answer permission.Answer
 		status core.Status
 		text   string
@@ -408,7 +408,7 @@ func TestNoGuessForTheClassifier(t *testing.T) {
 // that honours no guess is. The texts, descriptions and prompts are the
 // same, and the tool never runs.
 func TestGuessBeforeASandboxRefusal(t *testing.T) {
-	for _, mode := range []string{"bypassPermissions", "default"} {
+	for _, mode := range []config.Mode{config.ModeBypassPermissions, config.ModeDefault} {
 		prompter := &markPrompter{answer: permission.AnswerAllowOnce}
 		guessing, asked := hostPair(t, mode, ruleCases("Mark")[0], prompter, func(c *config.Config) { c.Sandbox.Mode = "required" })
 		// As on a machine without bwrap.

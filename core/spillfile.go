@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/riot-tools/riot/internal/textcount"
-	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
+	"github.com/riot-tools/riot/shared"
 )
 
 // A plugin is a local process, so a large result need not cross the RPC:
@@ -36,36 +36,36 @@ func scratchPath(path string) string {
 
 // offer is the spill file offer of the call, for a limited budget; nil for
 // an unlimited one, whose text is never spilled.
-func (c *collector) offer() *toolv1.SpillFile {
+func (c *collector) offer() *shared.SpillFile {
 	if c.budget < 0 || c.store == nil {
 		return nil
 	}
 	c.offered = true
 	// Text spills past budget characters, so past budget bytes at the
 	// earliest: before, the file does not exist.
-	return &toolv1.SpillFile{Path: scratchPath(c.spillPath), AfterBytes: uint64(c.budget)}
+	return &shared.SpillFile{Path: scratchPath(c.spillPath), AfterBytes: uint64(c.budget)}
 }
 
 // announces reports whether ch names a stretch of the spill file rather
 // than carrying text.
-func announces(ch *toolv1.Chunk) bool {
-	return ch.GetFileLength() > 0 || ch.GetFileOffset() > 0 || ch.FileChars != nil || ch.FileNewlines != nil
+func announces(ch *shared.Chunk) bool {
+	return ch.FileLength > 0 || ch.FileOffset > 0 || ch.FileChars != nil || ch.FileNewlines != nil
 }
 
 // extent takes a text chunk whose bytes the plugin wrote to the spill file.
-func (c *collector) extent(ch *toolv1.Chunk) error {
-	n := ch.GetFileLength()
+func (c *collector) extent(ch *shared.Chunk) error {
+	n := ch.FileLength
 	switch {
 	case !c.offered:
 		return &malformedError{Why: "text announced in a spill file riot did not offer for this call"}
-	case len(ch.GetData()) > 0:
+	case len(ch.Data) > 0:
 		return &malformedError{Why: "a chunk that carries text and also announces text in the spill file"}
 	case c.file == nil:
 		return &malformedError{Why: "text announced in the spill file before riot had created it"}
 	case len(c.pending) > 0:
 		return notUTF8(c.nbytes)
-	case ch.GetFileOffset() != uint64(c.nbytes):
-		return &malformedError{Why: fmt.Sprintf("text announced at byte %s of the spill file, where its output so far ends at byte %s", commas(int64(min(ch.GetFileOffset(), maxAnnounced))), commas(c.nbytes))}
+	case ch.FileOffset != uint64(c.nbytes):
+		return &malformedError{Why: fmt.Sprintf("text announced at byte %s of the spill file, where its output so far ends at byte %s", commas(int64(min(ch.FileOffset, maxAnnounced))), commas(c.nbytes))}
 	case n > maxAnnounced:
 		return &malformedError{Why: fmt.Sprintf("an announcement of %s bytes in the spill file", commas(int64(min(n, maxAnnounced))))}
 	}
@@ -133,11 +133,11 @@ func checkUTF8(p []byte, cut bool) (valid int, ok bool) {
 // which the model reads with Read, are the plugin's own output either way,
 // and nothing else depends on the counts, since the file exists only once
 // the budget is passed and the preview is read from the file.
-func (c *collector) counted(ch *toolv1.Chunk) error {
+func (c *collector) counted(ch *shared.Chunk) error {
 	if ch.FileChars == nil || ch.FileNewlines == nil {
 		return &malformedError{Why: "a spill file announcement that counts characters or newlines but not both"}
 	}
-	n, chars, lines := int64(ch.GetFileLength()), ch.GetFileChars(), ch.GetFileNewlines()
+	n, chars, lines := int64(ch.FileLength), *ch.FileChars, *ch.FileNewlines
 	switch {
 	case chars > uint64(n):
 		return &malformedError{Why: fmt.Sprintf("an announcement of %s characters in %s bytes of the spill file", commas(int64(min(chars, maxAnnounced))), commas(n))}

@@ -11,7 +11,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
+	"github.com/riot-tools/riot/shared"
 )
 
 // spilledCollector is a collector of budget characters that has been streamed text
@@ -27,13 +27,13 @@ func spilledCollector(t *testing.T, budget int64, streamed string) *collector {
 	return c
 }
 
-func textChunk(p []byte) *toolv1.CallEvent {
-	return &toolv1.CallEvent{Event: &toolv1.CallEvent_Chunk{Chunk: &toolv1.Chunk{Kind: toolv1.BlockKind_BLOCK_KIND_TEXT, Data: p}}}
+func textChunk(p []byte) shared.CallEvent {
+	return shared.CallEvent{Chunk: &shared.Chunk{Kind: shared.BlockText, Data: p}}
 }
 
 // announceAt writes data into c's spill file where its text ends, as the
 // SDK does, and returns the announcement of length bytes there.
-func announceAt(t *testing.T, c *collector, data []byte, length int) *toolv1.Chunk {
+func announceAt(t *testing.T, c *collector, data []byte, length int) *shared.Chunk {
 	t.Helper()
 	f, err := os.OpenFile(scratchPath(c.spillPath), os.O_WRONLY, 0)
 	if err != nil {
@@ -43,7 +43,7 @@ func announceAt(t *testing.T, c *collector, data []byte, length int) *toolv1.Chu
 	if _, err := f.WriteAt(data, c.nbytes); err != nil {
 		t.Fatal(err)
 	}
-	return &toolv1.Chunk{Kind: toolv1.BlockKind_BLOCK_KIND_TEXT, FileOffset: uint64(c.nbytes), FileLength: uint64(length)}
+	return &shared.Chunk{Kind: shared.BlockText, FileOffset: uint64(c.nbytes), FileLength: uint64(length)}
 }
 
 // midChars is the character count of d, a stretch whose head and tail riot
@@ -53,7 +53,7 @@ func midChars(d []byte, extra int) uint64 {
 	return uint64(utf8.RuneCount(d[:head]) + utf8.RuneCount(d[len(d)-tail:]) + len(d) - head - tail + extra)
 }
 
-func counts(ch *toolv1.Chunk, chars, lines uint64) *toolv1.Chunk {
+func counts(ch *shared.Chunk, chars, lines uint64) *shared.Chunk {
 	ch.FileChars, ch.FileNewlines = proto.Uint64(chars), proto.Uint64(lines)
 	return ch
 }
@@ -86,77 +86,77 @@ func TestCountedStretchRefused(t *testing.T) {
 		budget   int64
 		streamed string
 		data     []byte
-		ch       func(c *collector, data []byte) *toolv1.Chunk
+		ch       func(c *collector, data []byte) *shared.Chunk
 		why      string
 	}{
-		{"characters without newlines", 5, "0123456789", big, func(c *collector, d []byte) *toolv1.Chunk {
+		{"characters without newlines", 5, "0123456789", big, func(c *collector, d []byte) *shared.Chunk {
 			ch := announceAt(t, c, d, len(d))
 			ch.FileChars = proto.Uint64(bigChars)
 			return ch
 		}, "a spill file announcement that counts characters or newlines but not both"},
-		{"newlines without characters", 5, "0123456789", big, func(c *collector, d []byte) *toolv1.Chunk {
+		{"newlines without characters", 5, "0123456789", big, func(c *collector, d []byte) *shared.Chunk {
 			ch := announceAt(t, c, d, len(d))
 			ch.FileNewlines = proto.Uint64(bigLines)
 			return ch
 		}, "a spill file announcement that counts characters or newlines but not both"},
-		{"more characters than bytes", 5, "0123456789", big, func(c *collector, d []byte) *toolv1.Chunk {
+		{"more characters than bytes", 5, "0123456789", big, func(c *collector, d []byte) *shared.Chunk {
 			return counts(announceAt(t, c, d, len(d)), bigChars+1, bigLines)
 		}, "an announcement of 30,001 characters in 30,000 bytes of the spill file"},
-		{"more newlines than bytes", 5, "0123456789", big, func(c *collector, d []byte) *toolv1.Chunk {
+		{"more newlines than bytes", 5, "0123456789", big, func(c *collector, d []byte) *shared.Chunk {
 			return counts(announceAt(t, c, d, len(d)), bigChars, bigChars+1)
 		}, "an announcement of 30,001 newlines in 30,000 bytes of the spill file"},
-		{"more newlines than characters", 5, "0123456789", big, func(c *collector, d []byte) *toolv1.Chunk {
+		{"more newlines than characters", 5, "0123456789", big, func(c *collector, d []byte) *shared.Chunk {
 			return counts(announceAt(t, c, d, len(d)), 10_000, 10_001)
 		}, "an announcement of 10,001 newlines in 10,000 characters of the spill file"},
-		{"no characters", 5, "0123456789", big, func(c *collector, d []byte) *toolv1.Chunk {
+		{"no characters", 5, "0123456789", big, func(c *collector, d []byte) *shared.Chunk {
 			return counts(announceAt(t, c, d, len(d)), 0, 0)
 		}, "an announcement of no characters in 30,000 bytes of the spill file"},
-		{"more than four bytes a character", 5, "0123456789", big, func(c *collector, d []byte) *toolv1.Chunk {
+		{"more than four bytes a character", 5, "0123456789", big, func(c *collector, d []byte) *shared.Chunk {
 			return counts(announceAt(t, c, d, len(d)), 7499, 3000)
 		}, "an announcement of 7,499 characters in 30,000 bytes of the spill file, more than 4 bytes a character"},
-		{"not where the text ends", 5, "0123456789", big, func(c *collector, d []byte) *toolv1.Chunk {
+		{"not where the text ends", 5, "0123456789", big, func(c *collector, d []byte) *shared.Chunk {
 			ch := counts(announceAt(t, c, d, len(d)), bigChars, bigLines)
 			ch.FileOffset = 3
 			return ch
 		}, "text announced at byte 3 of the spill file, where its output so far ends at byte 10"},
-		{"a file shorter than announced", 5, "0123456789", big, func(c *collector, d []byte) *toolv1.Chunk {
+		{"a file shorter than announced", 5, "0123456789", big, func(c *collector, d []byte) *shared.Chunk {
 			return counts(announceAt(t, c, d, len(d)+5), bigChars+5, bigLines)
 		}, "text announced up to byte 30,015 of the spill file, which holds 30,010"},
-		{"a file shorter than the head riot reads", 5, "0123456789", big[:3], func(c *collector, d []byte) *toolv1.Chunk {
+		{"a file shorter than the head riot reads", 5, "0123456789", big[:3], func(c *collector, d []byte) *shared.Chunk {
 			return counts(announceAt(t, c, d, 30_000), bigChars, bigLines)
 		}, "text announced up to byte 30,010 of the spill file, which holds 13"},
-		{"a small stretch whose counts are not its own", 5, "01234\n6789", []byte("abc\ndé\n"), func(c *collector, d []byte) *toolv1.Chunk {
+		{"a small stretch whose counts are not its own", 5, "01234\n6789", []byte("abc\ndé\n"), func(c *collector, d []byte) *shared.Chunk {
 			return counts(announceAt(t, c, d, len(d)), 7, 1)
 		}, "an announcement of 7 characters and 1 newlines in a stretch of the spill file that holds 7 and 2"},
-		{"counts the head and tail contradict", 5, "0123456789", big, func(c *collector, d []byte) *toolv1.Chunk {
+		{"counts the head and tail contradict", 5, "0123456789", big, func(c *collector, d []byte) *shared.Chunk {
 			return counts(announceAt(t, c, d, len(d)), bigChars, 100)
 		}, "an announcement of 30,000 characters and 100 newlines in a stretch of the spill file whose first and last bytes riot read contradict them"},
-		{"bad UTF-8 in the head riot reads", 5, "0123456789", append([]byte("ok \xff"), big...), func(c *collector, d []byte) *toolv1.Chunk {
+		{"bad UTF-8 in the head riot reads", 5, "0123456789", append([]byte("ok \xff"), big...), func(c *collector, d []byte) *shared.Chunk {
 			return counts(announceAt(t, c, d, len(d)), bigChars+4, bigLines)
 		}, "text that is not valid UTF-8, at byte 13 of its output"},
-		{"bad UTF-8 in the tail riot reads", 5, "0123456789", append(append([]byte(nil), big...), "ok \xff\n"...), func(c *collector, d []byte) *toolv1.Chunk {
+		{"bad UTF-8 in the tail riot reads", 5, "0123456789", append(append([]byte(nil), big...), "ok \xff\n"...), func(c *collector, d []byte) *shared.Chunk {
 			return counts(announceAt(t, c, d, len(d)), bigChars+5, bigLines+1)
 		}, "text that is not valid UTF-8, at byte 30,013 of its output"},
-		{"a stretch that ends inside a character", 5, "0123456789", append(append([]byte(nil), big...), "caf\xc3"...), func(c *collector, d []byte) *toolv1.Chunk {
+		{"a stretch that ends inside a character", 5, "0123456789", append(append([]byte(nil), big...), "caf\xc3"...), func(c *collector, d []byte) *shared.Chunk {
 			return counts(announceAt(t, c, d, len(d)), bigChars+4, bigLines)
 		}, "text that is not valid UTF-8, at byte 30,013 of its output"},
-		{"more characters than the unread middle holds", 5, "0123456789", []byte(strings.Repeat("é", 15_000)), func(c *collector, d []byte) *toolv1.Chunk {
+		{"more characters than the unread middle holds", 5, "0123456789", []byte(strings.Repeat("é", 15_000)), func(c *collector, d []byte) *shared.Chunk {
 			return counts(announceAt(t, c, d, len(d)), midChars(d, 1), 0)
 		}, "an announcement of 23,750 characters and 0 newlines in a stretch of the spill file whose first and last bytes riot read contradict them"},
-		{"fewer characters than the unread middle must hold", 5, "0123456789", []byte(strings.Repeat("é", 15_000)), func(c *collector, d []byte) *toolv1.Chunk {
+		{"fewer characters than the unread middle must hold", 5, "0123456789", []byte(strings.Repeat("é", 15_000)), func(c *collector, d []byte) *shared.Chunk {
 			return counts(announceAt(t, c, d, len(d)), 6251+17498/4-1, 0)
 		}, "an announcement of 10,624 characters and 0 newlines in a stretch of the spill file whose first and last bytes riot read contradict them"},
-		{"more newlines than the unread middle's characters", 5, "0123456789", big, func(c *collector, d []byte) *toolv1.Chunk {
+		{"more newlines than the unread middle's characters", 5, "0123456789", big, func(c *collector, d []byte) *shared.Chunk {
 			return counts(announceAt(t, c, d, len(d)), bigChars, 1250+17498+1)
 		}, "an announcement of 30,000 characters and 18,749 newlines in a stretch of the spill file whose first and last bytes riot read contradict them"},
-		{"a tail that starts inside no character", 5, "0123456789", append(append([]byte(nil), big[:20_000]...), bytes.Repeat([]byte{0x80}, keepBytes)...), func(c *collector, d []byte) *toolv1.Chunk {
+		{"a tail that starts inside no character", 5, "0123456789", append(append([]byte(nil), big[:20_000]...), bytes.Repeat([]byte{0x80}, keepBytes)...), func(c *collector, d []byte) *shared.Chunk {
 			return counts(announceAt(t, c, d, len(d)), 20_001, 2000)
 		}, "text that is not valid UTF-8, at byte 20,014 of its output"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := spilledCollector(t, tc.budget, tc.streamed)
 			defer c.discard()
-			err := c.add(&toolv1.CallEvent{Event: &toolv1.CallEvent_Chunk{Chunk: tc.ch(c, tc.data)}})
+			err := c.add(shared.CallEvent{Chunk: tc.ch(c, tc.data)})
 			if got := why(err); got != tc.why {
 				t.Fatalf("refused for %q, want %q", got, tc.why)
 			}
@@ -189,13 +189,13 @@ func TestCountedStretchTaken(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			want := spilledCollector(t, tc.budget, tc.streamed)
 			defer want.discard()
-			if err := want.add(&toolv1.CallEvent{Event: &toolv1.CallEvent_Chunk{Chunk: announceAt(t, want, []byte(tc.data), len(tc.data))}}); err != nil {
+			if err := want.add(shared.CallEvent{Chunk: announceAt(t, want, []byte(tc.data), len(tc.data))}); err != nil {
 				t.Fatal(err)
 			}
 			got := spilledCollector(t, tc.budget, tc.streamed)
 			defer got.discard()
 			ch := counts(announceAt(t, got, []byte(tc.data), len(tc.data)), uint64(utf8.RuneCountInString(tc.data)), uint64(strings.Count(tc.data, "\n")))
-			if err := got.add(&toolv1.CallEvent{Event: &toolv1.CallEvent_Chunk{Chunk: ch}}); err != nil {
+			if err := got.add(shared.CallEvent{Chunk: ch}); err != nil {
 				t.Fatal(err)
 			}
 			sameCollected(t, got, want)
@@ -242,7 +242,7 @@ func FuzzCountedStretch(f *testing.F) {
 		}
 		want := spilledCollector(t, budget, streamed)
 		defer want.discard()
-		readErr := want.add(&toolv1.CallEvent{Event: &toolv1.CallEvent_Chunk{Chunk: announceAt(t, want, data, len(data))}})
+		readErr := want.add(shared.CallEvent{Chunk: announceAt(t, want, data, len(data))})
 		chars := int64(utf8.RuneCount(data)) + int64(lieChars)
 		lines := int64(bytes.Count(data, []byte{'\n'})) + int64(lieLines)
 		if chars < 0 || lines < 0 {
@@ -252,7 +252,7 @@ func FuzzCountedStretch(f *testing.F) {
 		defer got.discard()
 		// Up to this many bytes, riot reads the stretch whole.
 		whole := int64(keepBytes + max(0, keepBytes-len(got.head)))
-		err := got.add(&toolv1.CallEvent{Event: &toolv1.CallEvent_Chunk{Chunk: counts(announceAt(t, got, data, len(data)), uint64(chars), uint64(lines))}})
+		err := got.add(shared.CallEvent{Chunk: counts(announceAt(t, got, data, len(data)), uint64(chars), uint64(lines))})
 		honest := lieChars == 0 && lieLines == 0
 		switch {
 		case readErr == nil && honest && err != nil:
@@ -286,11 +286,11 @@ func FuzzCountedStretch(f *testing.F) {
 // own, counted or not.
 func TestAnnouncementRefused(t *testing.T) {
 	for _, withCounts := range []bool{false, true} {
-		ann := func(ch *toolv1.Chunk) *toolv1.CallEvent {
+		ann := func(ch *shared.Chunk) shared.CallEvent {
 			if withCounts {
-				ch = counts(ch, ch.GetFileLength(), 0)
+				ch = counts(ch, ch.FileLength, 0)
 			}
-			return &toolv1.CallEvent{Event: &toolv1.CallEvent_Chunk{Chunk: ch}}
+			return shared.CallEvent{Chunk: ch}
 		}
 		for _, tc := range []struct {
 			name string
@@ -300,12 +300,12 @@ func TestAnnouncementRefused(t *testing.T) {
 			{"not offered", func(t *testing.T) error {
 				h := budgetHost(t)
 				c := newCollector(5, h.results.spillPath("toolu_c"), h.results)
-				return c.add(ann(&toolv1.Chunk{Kind: toolv1.BlockKind_BLOCK_KIND_TEXT, FileOffset: 0, FileLength: 10}))
+				return c.add(ann(&shared.Chunk{Kind: shared.BlockText, FileOffset: 0, FileLength: 10}))
 			}, "text announced in a spill file riot did not offer for this call"},
 			{"text carried too", func(t *testing.T) error {
 				c := spilledCollector(t, 5, "0123456789")
 				defer c.discard()
-				return c.add(ann(&toolv1.Chunk{Kind: toolv1.BlockKind_BLOCK_KIND_TEXT, Data: []byte("x"), FileOffset: 10, FileLength: 10}))
+				return c.add(ann(&shared.Chunk{Kind: shared.BlockText, Data: []byte("x"), FileOffset: 10, FileLength: 10}))
 			}, "a chunk that carries text and also announces text in the spill file"},
 			{"before the file", func(t *testing.T) error {
 				h := budgetHost(t)
@@ -314,7 +314,7 @@ func TestAnnouncementRefused(t *testing.T) {
 				if err := c.add(textChunk([]byte("0123456789"))); err != nil {
 					t.Fatal(err)
 				}
-				return c.add(ann(&toolv1.Chunk{Kind: toolv1.BlockKind_BLOCK_KIND_TEXT, FileOffset: 10, FileLength: 10}))
+				return c.add(ann(&shared.Chunk{Kind: shared.BlockText, FileOffset: 10, FileLength: 10}))
 			}, "text announced in the spill file before riot had created it"},
 			{"after a cut character", func(t *testing.T) error {
 				c := spilledCollector(t, 5, "0123456789")
@@ -327,12 +327,12 @@ func TestAnnouncementRefused(t *testing.T) {
 			{"too long", func(t *testing.T) error {
 				c := spilledCollector(t, 5, "0123456789")
 				defer c.discard()
-				return c.add(ann(&toolv1.Chunk{Kind: toolv1.BlockKind_BLOCK_KIND_TEXT, FileOffset: 10, FileLength: maxAnnounced + 1}))
+				return c.add(ann(&shared.Chunk{Kind: shared.BlockText, FileOffset: 10, FileLength: maxAnnounced + 1}))
 			}, "an announcement of 1,125,899,906,842,624 bytes in the spill file"},
 			{"an image", func(t *testing.T) error {
 				c := spilledCollector(t, 5, "0123456789")
 				defer c.discard()
-				return c.add(ann(&toolv1.Chunk{Kind: toolv1.BlockKind_BLOCK_KIND_IMAGE, FileOffset: 10, FileLength: 1}))
+				return c.add(ann(&shared.Chunk{Kind: shared.BlockImage, FileOffset: 10, FileLength: 1}))
 			}, "an image announced in the spill file, which holds text only"},
 		} {
 			t.Run(fmt.Sprintf("%s, counted %v", tc.name, withCounts), func(t *testing.T) {
@@ -345,7 +345,7 @@ func TestAnnouncementRefused(t *testing.T) {
 	// Counts alone, with no offset or length, still announce.
 	c := spilledCollector(t, 5, "0123456789")
 	defer c.discard()
-	if got := why(c.add(&toolv1.CallEvent{Event: &toolv1.CallEvent_Chunk{Chunk: counts(&toolv1.Chunk{Kind: toolv1.BlockKind_BLOCK_KIND_TEXT}, 1, 0)}})); got != "text announced at byte 0 of the spill file, where its output so far ends at byte 10" {
+	if got := why(c.add(shared.CallEvent{Chunk: counts(&shared.Chunk{Kind: shared.BlockText}, 1, 0)})); got != "text announced at byte 0 of the spill file, where its output so far ends at byte 10" {
 		t.Fatalf("counts without a stretch: %q", got)
 	}
 }
@@ -356,7 +356,7 @@ func TestSpillFileOffered(t *testing.T) {
 	if newCollector(-1, h.results.spillPath("a"), h.results).offer() != nil {
 		t.Fatal("an unlimited call was offered the spill file")
 	}
-	if offer := newCollector(0, h.results.spillPath("b"), h.results).offer(); offer == nil || offer.GetAfterBytes() != 0 {
+	if offer := newCollector(0, h.results.spillPath("b"), h.results).offer(); offer == nil || offer.AfterBytes != 0 {
 		t.Fatalf("a call of budget 0 was offered %v", offer)
 	}
 	if newCollector(5, h.results.spillPath("c"), nil).offer() != nil {
@@ -372,7 +372,7 @@ func TestUncountedStretchReadBack(t *testing.T) {
 	valid := []byte(strings.Repeat("€", readPiece) + "a\n")
 	got := spilledCollector(t, 5, "0123456789")
 	defer got.discard()
-	if err := got.add(&toolv1.CallEvent{Event: &toolv1.CallEvent_Chunk{Chunk: announceAt(t, got, valid, len(valid))}}); err != nil {
+	if err := got.add(shared.CallEvent{Chunk: announceAt(t, got, valid, len(valid))}); err != nil {
 		t.Fatal(err)
 	}
 	want := spilledCollector(t, 5, "0123456789")
@@ -398,7 +398,7 @@ func TestUncountedStretchReadBack(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := spilledCollector(t, 5, "0123456789")
 			defer c.discard()
-			if got := why(c.add(&toolv1.CallEvent{Event: &toolv1.CallEvent_Chunk{Chunk: announceAt(t, c, tc.data, len(tc.data))}})); got != tc.why {
+			if got := why(c.add(shared.CallEvent{Chunk: announceAt(t, c, tc.data, len(tc.data))})); got != tc.why {
 				t.Fatalf("refused for %q, want %q", got, tc.why)
 			}
 		})

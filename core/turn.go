@@ -70,7 +70,7 @@ func (h *Host) RunTurn(ctx context.Context, uses []ToolUse) []ToolResult {
 			continue
 		}
 		h.runGroup(tctx, cancel, group, running)
-		afterUnsafe = !group[0].prep.GetConcurrencySafe()
+		afterUnsafe = !group[0].concurrencySafe()
 	}
 	var cause *cascadeCause
 	_ = errors.As(context.Cause(tctx), &cause)
@@ -135,7 +135,7 @@ func (h *Host) nextGroup(ctx context.Context, uses []ToolUse, calls []*call, i i
 			if c.done {
 				continue
 			}
-			if !c.prep.GetConcurrencySafe() {
+			if !c.concurrencySafe() {
 				if len(group) == 0 {
 					group = []*call{c}
 				} else {
@@ -242,7 +242,7 @@ func (h *Host) startNeeded(uses []ToolUse) {
 		}
 	}
 	if slices.ContainsFunc(tools, func(t *tool) bool { return !t.plugin.startsNoProcesses() }) {
-		h.prestartProbe()
+		h.prestartSandboxProbe()
 	}
 	for _, t := range tools {
 		t.plugin.prestart()

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/riot-tools/riot/core/toolcall"
-	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
+	"github.com/riot-tools/riot/shared"
 )
 
 // The data of a turn are package toolcall's, which the session host's wire
@@ -46,19 +46,15 @@ type ToolInfo struct {
 
 // Annotations are the static properties a tool declares of every call
 // (plugin.Annotations), hints for a UI and never a permission.
-type Annotations struct {
-	Title          string
-	ReadOnly       bool
-	NonDestructive bool
-	Idempotent     bool
-	Local          bool
-}
+type Annotations = shared.Annotations
 
-func annotationsOf(a *toolv1.Annotations) Annotations {
-	return Annotations{
-		Title: a.GetTitle(), ReadOnly: a.GetReadOnly(), NonDestructive: a.GetNonDestructive(),
-		Idempotent: a.GetIdempotent(), Local: a.GetLocal(),
+// annotationsOf reads a tool's annotations; none is the conservative
+// reading of each.
+func annotationsOf(a *shared.Annotations) Annotations {
+	if a == nil {
+		return Annotations{}
 	}
+	return *a
 }
 
 func textResult(use ToolUse, status Status, text string) ToolResult {

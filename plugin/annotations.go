@@ -1,7 +1,5 @@
 package plugin
 
-import toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
-
 // Annotations are static properties of every call of a tool, which the host
 // passes to clients that show or gate tools (MCP's tool annotations). They
 // are hints for a UI, never a permission: the permission chain decides per
@@ -29,11 +27,4 @@ type Annotations struct {
 // its conservative value and the title is empty.
 type Annotated interface {
 	Annotations() Annotations
-}
-
-func annotationsToWire(a Annotations) *toolv1.Annotations {
-	return &toolv1.Annotations{
-		Title: a.Title, ReadOnly: a.ReadOnly, NonDestructive: a.NonDestructive,
-		Idempotent: a.Idempotent, Local: a.Local,
-	}
 }

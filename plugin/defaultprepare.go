@@ -4,14 +4,12 @@ import (
 	"context"
 
 	"github.com/riot-tools/riot/shared"
-
-	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
 
 // A tool's Prepare answer is the default one when the tool implements none
 // of the optional interfaces that shape it: then, for every input it
 // accepts, the answer is Describe(in) and nothing else. The manifest says
-// so (ToolSpec.default_prepare), and the host skips the Prepare exchange:
+// so (ToolSpec.DefaultPrepare), and the host skips the Prepare exchange:
 // it sends the Call unprepared, and the answer comes first on the Call's
 // stream, from the same checks, before the tool runs (Server.Call).
 
@@ -28,7 +26,7 @@ func hasDefaultPrepare[In any](t Tool[In]) bool {
 	return true
 }
 
-func (h *typed[In]) unprepared(ctx context.Context, raw []byte, env *Env) (*toolv1.PrepareResponse, func() Outcome) {
+func (h *typed[In]) unprepared(ctx context.Context, raw []byte, env *Env) (shared.PrepareAnswer, func() Outcome) {
 	if !h.defaultPrepare {
 		// A host that sends an unprepared Call for a tool the manifest did
 		// not declare gets the full answer: the tool's checks still ran.
@@ -37,7 +35,7 @@ func (h *typed[In]) unprepared(ctx context.Context, raw []byte, env *Env) (*tool
 	}
 	in, rejected := decodeInput[In](raw, h.fields)
 	if rejected != "" {
-		return &toolv1.PrepareResponse{Rejected: rejected}, nil
+		return shared.PrepareAnswer{Rejected: rejected}, nil
 	}
 	return shared.DefaultAnswer(h.tool.Describe(in)), func() Outcome { return h.tool.Call(ctx, in, env) }
 }
@@ -48,23 +46,23 @@ func (h *typed[In]) unprepared(ctx context.Context, raw []byte, env *Env) (*tool
 // a Final that fails with the same correction and returns nil; so too,
 // with no correction, when the answer is not the one the host expected. A
 // panic while checking is Prepare's rejection too.
-func (s *Server) unprepared(ctx context.Context, h Handler, req *toolv1.CallRequest, env *Env, snd *sender) func() Outcome {
-	resp, run := func() (resp *toolv1.PrepareResponse, run func() Outcome) {
-		defer s.preparePanic(req.GetTool(), req.GetCallId(), &resp)
+func (s *Server) unprepared(ctx context.Context, h Handler, req *shared.CallRequest, env *Env, snd *sender) func() Outcome {
+	resp, run := func() (resp shared.PrepareAnswer, run func() Outcome) {
+		defer s.preparePanic(req.Tool, req.CallID, &resp)
 		if h == nil {
-			return &toolv1.PrepareResponse{Rejected: s.unknownTool(req.GetTool())}, nil
+			return shared.PrepareAnswer{Rejected: s.unknownTool(req.Tool)}, nil
 		}
-		return h.unprepared(ctx, req.GetInput(), env)
+		return h.unprepared(ctx, req.Input, env)
 	}()
-	if resp.GetRejected() != "" {
+	if resp.Rejected != "" {
 		run = nil
 	}
 	// An answer other than the one the host expected ends the stream
 	// without running the tool: a failed Final with nothing in it
 	// (speculate.go).
-	if snd.event(&toolv1.CallEvent{Event: &toolv1.CallEvent_Prepared{Prepared: resp}}) != nil || run == nil || missesExpectation(req, resp) {
+	if snd.event(shared.CallEvent{Prepared: &resp}) != nil || run == nil || missesExpectation(req, resp) {
 		if snd.err == nil {
-			_ = snd.event(final(Failed(resp.GetRejected()), s.rt.Log))
+			_ = snd.event(final(Failed(resp.Rejected), s.rt.Log))
 		}
 		return nil
 	}

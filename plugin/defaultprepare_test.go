@@ -62,9 +62,9 @@ func TestDefaultPrepareDeclared(t *testing.T) {
 		plugin.New[bareIn](withValidator{}), plugin.New[fullIn](full{}),
 	})
 	for _, s := range c.Manifest() {
-		want := s.GetName() == "Bare" || s.GetName() == "Budget"
-		if s.GetDefaultPrepare() != want {
-			t.Errorf("%s: default_prepare = %v, want %v", s.GetName(), s.GetDefaultPrepare(), want)
+		want := s.Name == "Bare" || s.Name == "Budget"
+		if s.DefaultPrepare != want {
+			t.Errorf("%s: DefaultPrepare = %v, want %v", s.Name, s.DefaultPrepare, want)
 		}
 	}
 }

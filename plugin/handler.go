@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/riot-tools/riot/shared"
-	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
 
 // Handler is a Tool with its input type erased, ready to Serve. Make one
@@ -17,13 +16,13 @@ type Handler interface {
 	// Name is the tool's name.
 	Name() string
 
-	spec() *toolv1.ToolSpec
-	prepare(ctx context.Context, raw []byte, env *Env) *toolv1.PrepareResponse
+	spec() shared.ToolSpec
+	prepare(ctx context.Context, raw []byte, env *Env) shared.PrepareAnswer
 	call(ctx context.Context, raw []byte, env *Env) Outcome
 	// unprepared is prepare and call in one for a Call whose Prepare the
 	// host skipped (defaultPrepare.go): Prepare's answer, and the call
 	// with the input decoded once, nil when the answer rejects it.
-	unprepared(ctx context.Context, raw []byte, env *Env) (*toolv1.PrepareResponse, func() Outcome)
+	unprepared(ctx context.Context, raw []byte, env *Env) (shared.PrepareAnswer, func() Outcome)
 }
 
 // New adapts a Tool to a Handler. It panics if In is not a struct: that
@@ -80,7 +79,7 @@ func (h *typed[In]) fields() []string { return h.shape().fields }
 
 func (h *typed[In]) Name() string { return h.name }
 
-func (h *typed[In]) spec() *toolv1.ToolSpec {
+func (h *typed[In]) spec() shared.ToolSpec {
 	budget := Limit(DefaultBudgetChars)
 	if b, ok := h.tool.(Budgeted); ok {
 		budget = b.ResultBudget()
@@ -95,13 +94,15 @@ func (h *typed[In]) spec() *toolv1.ToolSpec {
 	if a, ok := h.tool.(Annotated); ok {
 		ann = a.Annotations()
 	}
-	return &toolv1.ToolSpec{
-		Annotations:             annotationsToWire(ann),
+	return shared.ToolSpec{
+		// Annotations is shared.Annotations field for field, for tool
+		// authors' docs; a field added to one fails to compile here.
+		Annotations:             (*shared.Annotations)(&ann),
 		Name:                    h.name,
 		Prompt:                  h.tool.Prompt(),
 		InputSchema:             h.shape().schema,
 		CascadesOnFailure:       cascades,
-		ResultBudget:            &toolv1.Budget{Unlimited: budget.IsUnlimited(), LimitChars: int64(budget.Chars())},
+		ResultBudget:            &shared.Budget{Unlimited: budget.IsUnlimited(), LimitChars: int64(budget.Chars())},
 		ReadOnlyWithoutSubjects: readOnly && !subjects,
 		DefaultPrepare:          h.defaultPrepare,
 		HonoursExpect:           true,
@@ -126,10 +127,10 @@ func (h *typed[In]) decodeAndValidate(ctx context.Context, raw []byte, env *Env)
 // prepare is Prepare's answer. Every optional interface it consults is
 // listed in hasDefaultPrepare too, or the manifest would declare the
 // default answer for a tool that gives another.
-func (h *typed[In]) prepare(ctx context.Context, raw []byte, env *Env) *toolv1.PrepareResponse {
+func (h *typed[In]) prepare(ctx context.Context, raw []byte, env *Env) shared.PrepareAnswer {
 	in, rejected := h.decodeAndValidate(ctx, raw, env)
 	if rejected != "" {
-		return &toolv1.PrepareResponse{Rejected: rejected}
+		return shared.PrepareAnswer{Rejected: rejected}
 	}
 	resp := shared.DefaultAnswer(h.tool.Describe(in))
 	if c, ok := h.tool.(ReadOnlyChecker[In]); ok {
@@ -145,12 +146,12 @@ func (h *typed[In]) prepare(ctx context.Context, raw []byte, env *Env) *toolv1.P
 	}
 	if c, ok := h.tool.(PermissionChecker[In]); ok {
 		p := c.CheckPermissions(ctx, in, env)
-		resp.Permission = behaviorToWire(p.Behavior)
+		resp.Permission = permissionOf(p.Behavior)
 		resp.PermissionReason = p.Reason
 	}
 	if c, ok := h.tool.(SubjectLister[In]); ok {
 		for _, s := range c.PermissionSubjects(in, env) {
-			resp.Subjects = append(resp.Subjects, subjectToWire(s))
+			resp.Subjects = append(resp.Subjects, subjectOf(s))
 		}
 	}
 	return resp
@@ -166,32 +167,35 @@ func (h *typed[In]) call(ctx context.Context, raw []byte, env *Env) Outcome {
 	return h.tool.Call(ctx, in, env)
 }
 
-func behaviorToWire(b Behavior) toolv1.PermissionBehavior {
+// permissionOf is a tool's position in the wire model.
+func permissionOf(b Behavior) shared.Permission {
 	switch b {
 	case Allow:
-		return toolv1.PermissionBehavior_PERMISSION_BEHAVIOR_ALLOW
+		return shared.PermissionAllow
 	case Ask:
-		return toolv1.PermissionBehavior_PERMISSION_BEHAVIOR_ASK
+		return shared.PermissionAsk
 	case Deny:
-		return toolv1.PermissionBehavior_PERMISSION_BEHAVIOR_DENY
+		return shared.PermissionDeny
 	case Passthrough:
-		return toolv1.PermissionBehavior_PERMISSION_BEHAVIOR_PASSTHROUGH
+		return shared.PermissionPassthrough
 	default:
 		// An out-of-range behaviour is a bug; ask rather than pass.
-		return toolv1.PermissionBehavior_PERMISSION_BEHAVIOR_ASK
+		return shared.PermissionAsk
 	}
 }
 
-func subjectToWire(s Subject) *toolv1.Subject {
-	w := &toolv1.Subject{Value: s.Value, Access: toolv1.Access_ACCESS_WRITE}
+// subjectOf is a subject in the wire model. A kind out of range is sent
+// unspecified, which the host refuses.
+func subjectOf(s Subject) shared.Subject {
+	w := shared.Subject{Value: s.Value, Access: shared.AccessWrite}
 	switch s.Kind {
 	case CommandSubject:
-		w.Kind = toolv1.SubjectKind_SUBJECT_KIND_COMMAND
+		w.Kind = shared.SubjectCommand
 	case PathSubject:
-		w.Kind = toolv1.SubjectKind_SUBJECT_KIND_PATH
+		w.Kind = shared.SubjectPath
 	}
 	if s.Access == Read {
-		w.Access = toolv1.Access_ACCESS_READ
+		w.Access = shared.AccessRead
 	}
 	return w
 }

@@ -9,7 +9,7 @@ import (
 
 // A plugin that starts no processes (Runtime.StartsNoProcesses, which
 // ServeReadOnly sets) says so in its manifest
-// (ManifestResponse.starts_no_processes), and the host then gives its calls
+// (Manifest.StartsNoProcesses), and the host then gives its calls
 // no sandbox and does not check for bubblewrap. The plugin keeps the
 // promise itself: its Proc refuses every start (noProc), and ServeReadOnly's
 // Landlock ruleset denies execve to the whole process (confine_linux.go).

@@ -27,8 +27,8 @@ func TestManifestSaysWhetherThePluginStartsProcesses(t *testing.T) {
 			t.Fatal(err)
 		}
 		m, _ := srv.Manifest(context.Background())
-		if m.GetStartsNoProcesses() != none {
-			t.Errorf("mode %d: the manifest says starts_no_processes = %v", mode, m.GetStartsNoProcesses())
+		if m.StartsNoProcesses != none {
+			t.Errorf("mode %d: the manifest says StartsNoProcesses = %v", mode, m.StartsNoProcesses)
 		}
 		switch p := srv.rt.Proc.(type) {
 		case noProc:

@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"os/exec"
+	"strings"
 	"testing"
 
+	"github.com/riot-tools/riot/internal/bwrap"
 	"github.com/riot-tools/riot/plugin"
 	"github.com/riot-tools/riot/plugin/plugintest"
 	"github.com/riot-tools/riot/plugin/sandbox"
-	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
 
 // starter starts /bin/true each way the SDK offers, and fails with the
@@ -52,7 +53,7 @@ func (starter) Call(ctx context.Context, in starterIn, env *plugin.Env) plugin.O
 func TestReadOnlyPluginStartsNoProcesses(t *testing.T) {
 	want := (&plugin.NoProcessError{}).Error()
 	c := plugintest.Serve(t, []plugin.Handler{plugin.New[starterIn](starter{})}, plugintest.WithProc(plugintest.RealProc(t)), plugintest.ReadOnly())
-	for _, profile := range []*toolv1.Sandbox{nil, {Required: true, Mode: toolv1.SandboxMode_SANDBOX_MODE_READ_ONLY}} {
+	for _, profile := range []*sandbox.Profile{nil, {Required: true}} {
 		c.Sandbox = profile
 		for _, way := range []string{"start", "shared", "in"} {
 			if r := c.Call("Starter", starterIn{Way: way}); r.Ok || r.Message != want {
@@ -63,5 +64,23 @@ func TestReadOnlyPluginStartsNoProcesses(t *testing.T) {
 	open := plugintest.Serve(t, []plugin.Handler{plugin.New[starterIn](starter{})}, plugintest.WithProc(plugintest.RealProc(t)))
 	if r := open.Call("Starter", starterIn{Way: "start"}); !r.Ok || r.Text != "started" {
 		t.Errorf("a plugin that may start processes: ok %v %q %q", r.Ok, r.Text, r.Message)
+	}
+}
+
+// An OSProc resolves bwrap once, for every call's copy, and a required
+// sandbox it cannot find refuses the start with the reason.
+func TestOSProcFindsBwrapOnce(t *testing.T) {
+	calls := 0
+	proc := plugin.NewOSProcFindingBwrap(func() (string, error) { calls++; return "", bwrap.ErrNotFound })
+	t.Cleanup(proc.Close)
+	for range 2 {
+		_, err := proc.Sandboxed(&sandbox.Profile{Required: true}).Start(t.Context(), exec.Command("/bin/true"))
+		var unavailable *sandbox.UnavailableError
+		if !errors.As(err, &unavailable) || !strings.Contains(err.Error(), "bubblewrap") {
+			t.Fatalf("want the sandbox unavailable, with what to install: %v", err)
+		}
+	}
+	if calls != 1 {
+		t.Fatalf("looked bwrap up %d times", calls)
 	}
 }

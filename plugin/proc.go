@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	goplugin "github.com/hashicorp/go-plugin"
 
+	"github.com/riot-tools/riot/internal/bwrap"
 	"github.com/riot-tools/riot/internal/procguard"
 	"github.com/riot-tools/riot/plugin/sandbox"
 	"github.com/riot-tools/riot/shared"
@@ -116,8 +117,10 @@ type OSProc struct {
 	guard *procguard.Guard
 	// profile is the sandbox of the call this Proc serves; nil is none.
 	profile *sandbox.Profile
-	// probe is shared by every call's copy, so bwrap is checked once.
-	probe *sandbox.Probe
+	// findBwrap is bwrap.Find, resolved once and shared by every call's
+	// copy. The host probed that bwrap starts a sandbox here before it
+	// sent a profile, so the SDK needs only the path.
+	findBwrap func() (string, error)
 	// pool holds the long-lived sandboxes, shared by every call's copy.
 	pool *sandbox.Pool
 	log  hclog.Logger
@@ -132,17 +135,18 @@ var (
 // it has no process guard. Close ends the sandboxes it keeps.
 func NewOSProc() *OSProc { return newOSProc(nil, nil) }
 
-// NewOSProcWithProbe is NewOSProc finding bwrap with probe, for tests
-// that stand for a machine without bwrap (bwrap is found in the system
-// directories only, so no PATH hides it).
-func NewOSProcWithProbe(probe *sandbox.Probe) *OSProc {
+// NewOSProcFindingBwrap is NewOSProc resolving bwrap with find, once,
+// instead of bwrap.Find: for tests that stand for a machine without bwrap
+// or with a broken one (bwrap is found in the system directories only, so
+// no PATH hides it).
+func NewOSProcFindingBwrap(find func() (string, error)) *OSProc {
 	p := newOSProc(nil, nil)
-	p.probe = probe
+	p.findBwrap = sync.OnceValues(find)
 	return p
 }
 
 func newOSProc(g *procguard.Guard, log hclog.Logger) *OSProc {
-	return &OSProc{guard: g, probe: &sandbox.Probe{}, pool: &sandbox.Pool{Started: g.Add, Ended: g.Remove}, log: log}
+	return &OSProc{guard: g, findBwrap: sync.OnceValues(bwrap.Find), pool: &sandbox.Pool{Started: g.Add, Ended: g.Remove}, log: log}
 }
 
 // Close ends the long-lived sandboxes and every command still in them.
@@ -156,8 +160,8 @@ func (p *OSProc) Close() {
 func (p *OSProc) Sandboxed(profile *sandbox.Profile) Proc {
 	q := *p
 	q.profile = profile
-	if q.probe == nil {
-		q.probe = &sandbox.Probe{}
+	if q.findBwrap == nil {
+		q.findBwrap = sync.OnceValues(bwrap.Find)
 	}
 	return &q
 }
@@ -171,7 +175,7 @@ func (p *OSProc) StartShared(ctx context.Context, cmd *exec.Cmd) (Process, error
 	if p.profile == nil || p.pool == nil {
 		return p.Start(ctx, cmd)
 	}
-	bwrap, err := p.probe.Check(ctx)
+	bin, err := p.findBwrap()
 	if err != nil {
 		return p.Start(ctx, cmd)
 	}
@@ -183,7 +187,7 @@ func (p *OSProc) StartShared(ctx context.Context, cmd *exec.Cmd) (Process, error
 	}
 	// The guard runs before the sandbox does, as in Start.
 	p.guard.Ready()
-	proc, err := p.pool.Start(bwrap, p.profile, cmd)
+	proc, err := p.pool.Start(bin, p.profile, cmd)
 	var lost *sandbox.LostError
 	var setup *sandbox.SetupError
 	switch {
@@ -225,7 +229,7 @@ func (p *OSProc) start(ctx context.Context, cmd *exec.Cmd, known *sandbox.SetupE
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	watch, err := p.confine(ctx, cmd)
+	watch, err := p.confine(cmd)
 	if err != nil {
 		return nil, err
 	}
@@ -268,11 +272,11 @@ func (p *OSProc) start(ctx context.Context, cmd *exec.Cmd, known *sandbox.SetupE
 // The Watch it returns for a sandboxed command tells a sandbox that could
 // not be set up from a command that failed, and ends the sandbox with
 // bwrap; nil is unconfined.
-func (p *OSProc) confine(ctx context.Context, cmd *exec.Cmd) (*sandbox.Watch, error) {
+func (p *OSProc) confine(cmd *exec.Cmd) (*sandbox.Watch, error) {
 	if p.profile == nil {
 		return nil, nil
 	}
-	bwrap, err := p.probe.Check(ctx)
+	bin, err := p.findBwrap()
 	if err != nil {
 		if p.profile.Required {
 			return nil, &sandbox.UnavailableError{Why: err.Error()}
@@ -282,7 +286,7 @@ func (p *OSProc) confine(ctx context.Context, cmd *exec.Cmd) (*sandbox.Watch, er
 		}
 		return nil, nil
 	}
-	return p.profile.WrapWatched(bwrap, cmd)
+	return sandbox.WrapWatched(p.profile, bin, cmd)
 }
 
 type osProcess struct {

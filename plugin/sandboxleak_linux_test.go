@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/riot-tools/riot/internal/bwrap"
 	"github.com/riot-tools/riot/internal/proctest"
 	"github.com/riot-tools/riot/plugin"
 	"github.com/riot-tools/riot/plugin/sandbox"
@@ -22,7 +23,7 @@ import (
 // and missed by --die-with-parent when bwrap dies before it sets it) is
 // ended with bwrap.
 func TestCancelWhileBwrapStartsLeavesNoSandbox(t *testing.T) {
-	if _, err := (&sandbox.Probe{}).Check(t.Context()); err != nil {
+	if _, err := bwrap.Find(); err != nil {
 		if os.Getenv("RIOT_REQUIRE_SANDBOX") != "" {
 			t.Fatalf("RIOT_REQUIRE_SANDBOX is set but %v", err)
 		}
@@ -34,7 +35,7 @@ func TestCancelWhileBwrapStartsLeavesNoSandbox(t *testing.T) {
 	proc := plugin.NewOSProc()
 	t.Cleanup(proc.Close)
 	dir := t.TempDir()
-	sp := proc.Sandboxed(&sandbox.Profile{Mode: sandbox.Write, WritePaths: []string{dir}})
+	sp := proc.Sandboxed(&sandbox.Profile{Writable: true, WritePaths: []string{dir}})
 	for range 100 {
 		ctx, cancel := context.WithCancel(t.Context())
 		cmd := exec.Command("/bin/sleep", "300")

@@ -34,13 +34,13 @@ func (bare) Call(_ context.Context, in bareIn, env *plugin.Env) plugin.Outcome {
 func TestDefaultsFailClosed(t *testing.T) {
 	c := plugintest.Serve(t, []plugin.Handler{plugin.New[bareIn](bare{})})
 	spec := c.Manifest()[0]
-	if spec.GetCascadesOnFailure() {
+	if spec.CascadesOnFailure {
 		t.Error("cascades by default")
 	}
-	if b := spec.GetResultBudget(); b.GetUnlimited() || b.GetLimitChars() != plugin.DefaultBudgetChars {
+	if b := spec.ResultBudget; b.Unlimited || b.LimitChars != plugin.DefaultBudgetChars {
 		t.Errorf("budget = %v", b)
 	}
-	if a := spec.GetAnnotations(); a.GetTitle() != "" || a.GetReadOnly() || a.GetNonDestructive() || a.GetIdempotent() || a.GetLocal() {
+	if a := spec.Annotations; a.Title != "" || a.ReadOnly || a.NonDestructive || a.Idempotent || a.Local {
 		t.Errorf("annotations of a tool that declares none = %v, want every conservative value", a)
 	}
 	p := c.Prepare("Bare", `{"path":"x"}`)
@@ -68,7 +68,7 @@ func TestReflectedSchema(t *testing.T) {
 		Schema string `json:"$schema"`
 		ID     string `json:"$id"`
 	}
-	if err := json.Unmarshal(c.Manifest()[0].GetInputSchema(), &schema); err != nil {
+	if err := json.Unmarshal(c.Manifest()[0].InputSchema, &schema); err != nil {
 		t.Fatal(err)
 	}
 	if schema.Type != "object" || schema.AdditionalProperties == nil || *schema.AdditionalProperties {
@@ -175,10 +175,10 @@ func (f full) Call(_ context.Context, in fullIn, env *plugin.Env) plugin.Outcome
 func TestOptionalProperties(t *testing.T) {
 	c := plugintest.Serve(t, []plugin.Handler{plugin.New[fullIn](full{})})
 	spec := c.Manifest()[0]
-	if !spec.GetCascadesOnFailure() || !spec.GetResultBudget().GetUnlimited() {
+	if !spec.CascadesOnFailure || !spec.ResultBudget.Unlimited {
 		t.Errorf("spec = %v", spec)
 	}
-	if a := spec.GetAnnotations(); a.GetTitle() != "Full tool" || !a.GetReadOnly() || !a.GetNonDestructive() || !a.GetIdempotent() || !a.GetLocal() {
+	if a := spec.Annotations; a.Title != "Full tool" || !a.ReadOnly || !a.NonDestructive || !a.Idempotent || !a.Local {
 		t.Errorf("declared annotations = %v", a)
 	}
 	p := c.Prepare("Full", `{"n":2}`)

@@ -6,15 +6,14 @@ import (
 	"fmt"
 	"os/exec"
 	"runtime/debug"
+	"slices"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/riot-tools/riot/plugin/sandbox"
 	"github.com/riot-tools/riot/shared"
-	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
 
 // Runtime is what a server gives every call's Env besides the session:
@@ -40,7 +39,7 @@ type Server struct {
 	rt       Runtime
 	order    []Handler
 	byName   map[string]Handler
-	manifest *toolv1.ManifestResponse
+	manifest shared.Manifest
 }
 
 var _ shared.ToolPlugin = (*Server)(nil)
@@ -54,7 +53,7 @@ func NewServer(rt Runtime, handlers ...Handler) (*Server, error) {
 	if rt.Log == nil {
 		rt.Log = hclog.NewNullLogger()
 	}
-	s := &Server{rt: rt, byName: make(map[string]Handler, len(handlers)), manifest: &toolv1.ManifestResponse{SdkVersion: Version}}
+	s := &Server{rt: rt, byName: make(map[string]Handler, len(handlers)), manifest: shared.Manifest{SDKVersion: Version}}
 	if rt.StartsNoProcesses {
 		s.rt.Proc = noProc{}
 		s.manifest.StartsNoProcesses = true
@@ -74,50 +73,53 @@ func NewServer(rt Runtime, handlers ...Handler) (*Server, error) {
 	return s, nil
 }
 
-// Manifest implements shared.ToolPlugin.
-func (s *Server) Manifest(context.Context) (*toolv1.ManifestResponse, error) {
-	return s.manifest, nil
+// Manifest implements shared.ToolPlugin. Its tools are a copy, which the
+// caller may change.
+func (s *Server) Manifest(context.Context) (shared.Manifest, error) {
+	m := s.manifest
+	m.Tools = slices.Clone(m.Tools)
+	return m, nil
 }
 
 // Prepare implements shared.ToolPlugin. A panic while preparing becomes a
 // rejection; the stack goes to the log.
-func (s *Server) Prepare(ctx context.Context, req *toolv1.PrepareRequest) (resp *toolv1.PrepareResponse, _ error) {
-	h, ok := s.byName[req.GetTool()]
+func (s *Server) Prepare(ctx context.Context, req shared.PrepareRequest) (resp shared.PrepareAnswer, _ error) {
+	h, ok := s.byName[req.Tool]
 	if !ok {
-		return &toolv1.PrepareResponse{Rejected: s.unknownTool(req.GetTool())}, nil
+		return shared.PrepareAnswer{Rejected: s.unknownTool(req.Tool)}, nil
 	}
-	defer s.preparePanic(req.GetTool(), req.GetCallId(), &resp)
-	env := s.env(req.GetCallId(), req.GetContext())
-	return h.prepare(ctx, req.GetInput(), env), nil
+	defer s.preparePanic(req.Tool, req.CallID, &resp)
+	env := s.env(req.CallID, &req.Context)
+	return h.prepare(ctx, req.Input, env), nil
 }
 
 // preparePanic turns a panic while preparing a call into a rejection in
 // *resp; the stack goes to the log. Deferred.
-func (s *Server) preparePanic(tool, callID string, resp **toolv1.PrepareResponse) {
+func (s *Server) preparePanic(tool, callID string, resp *shared.PrepareAnswer) {
 	if r := recover(); r != nil {
 		s.rt.Log.Error("panic while preparing a call", "tool", tool, "call_id", callID, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-		*resp = &toolv1.PrepareResponse{Rejected: fmt.Sprintf("The %s tool failed while checking this input (an internal error in the tool). Do not retry this input unchanged; use another approach.", tool)}
+		*resp = shared.PrepareAnswer{Rejected: fmt.Sprintf("The %s tool failed while checking this input (an internal error in the tool). Do not retry this input unchanged; use another approach.", tool)}
 	}
 }
 
 // Call implements shared.ToolPlugin.
-func (s *Server) Call(ctx context.Context, req *toolv1.CallRequest, send func(*toolv1.CallEvent) error) error {
+func (s *Server) Call(ctx context.Context, req shared.CallRequest, send func(shared.CallEvent) error) error {
 	snd := &sender{send: send}
-	h, ok := s.byName[req.GetTool()]
-	if !ok && !isUnprepared(req) {
-		return snd.event(final(Failed(s.unknownTool(req.GetTool())), s.rt.Log))
+	h, ok := s.byName[req.Tool]
+	if !ok && !isUnprepared(&req) {
+		return snd.event(final(Failed(s.unknownTool(req.Tool)), s.rt.Log))
 	}
-	env := s.env(req.GetCallId(), req.GetContext())
-	run := func() Outcome { return h.call(ctx, req.GetInput(), env) }
-	if isUnprepared(req) {
-		if run = s.unprepared(ctx, h, req, env, snd); run == nil {
+	env := s.env(req.CallID, &req.Context)
+	run := func() Outcome { return h.call(ctx, req.Input, env) }
+	if isUnprepared(&req) {
+		if run = s.unprepared(ctx, h, &req, env, snd); run == nil {
 			return snd.err
 		}
 	}
-	out := newOutput(ctx, snd, req.GetContext().GetSpillFile())
+	out := newOutput(ctx, snd, req.Context.SpillFile)
 	env.output = out
 	env.progress = snd.progress
-	outcome := s.run(req, run)
+	outcome := s.run(&req, run)
 	streamed, err := out.close()
 	if err != nil {
 		return err
@@ -129,9 +131,9 @@ func (s *Server) Call(ctx context.Context, req *toolv1.CallRequest, send func(*t
 	if outcome.ok {
 		for _, b := range outcome.content {
 			// Text on the wire is UTF-8; the host refuses anything else.
-			kind, data := toolv1.BlockKind_BLOCK_KIND_TEXT, []byte(strings.ToValidUTF8(b.text, string(utf8.RuneError)))
+			kind, data := shared.BlockText, []byte(strings.ToValidUTF8(b.text, string(utf8.RuneError)))
 			if b.IsImage() {
-				kind, data = toolv1.BlockKind_BLOCK_KIND_IMAGE, b.data
+				kind, data = shared.BlockImage, b.data
 			}
 			if err := snd.block(next, kind, b.mediaType, data); err != nil {
 				return err
@@ -145,11 +147,11 @@ func (s *Server) Call(ctx context.Context, req *toolv1.CallRequest, send func(*t
 // run calls the tool, turning a panic in the calling goroutine into a
 // Failed outcome. A panic in a goroutine of the tool's own kills the
 // plugin; the host turns that into a Failed outcome too.
-func (s *Server) run(req *toolv1.CallRequest, call func() Outcome) (outcome Outcome) {
+func (s *Server) run(req *shared.CallRequest, call func() Outcome) (outcome Outcome) {
 	defer func() {
 		if r := recover(); r != nil {
-			s.rt.Log.Error("panic in tool call", "tool", req.GetTool(), "call_id", req.GetCallId(), "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-			outcome = Failed(fmt.Sprintf("The %s tool failed with an internal error while running this call; it may have partially run. Check the state it would have changed before retrying, and do not retry this input unchanged.", req.GetTool()))
+			s.rt.Log.Error("panic in tool call", "tool", req.Tool, "call_id", req.CallID, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			outcome = Failed(fmt.Sprintf("The %s tool failed with an internal error while running this call; it may have partially run. Check the state it would have changed before retrying, and do not retry this input unchanged.", req.Tool))
 		}
 	}()
 	return call()
@@ -163,37 +165,28 @@ func (s *Server) unknownTool(name string) string {
 	return fmt.Sprintf("This plugin serves no tool named %q; it serves %v.", name, names)
 }
 
-func (s *Server) env(callID string, c *toolv1.CallContext) *Env {
-	env := &Env{
-		SessionID:   c.GetSessionId(),
-		CallID:      callID,
-		Cwd:         c.GetCwd(),
-		Roots:       c.GetWorkspaceRoots(),
-		ResultsDirs: c.GetResultsDirs(),
-		DenyRead:    c.GetDenyRead(),
-		Mode:        c.GetPermissionMode(),
-		Clock:       s.rt.Clock,
-		Proc:        s.rt.Proc,
-		Net:         s.rt.Net,
-		Log:         s.rt.Log.With("call_id", callID),
-		state:       c.GetState(),
-		Sandbox:     sandbox.FromProto(c.GetSandbox()),
-		OneShotHost: s.rt.OneShotHost,
-		baseProc:    s.rt.Proc,
+func (s *Server) env(callID string, c *shared.CallContext) *Env {
+	return &Env{
+		SessionID:     c.SessionID,
+		CallID:        callID,
+		Cwd:           c.Cwd,
+		Roots:         c.WorkspaceRoots,
+		ResultsDirs:   c.ResultsDirs,
+		DenyRead:      c.DenyRead,
+		Mode:          c.PermissionMode,
+		Deadline:      c.Deadline,
+		AllowedReads:  c.AllowedReads,
+		AllowedWrites: c.AllowedWrites,
+		Clock:         s.rt.Clock,
+		Proc:          procFor(s.rt.Proc, c.Sandbox),
+		Net:           s.rt.Net,
+		Log:           s.rt.Log.With("call_id", callID),
+		state:         c.State,
+		shared:        c.SharedState,
+		Sandbox:       c.Sandbox,
+		OneShotHost:   s.rt.OneShotHost,
+		baseProc:      s.rt.Proc,
 	}
-	env.Proc = procFor(s.rt.Proc, env.Sandbox)
-	for name, st := range c.GetSharedState() {
-		if env.shared == nil {
-			env.shared = make(map[string]map[string]string, len(c.GetSharedState()))
-		}
-		env.shared[name] = st.GetValues()
-	}
-	if ms := c.GetDeadlineUnixMs(); ms > 0 {
-		env.Deadline = time.UnixMilli(ms)
-	}
-	env.AllowedReads = c.GetAllowedReads()
-	env.AllowedWrites = c.GetAllowedWrites()
-	return env
 }
 
 // procFor is the Proc of a call in profile. A Proc that cannot sandbox
@@ -218,18 +211,18 @@ func (refusingProc) Start(context.Context, *exec.Cmd) (Process, error) {
 	return nil, &sandbox.UnavailableError{Why: "this tool's process starter cannot apply a sandbox"}
 }
 
-func final(o Outcome, log hclog.Logger) *toolv1.CallEvent {
-	f := &toolv1.Final{Status: toolv1.Status_STATUS_FAILED, Message: o.message, StateUpdates: o.state}
+func final(o Outcome, log hclog.Logger) shared.CallEvent {
+	f := &shared.Final{Status: shared.StatusFailed, Message: o.message, StateUpdates: o.state}
 	if o.ok {
-		f.Status = toolv1.Status_STATUS_OK
+		f.Status = shared.StatusOK
 	}
 	if o.ui != nil {
 		ui, err := json.Marshal(o.ui)
 		if err != nil {
 			log.Error("UI payload does not marshal to JSON; dropped", "error", err)
 		} else {
-			f.UiPayload = ui
+			f.UIPayload = ui
 		}
 	}
-	return &toolv1.CallEvent{Event: &toolv1.CallEvent_Final{Final: f}}
+	return shared.CallEvent{Final: f}
 }

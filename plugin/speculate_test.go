@@ -7,7 +7,7 @@ import (
 
 	"github.com/riot-tools/riot/plugin"
 	"github.com/riot-tools/riot/plugin/plugintest"
-	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
+	"github.com/riot-tools/riot/shared"
 )
 
 type guessIn struct {
@@ -38,23 +38,22 @@ func TestCallExpecting(t *testing.T) {
 	ran := &atomic.Int64{}
 	c := plugintest.Serve(t, []plugin.Handler{plugin.New[guessIn](guessy{ran: ran}), plugin.New[bareIn](bare{})})
 	for _, s := range c.Manifest() {
-		if !s.GetHonoursExpect() {
-			t.Errorf("%s: honours_expect unset", s.GetName())
+		if !s.HonoursExpect {
+			t.Errorf("%s: HonoursExpect unset", s.Name)
 		}
 	}
-	readOnly := &toolv1.PrepareResponse{ReadOnly: true, ConcurrencySafe: true}
-	unknown := &toolv1.PrepareResponse{ReadOnly: true, ConcurrencySafe: true}
-	unknown.ProtoReflect().SetUnknown([]byte{0xf8, 0x01, 0x01}) // field 31, varint 1
+	readOnly := &shared.PrepareAnswer{ReadOnly: true, ConcurrencySafe: true}
+	unknown := &shared.PrepareAnswer{ReadOnly: true, ConcurrencySafe: true, Unknown: []byte{0xf8, 0x01, 0x01}} // field 31, varint 1
 	cases := []struct {
 		name, input string
-		expect      *toolv1.PrepareResponse
+		expect      *shared.PrepareAnswer
 		runs        bool
 	}{
 		{"the guess", `{"n":1}`, readOnly, true},
-		{"the guess with another description", `{"n":1}`, &toolv1.PrepareResponse{Describe: "something else", ReadOnly: true, ConcurrencySafe: true}, true},
+		{"the guess with another description", `{"n":1}`, &shared.PrepareAnswer{Describe: "something else", ReadOnly: true, ConcurrencySafe: true}, true},
 		{"a write guessed read-only", `{"n":1,"write":true}`, readOnly, false},
-		{"read-only guessed a write", `{"n":1}`, &toolv1.PrepareResponse{}, false},
-		{"one field off", `{"n":1}`, &toolv1.PrepareResponse{ReadOnly: true}, false},
+		{"read-only guessed a write", `{"n":1}`, &shared.PrepareAnswer{}, false},
+		{"one field off", `{"n":1}`, &shared.PrepareAnswer{ReadOnly: true}, false},
 		{"a field the SDK does not know", `{"n":1}`, unknown, false},
 	}
 	for _, tc := range cases {
@@ -78,7 +77,7 @@ func TestCallExpecting(t *testing.T) {
 		t.Errorf("a rejected input: answer %+v, result %+v, Prepare's %+v", p, r, want)
 	}
 	// A tool with the default answer is expected it, or not run.
-	if _, r := c.CallExpecting("Bare", `{"path":"x"}`, &toolv1.PrepareResponse{}); !r.Ok {
+	if _, r := c.CallExpecting("Bare", `{"path":"x"}`, &shared.PrepareAnswer{}); !r.Ok {
 		t.Errorf("Bare with the default answer expected: %+v", r)
 	}
 	if _, r := c.CallExpecting("Bare", `{"path":"x"}`, readOnly); r.Ok || r.Chunks != 0 {

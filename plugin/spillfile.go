@@ -8,17 +8,15 @@ import (
 	"syscall"
 	"unicode/utf8"
 
-	"google.golang.org/protobuf/proto"
-
 	"github.com/riot-tools/riot/internal/textcount"
-	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
+	"github.com/riot-tools/riot/shared"
 )
 
 // announceSize is how much text written to the spill file waits before
 // the host is told of it; the flusher tells it sooner for a trickle.
 const announceSize = 4 << 20
 
-// spillFile is the plugin's side of CallContext.spill_file. A plugin is a
+// spillFile is the plugin's side of CallContext.SpillFile. A plugin is a
 // local process, so once the host has spilled a call's text, the rest need
 // not cross the RPC: the output writes it to the host's scratch file, at
 // the offsets that follow what it sent, and announces each stretch. It
@@ -38,11 +36,11 @@ type spillFile struct {
 	chars, newlines int64
 }
 
-func newSpillFile(offer *toolv1.SpillFile) *spillFile {
-	if offer.GetPath() == "" {
+func newSpillFile(offer *shared.SpillFile) *spillFile {
+	if offer == nil || offer.Path == "" {
 		return nil
 	}
-	return &spillFile{path: offer.GetPath(), after: int64(min(offer.GetAfterBytes(), 1<<62))}
+	return &spillFile{path: offer.Path, after: int64(min(offer.AfterBytes, 1<<62))}
 }
 
 // open reports whether text goes to the file.
@@ -128,11 +126,12 @@ func (o *output) announceLocked() error {
 	if sf == nil || o.sent == sf.announced {
 		return nil
 	}
-	ev := &toolv1.CallEvent{Event: &toolv1.CallEvent_Chunk{Chunk: &toolv1.Chunk{
-		Block: 0, Kind: toolv1.BlockKind_BLOCK_KIND_TEXT,
+	chars, newlines := uint64(sf.chars), uint64(sf.newlines)
+	ev := shared.CallEvent{Chunk: &shared.Chunk{
+		Block: 0, Kind: shared.BlockText,
 		FileOffset: uint64(sf.announced), FileLength: uint64(o.sent - sf.announced),
-		FileChars: proto.Uint64(uint64(sf.chars)), FileNewlines: proto.Uint64(uint64(sf.newlines)),
-	}}}
+		FileChars: &chars, FileNewlines: &newlines,
+	}}
 	sf.announced, sf.chars, sf.newlines = o.sent, 0, 0
 	return o.s.event(ev)
 }

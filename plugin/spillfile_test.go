@@ -11,7 +11,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
+	"github.com/riot-tools/riot/shared"
 )
 
 // wire is what an output sent, rebuilt as the host sees it: streamed text
@@ -26,22 +26,25 @@ type wire struct {
 	miscounted []string
 }
 
-func (w *wire) send(ev *toolv1.CallEvent) error {
-	ch := ev.GetChunk()
-	if n := ch.GetFileLength(); n > 0 {
-		w.announced = append(w.announced, [2]uint64{ch.GetFileOffset(), n})
+func (w *wire) send(ev shared.CallEvent) error {
+	ch := ev.Chunk
+	if ch == nil {
+		return nil
+	}
+	if n := ch.FileLength; n > 0 {
+		w.announced = append(w.announced, [2]uint64{ch.FileOffset, n})
 		data, _ := os.ReadFile(w.file)
-		stretch := data[ch.GetFileOffset() : ch.GetFileOffset()+n]
+		stretch := data[ch.FileOffset : ch.FileOffset+n]
 		w.text = append(w.text, stretch...)
 		chars, lines := uint64(utf8.RuneCount(stretch)), uint64(bytes.Count(stretch, []byte{'\n'}))
-		if ch.FileChars == nil || ch.FileNewlines == nil || ch.GetFileChars() != chars || ch.GetFileNewlines() != lines {
+		if ch.FileChars == nil || ch.FileNewlines == nil || *ch.FileChars != chars || *ch.FileNewlines != lines {
 			w.miscounted = append(w.miscounted, fmt.Sprintf("%d bytes at %d: %v characters and %v newlines, want %d and %d",
-				n, ch.GetFileOffset(), ch.FileChars, ch.FileNewlines, chars, lines))
+				n, ch.FileOffset, ch.FileChars, ch.FileNewlines, chars, lines))
 		}
 		return nil
 	}
-	w.streamed = append(w.streamed, ch.GetData()...)
-	w.text = append(w.text, ch.GetData()...)
+	w.streamed = append(w.streamed, ch.Data...)
+	w.text = append(w.text, ch.Data...)
 	return nil
 }
 
@@ -51,7 +54,7 @@ func (w *wire) send(ev *toolv1.CallEvent) error {
 func TestOutputWritesTheOfferedSpillFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), ".spill.part")
 	w := &wire{file: path}
-	o := newOutput(context.Background(), &sender{send: w.send}, &toolv1.SpillFile{Path: path, AfterBytes: 100})
+	o := newOutput(context.Background(), &sender{send: w.send}, &shared.SpillFile{Path: path, AfterBytes: 100})
 	line := strings.Repeat("é€😀", 3) + "\n"
 	var want []byte
 	write := func(n int) {
@@ -110,7 +113,7 @@ func TestOutputCountsWhatItWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := &wire{file: path}
-	o := newOutput(context.Background(), &sender{send: w.send}, &toolv1.SpillFile{Path: path})
+	o := newOutput(context.Background(), &sender{send: w.send}, &shared.SpillFile{Path: path})
 	for _, p := range []string{strings.Repeat("x", flushSize), "bad \xff\xfe here\n", "cut \xe2\x82", "\xac done\n", "x \xc3"} {
 		if _, err := o.Write([]byte(p)); err != nil {
 			t.Fatal(err)
@@ -156,7 +159,7 @@ func TestOutputStreamsWhenTheSpillFileIsNotAFile(t *testing.T) {
 				t.Fatal(err)
 			}
 			w := &wire{file: path}
-			o := newOutput(context.Background(), &sender{send: w.send}, &toolv1.SpillFile{Path: path})
+			o := newOutput(context.Background(), &sender{send: w.send}, &shared.SpillFile{Path: path})
 			want := strings.Repeat("0123456789abcdef", 64<<10) // 1 MiB
 			if _, err := o.Write([]byte(want)); err != nil {
 				t.Fatal(err)
@@ -185,7 +188,7 @@ func TestOutputStopsWritingTheSpillFileWhenCancelled(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &wire{file: path}
-	o := newOutput(ctx, &sender{send: w.send}, &toolv1.SpillFile{Path: path})
+	o := newOutput(ctx, &sender{send: w.send}, &shared.SpillFile{Path: path})
 	big := []byte(strings.Repeat("x", flushSize))
 	if _, err := o.Write(big); err != nil {
 		t.Fatal(err)
@@ -211,7 +214,7 @@ func TestOutputStreamsAfterASpillFileWriteFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := &wire{file: path}
-	o := newOutput(context.Background(), &sender{send: w.send}, &toolv1.SpillFile{Path: path})
+	o := newOutput(context.Background(), &sender{send: w.send}, &shared.SpillFile{Path: path})
 	big := strings.Repeat("x", flushSize)
 	want := big + "y" + big + "é" + big
 	for _, p := range []string{big, "y", big, "é"[:1]} {
@@ -251,7 +254,7 @@ func TestOutputSpillFileThresholds(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := &wire{file: path}
-	o := newOutput(context.Background(), &sender{send: w.send}, &toolv1.SpillFile{Path: path, AfterBytes: flushSize})
+	o := newOutput(context.Background(), &sender{send: w.send}, &shared.SpillFile{Path: path, AfterBytes: flushSize})
 	if _, err := o.Write([]byte(strings.Repeat("x", flushSize))); err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/riot-tools/riot/shared"
-	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
 
 // flushSize and flushEvery bound how long streamed output waits in the
@@ -24,11 +23,11 @@ const (
 // concurrent sends, and a tool may write from several goroutines.
 type sender struct {
 	mu   sync.Mutex
-	send func(*toolv1.CallEvent) error
+	send func(shared.CallEvent) error
 	err  error
 }
 
-func (s *sender) event(ev *toolv1.CallEvent) error {
+func (s *sender) event(ev shared.CallEvent) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err != nil {
@@ -39,12 +38,10 @@ func (s *sender) event(ev *toolv1.CallEvent) error {
 }
 
 // block streams one content block in chunks of at most shared.ChunkSize.
-func (s *sender) block(index uint32, kind toolv1.BlockKind, mediaType string, data []byte) error {
+func (s *sender) block(index uint32, kind shared.BlockKind, mediaType string, data []byte) error {
 	for first := true; first || len(data) > 0; first = false {
 		n := min(len(data), shared.ChunkSize)
-		ev := &toolv1.CallEvent{Event: &toolv1.CallEvent_Chunk{Chunk: &toolv1.Chunk{
-			Block: index, Kind: kind, MediaType: mediaType, Data: data[:n],
-		}}}
+		ev := shared.CallEvent{Chunk: &shared.Chunk{Block: index, Kind: kind, MediaType: mediaType, Data: data[:n]}}
 		if err := s.event(ev); err != nil {
 			return err
 		}
@@ -54,7 +51,7 @@ func (s *sender) block(index uint32, kind toolv1.BlockKind, mediaType string, da
 }
 
 func (s *sender) progress(msg string) {
-	_ = s.event(&toolv1.CallEvent{Event: &toolv1.CallEvent_Progress{Progress: &toolv1.Progress{Message: msg}}})
+	_ = s.event(shared.CallEvent{Progress: &shared.Progress{Message: msg}})
 }
 
 // output is Env.Output during a call: text streamed as block 0, or
@@ -72,7 +69,7 @@ type output struct {
 	stopped chan struct{}
 }
 
-func newOutput(ctx context.Context, s *sender, offer *toolv1.SpillFile) *output {
+func newOutput(ctx context.Context, s *sender, offer *shared.SpillFile) *output {
 	return &output{ctx: ctx, s: s, spill: newSpillFile(offer)}
 }
 
@@ -133,7 +130,7 @@ func (o *output) streamLocked() error {
 	}
 	var err error
 	if len(data) > 0 {
-		err = o.s.block(0, toolv1.BlockKind_BLOCK_KIND_TEXT, "", data)
+		err = o.s.block(0, shared.BlockText, "", data)
 		o.sent += int64(len(data))
 	}
 	o.buf = append(o.buf[:0], o.buf[len(o.buf)-keep:]...)

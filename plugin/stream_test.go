@@ -10,7 +10,7 @@ import (
 
 	"github.com/riot-tools/riot/plugin"
 	"github.com/riot-tools/riot/plugin/plugintest"
-	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
+	"github.com/riot-tools/riot/shared"
 )
 
 // streamer writes n bytes of output and then waits, before it returns,
@@ -50,12 +50,12 @@ func TestStreamedOutputReachesTheHostWhileTheToolRuns(t *testing.T) {
 		c.Timeout = 30 * time.Second
 		var once sync.Once
 		var order []string
-		c.OnEvent = func(ev *toolv1.CallEvent) {
+		c.OnEvent = func(ev shared.CallEvent) {
 			switch {
-			case ev.GetChunk() != nil:
-				order = append(order, string(ev.GetChunk().GetData()[:1]))
+			case ev.Chunk != nil:
+				order = append(order, string(ev.Chunk.Data[:1]))
 				once.Do(func() { close(s.seen) })
-			case ev.GetFinal() != nil:
+			case ev.Final != nil:
 				order = append(order, "final")
 			}
 		}

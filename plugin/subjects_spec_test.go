@@ -22,7 +22,7 @@ func TestReadOnlyWithoutSubjects(t *testing.T) {
 	})
 	got := map[string]bool{}
 	for _, s := range c.Manifest() {
-		got[s.GetName()] = s.GetReadOnlyWithoutSubjects()
+		got[s.Name] = s.ReadOnlyWithoutSubjects
 	}
 	if got["Bare"] || !got["LookOnly"] || got["Full"] {
 		t.Fatalf("read_only_without_subjects = %v; want only LookOnly (Bare is never read-only, Full declares subjects)", got)

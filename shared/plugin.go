@@ -14,11 +14,11 @@ import (
 // ToolPlugin is the ToolPlugin service in Go terms. The plugin SDK
 // implements it; the host calls it through GRPCClient.
 type ToolPlugin interface {
-	Manifest(ctx context.Context) (*toolv1.ManifestResponse, error)
-	Prepare(ctx context.Context, req *toolv1.PrepareRequest) (*toolv1.PrepareResponse, error)
+	Manifest(ctx context.Context) (Manifest, error)
+	Prepare(ctx context.Context, req PrepareRequest) (PrepareAnswer, error)
 	// Call runs one call and hands each event to send, in order. It returns
 	// once the Final event has been sent, or with the error that stopped it.
-	Call(ctx context.Context, req *toolv1.CallRequest, send func(*toolv1.CallEvent) error) error
+	Call(ctx context.Context, req CallRequest, send func(CallEvent) error) error
 }
 
 // GRPCPlugin is the go-plugin adapter: on the plugin side it registers Impl
@@ -55,19 +55,27 @@ func NewGRPCClient(conn grpc.ClientConnInterface) *GRPCClient {
 
 var _ ToolPlugin = (*GRPCClient)(nil)
 
-func (c *GRPCClient) Manifest(ctx context.Context) (*toolv1.ManifestResponse, error) {
-	return c.client.Manifest(ctx, &toolv1.ManifestRequest{})
+func (c *GRPCClient) Manifest(ctx context.Context) (Manifest, error) {
+	m, err := c.client.Manifest(ctx, &toolv1.ManifestRequest{})
+	if err != nil {
+		return Manifest{}, err
+	}
+	return manifestFromProto(m), nil
 }
 
-func (c *GRPCClient) Prepare(ctx context.Context, req *toolv1.PrepareRequest) (*toolv1.PrepareResponse, error) {
-	return c.client.Prepare(ctx, req)
+func (c *GRPCClient) Prepare(ctx context.Context, req PrepareRequest) (PrepareAnswer, error) {
+	p, err := c.client.Prepare(ctx, prepareRequestToProto(req))
+	if err != nil {
+		return PrepareAnswer{}, err
+	}
+	return answerFromProto(p), nil
 }
 
 // ErrNoFinal reports a Call stream that ended without its Final event.
 var ErrNoFinal = errors.New("call stream ended without a final event")
 
-func (c *GRPCClient) Call(ctx context.Context, req *toolv1.CallRequest, send func(*toolv1.CallEvent) error) error {
-	stream, err := c.client.Call(ctx, req)
+func (c *GRPCClient) Call(ctx context.Context, req CallRequest, send func(CallEvent) error) error {
+	stream, err := c.client.Call(ctx, callRequestToProto(req))
 	if err != nil {
 		return err
 	}
@@ -79,10 +87,11 @@ func (c *GRPCClient) Call(ctx context.Context, req *toolv1.CallRequest, send fun
 		if err != nil {
 			return err
 		}
-		if err := send(ev); err != nil {
+		e := eventFromProto(ev)
+		if err := send(e); err != nil {
 			return err
 		}
-		if ev.GetFinal() != nil {
+		if e.Final != nil {
 			return nil
 		}
 	}
@@ -95,13 +104,23 @@ type GRPCServer struct {
 }
 
 func (s *GRPCServer) Manifest(ctx context.Context, _ *toolv1.ManifestRequest) (*toolv1.ManifestResponse, error) {
-	return s.Impl.Manifest(ctx)
+	m, err := s.Impl.Manifest(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return manifestToProto(m), nil
 }
 
 func (s *GRPCServer) Prepare(ctx context.Context, req *toolv1.PrepareRequest) (*toolv1.PrepareResponse, error) {
-	return s.Impl.Prepare(ctx, req)
+	a, err := s.Impl.Prepare(ctx, prepareRequestFromProto(req))
+	if err != nil {
+		return nil, err
+	}
+	return answerToProto(a), nil
 }
 
 func (s *GRPCServer) Call(req *toolv1.CallRequest, stream grpc.ServerStreamingServer[toolv1.CallEvent]) error {
-	return s.Impl.Call(stream.Context(), req, stream.Send)
+	return s.Impl.Call(stream.Context(), callRequestFromProto(req), func(e CallEvent) error {
+		return stream.Send(eventToProto(e))
+	})
 }

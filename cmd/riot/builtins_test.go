@@ -3,7 +3,6 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -30,8 +29,8 @@ func TestBuiltinToolsAreListed(t *testing.T) {
 }
 
 // config.Builtins is the one registry of builtin tool sets: the tool sets
-// riot serves, the plugins the embedded defaults declare, the Makefile's
-// BUILTINS and the standalone binaries' Serve (read-only or not) follow it.
+// riot serves, the plugins the embedded defaults declare, the standalone mains
+// under plugins/*/cmd (which the Makefile and bench scripts build) and the standalone binaries' Serve (read-only or not) follow it.
 func TestBuiltinRegistryAgrees(t *testing.T) {
 	want := config.BuiltinNames()
 	served := builtinNames()
@@ -45,13 +44,16 @@ func TestBuiltinRegistryAgrees(t *testing.T) {
 	if !slices.Equal(declared, want) {
 		t.Errorf("defaults.toml declares the plugins %v; config.Builtins has %v, in that order", declared, want)
 	}
-	mk, err := os.ReadFile(filepath.Join("..", "..", "Makefile"))
+	mains, err := filepath.Glob(filepath.Join("..", "..", "plugins", "*", "cmd", "riot-tool-*", "main.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile(`(?m)^BUILTINS\s*:=\s*(.*)$`).FindSubmatch(mk)
-	if m == nil || !slices.Equal(strings.Fields(string(m[1])), want) {
-		t.Errorf("the Makefile's BUILTINS is %q; config.Builtins has %v, in that order", m, want)
+	var standalone []string
+	for _, m := range mains {
+		standalone = append(standalone, strings.TrimPrefix(filepath.Base(filepath.Dir(m)), "riot-tool-"))
+	}
+	if !slices.Equal(slices.Sorted(slices.Values(standalone)), served) {
+		t.Errorf("plugins/*/cmd has standalone mains for %v, which the Makefile and bench scripts build; config.Builtins has %v", standalone, want)
 	}
 	for _, b := range config.Builtins() {
 		src, err := os.ReadFile(filepath.Join("..", "..", "plugins", b.Name, "cmd", "riot-tool-"+b.Name, "main.go"))

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	"github.com/riot-tools/riot/config"
@@ -22,7 +24,7 @@ func (a *app) completions(root *cobra.Command) {
 	dirs := func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return nil, cobra.ShellCompDirectiveFilterDirs
 	}
-	_ = root.RegisterFlagCompletionFunc("mode", fixed(config.Modes...))
+	_ = root.RegisterFlagCompletionFunc("mode", fixed(asStrings(config.Modes)...))
 	_ = root.RegisterFlagCompletionFunc("cwd", dirs)
 	_ = root.RegisterFlagCompletionFunc("add-dir", dirs)
 	_ = root.RegisterFlagCompletionFunc("config", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -56,4 +58,21 @@ func (a *app) completeTool(cmd *cobra.Command, args []string, _ string) ([]strin
 		names = append(names, t.Name+"\t"+firstLine(t.Description))
 	}
 	return names, cobra.ShellCompDirectiveNoFileComp
+}
+
+// asStrings are a string type's values as strings, for cobra.
+func asStrings[T ~string](values []T) []string {
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = string(v)
+	}
+	return out
+}
+
+// orList writes values as a sentence does: "a, b or c".
+func orList(values []string) string {
+	if len(values) < 2 {
+		return strings.Join(values, "")
+	}
+	return strings.Join(values[:len(values)-1], ", ") + " or " + values[len(values)-1]
 }

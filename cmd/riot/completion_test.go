@@ -28,3 +28,8 @@ func TestCompletion(t *testing.T) {
 	}
 	e.riot("", "completion", "bash").want(t, 0, "__start_riot")
 }
+
+// The --mode flag's help lists the modes as config.Modes has them.
+func TestModeFlagHelp(t *testing.T) {
+	newEnv(t).riot("", "--help").want(t, 0, "permission mode: default, acceptEdits, plan, auto, dontAsk or bypassPermissions")
+}

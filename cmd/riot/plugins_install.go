@@ -238,7 +238,7 @@ func (l *pluginLifecycle) installOne(ctx context.Context, p config.Plugin, upgra
 	return l.install(ctx, p, upgrade, nil)
 }
 
-// install gets, probes and installs one plugin and records it in the lock;
+// install gets, inspects and installs one plugin and records it in the lock;
 // declare, if set, adds it to the config once the binary is known good.
 // On any failure the previous binary, config and lock entry stay.
 func (l *pluginLifecycle) install(ctx context.Context, p config.Plugin, upgrade bool, declare func() error) error {
@@ -284,15 +284,15 @@ func (l *pluginLifecycle) install(ctx context.Context, p config.Plugin, upgrade 
 	if err != nil {
 		return installExit(err)
 	}
-	probed, err := core.Probe(ctx, l.cfg, p.Name, got.Binary)
+	seen, err := core.InspectPlugin(ctx, l.cfg, p.Name, got.Binary)
 	if err != nil {
 		return &exitError{code: exitOutcome, msg: fmt.Sprintf("the new binary of %s does not work as a riot plugin, so nothing was installed: %v", p.Name, err)}
 	}
-	entry := &lock.Entry{Source: p.Source, Constraint: p.Version, Version: got.Version, Sum: got.Sum, Protocol: probed.Protocol, SHA256: map[string]string{lock.Platform(): got.SHA256}}
+	entry := &lock.Entry{Source: p.Source, Constraint: p.Version, Version: got.Version, Sum: got.Sum, Protocol: seen.Protocol, SHA256: map[string]string{lock.Platform(): got.SHA256}}
 	var change string
 	if old := l.lk.Plugins[p.Name]; old != nil {
 		var err error
-		if entry.Tools, change, err = toolsChange(p.Name, old.Tools, probed.Tools, l.acceptTools); err != nil {
+		if entry.Tools, change, err = toolsChange(p.Name, old.Tools, seen.Tools, l.acceptTools); err != nil {
 			return err
 		}
 		if old.Version == entry.Version && old.Sum == entry.Sum && old.Source == entry.Source {
@@ -304,7 +304,7 @@ func (l *pluginLifecycle) install(ctx context.Context, p config.Plugin, upgrade 
 			}
 		}
 	} else {
-		entry.Tools = probed.Tools
+		entry.Tools = seen.Tools
 	}
 	before := l.pluginsSum()
 	installed, err := install.Put(got, dir, p.Name)
@@ -501,15 +501,15 @@ func (l *pluginLifecycle) verifyOne(ctx context.Context, spec core.PluginSpec) s
 	if sum != spec.SHA256 {
 		return fmt.Sprintf("its binary %s has sha256 %s, the lock pins %s; run `riot plugins install %s` to reinstall the locked version", spec.Path, sum, spec.SHA256, spec.Name)
 	}
-	probed, err := core.Probe(ctx, l.cfg, spec.Name, spec.Path)
+	seen, err := core.InspectPlugin(ctx, l.cfg, spec.Name, spec.Path)
 	if err != nil {
 		return err.Error()
 	}
-	if probed.Protocol != entry.Protocol {
-		return fmt.Sprintf("it negotiated protocol %d, the lock records %d; run `riot plugins upgrade %s` to record it", probed.Protocol, entry.Protocol, spec.Name)
+	if seen.Protocol != entry.Protocol {
+		return fmt.Sprintf("it negotiated protocol %d, the lock records %d; run `riot plugins upgrade %s` to record it", seen.Protocol, entry.Protocol, spec.Name)
 	}
-	if _, change, err := toolsChange(spec.Name, entry.Tools, probed.Tools, false); err != nil || change != "" {
-		return fmt.Sprintf("it serves %s, the lock records %s; run `riot plugins upgrade %s` to record it", strings.Join(probed.Tools, ", "), strings.Join(entry.Tools, ", "), spec.Name)
+	if _, change, err := toolsChange(spec.Name, entry.Tools, seen.Tools, false); err != nil || change != "" {
+		return fmt.Sprintf("it serves %s, the lock records %s; run `riot plugins upgrade %s` to record it", strings.Join(seen.Tools, ", "), strings.Join(entry.Tools, ", "), spec.Name)
 	}
 	return ""
 }

@@ -85,27 +85,28 @@ func (s *spinner) event(p core.Progress) {
 	}
 }
 
-const frames = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+// spinnerGlyphs are drawn in turn, one a tick.
+const spinnerGlyphs = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 func (s *spinner) loop(t *time.Ticker, done chan struct{}) {
-	for frame := 0; ; frame++ {
+	for tick := 0; ; tick++ {
 		select {
 		case <-done:
 			return
 		case <-t.C:
 		}
 		s.mu.Lock()
-		s.draw(frame)
+		s.draw(tick)
 		s.mu.Unlock()
 	}
 }
 
-func (s *spinner) draw(frame int) {
+func (s *spinner) draw(tick int) {
 	var line string
 	for _, id := range s.order {
 		c := s.calls[id]
 		if elapsed := time.Since(c.start); elapsed >= spinnerAfter {
-			line = fmt.Sprintf("%c %s (%.0fs)", []rune(frames)[frame%len([]rune(frames))], c.describe, elapsed.Seconds())
+			line = fmt.Sprintf("%c %s (%.0fs)", []rune(spinnerGlyphs)[tick%len([]rune(spinnerGlyphs))], c.describe, elapsed.Seconds())
 			if c.message != "" {
 				line += " · " + c.message
 			}

@@ -132,7 +132,7 @@ func (a *app) rootCommand(only string) *cobra.Command {
 	root.SetErr(a.stderr)
 	root.SetFlagErrorFunc(flagError)
 	f := root.PersistentFlags()
-	f.StringVar(&a.mode, "mode", "", "permission mode: default, acceptEdits, plan, auto, dontAsk or bypassPermissions")
+	f.StringVar(&a.mode, "mode", "", "permission mode: "+orList(asStrings(config.Modes)))
 	f.StringArrayVar(&a.allow, "allow", nil, "allow rule, such as 'Bash(git log:*)' (repeatable)")
 	f.StringArrayVar(&a.deny, "deny", nil, "deny rule, such as 'Read(**/.env)' (repeatable)")
 	f.StringArrayVar(&a.ask, "ask", nil, "ask rule (repeatable)")
@@ -185,7 +185,7 @@ func (a *app) loadConfig() (*config.Config, string, error) {
 	cfg, err := config.Load(config.Options{
 		Workspace: ws,
 		ExtraFile: a.configFile,
-		Flags:     config.Flags{Mode: a.mode, Allow: a.allow, Ask: a.ask, Deny: a.deny, AddDirs: a.addDirs},
+		Flags:     config.Flags{Mode: config.Mode(a.mode), Allow: a.allow, Ask: a.ask, Deny: a.deny, AddDirs: a.addDirs},
 	})
 	if err == nil {
 		err = cfg.LoadMCPJSON(ws)

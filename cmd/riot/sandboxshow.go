@@ -7,7 +7,6 @@ import (
 
 	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/core"
-	"github.com/riot-tools/riot/plugin/sandbox"
 )
 
 // printSandboxStatus shows, in `riot config`, whether bwrap can start a
@@ -15,7 +14,7 @@ import (
 func printSandboxStatus(w io.Writer, c *config.Config) {
 	mode := c.Sandbox.Mode
 	switch err := core.ProbeSandbox(context.Background()); {
-	case mode == "off":
+	case mode == config.SandboxOff:
 		fmt.Fprintf(w, "# bwrap: not used (sandbox.mode = \"off\")\t\n")
 	case err != nil:
 		fmt.Fprintf(w, "# bwrap: does not work here: %s; commands run unsandboxed in auto mode and fail in required mode\t\n", err)
@@ -34,15 +33,15 @@ func printExplainSandbox(w io.Writer, ex core.Explanation) {
 		switch {
 		case ex.NoSandbox != "":
 			why = ex.NoSandbox
-		case ex.SandboxStatus.Problem != "" && ex.SandboxStatus.Mode == "required":
+		case ex.SandboxStatus.Problem != "" && ex.SandboxStatus.Mode == config.SandboxRequired:
 			why = "cannot start, so the call would be refused ([sandbox] mode = \"required\"): " + ex.SandboxStatus.Problem
 		case ex.SandboxStatus.Problem != "":
-			why = "off, so the call would run unconfined ([sandbox] mode = \"" + ex.SandboxStatus.Mode + "\"): " + ex.SandboxStatus.Problem
+			why = "off, so the call would run unconfined ([sandbox] mode = \"" + string(ex.SandboxStatus.Mode) + "\"): " + ex.SandboxStatus.Problem
 		}
 		fmt.Fprintf(w, "sandbox: %s\n", why)
 		return
 	}
-	p := sandbox.FromProto(ex.Sandbox)
+	p := ex.Sandbox
 	fmt.Fprintf(w, "sandbox: %s (the profile of %s)\n", p.Summary(), p.Reason)
 	fmt.Fprintf(w, "  %d paths shown read-only, %d kept read-only inside writable ones, %d hidden; --json lists them\n",
 		len(p.ReadPaths), len(p.ProtectedPaths), len(p.MaskedPaths))
@@ -71,11 +70,11 @@ func explainSandboxJSON(ex core.Explanation) *sandboxOut {
 	if ex.Sandbox == nil {
 		return out
 	}
-	p := sandbox.FromProto(ex.Sandbox)
-	out.On, out.Mode, out.Network, out.Reason = true, p.Mode.String(), p.NetworkOn(), p.Reason
+	p := ex.Sandbox
+	out.On, out.Mode, out.Network, out.Reason = true, "read-only", p.NetworkOn(), p.Reason
 	out.ReadOnly, out.Protected, out.Hidden = p.ReadPaths, p.ProtectedPaths, p.MaskedPaths
-	if p.Mode == sandbox.Write {
-		out.Writable = p.WritePaths
+	if p.Writable {
+		out.Mode, out.Writable = "write", p.WritePaths
 	} else {
 		out.ReadOnly = append(append([]string{}, p.WritePaths...), p.ReadPaths...)
 	}

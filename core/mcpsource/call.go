@@ -11,17 +11,17 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
+	"github.com/riot-tools/riot/shared"
 )
 
 // Call runs one tool call on the server, starting it if needed, and maps
 // the result into riot's blocks.
-func (s *Source) Call(ctx context.Context, req *toolv1.CallRequest, send func(*toolv1.CallEvent) error) error {
+func (s *Source) Call(ctx context.Context, req shared.CallRequest, send func(shared.CallEvent) error) error {
 	s.mu.Lock()
-	t := s.tools[req.GetTool()]
+	t := s.tools[req.Tool]
 	s.mu.Unlock()
 	if t == nil {
-		return send(failed(fmt.Sprintf("The %s MCP server does not serve %s. Call one of the tools listed instead.", s.name, req.GetTool())))
+		return send(failed(fmt.Sprintf("The %s MCP server does not serve %s. Call one of the tools listed instead.", s.name, req.Tool)))
 	}
 	c, err := s.connect(ctx)
 	if err != nil {
@@ -35,9 +35,9 @@ func (s *Source) Call(ctx context.Context, req *toolv1.CallRequest, send func(*t
 		return send(failed(fmt.Sprintf("The %s MCP server could not be started. Tell the user it needs fixing.", s.name)))
 	}
 	var args map[string]any
-	if in := req.GetInput(); len(in) > 0 {
+	if in := req.Input; len(in) > 0 {
 		if err := json.Unmarshal(in, &args); err != nil {
-			return send(failed(fmt.Sprintf("The input for %s is not a JSON object. Send an object with the fields its schema lists.", req.GetTool())))
+			return send(failed(fmt.Sprintf("The input for %s is not a JSON object. Send an object with the fields its schema lists.", req.Tool)))
 		}
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.opts.ToolTimeout)
@@ -47,19 +47,19 @@ func (s *Source) Call(ctx context.Context, req *toolv1.CallRequest, send func(*t
 	// Cancelling cctx makes the SDK send notifications/cancelled.
 	res, err := c.sess.CallTool(cctx, &mcp.CallToolParams{Name: t.Name, Arguments: args})
 	if err != nil {
-		return s.callFailed(ctx, cctx, c, req.GetTool(), err, send)
+		return s.callFailed(ctx, cctx, c, req.Tool, err, send)
 	}
 	// A tool the call added was announced before its result.
 	s.awaitRelists(cctx)
 	return sendResult(res, state.taken(), send)
 }
 
-func (s *Source) callFailed(ctx, cctx context.Context, c *conn, tool string, err error, send func(*toolv1.CallEvent) error) error {
+func (s *Source) callFailed(ctx, cctx context.Context, c *conn, tool string, err error, send func(shared.CallEvent) error) error {
 	if ctx.Err() != nil {
 		// The turn was cancelled; the SDK told the server.
 		return ctx.Err()
 	}
-	var wire *jsonrpc.Error
+	var refusal *jsonrpc.Error
 	switch {
 	case c.over.seen() != "":
 		// Riot cut the server off mid-answer: say so, not how it ended.
@@ -71,9 +71,9 @@ func (s *Source) callFailed(ctx, cctx context.Context, c *conn, tool string, err
 		s.lost(c)
 		s.crash()
 		return send(failed(fmt.Sprintf("The %s MCP server did not finish %s within %s, so it was stopped. It may have partially run; check before retrying. The next call restarts the server.", s.name, tool, seconds(s.opts.ToolTimeout))))
-	case asWire(err, &wire):
-		// The server is alive and answered with an error.
-		return send(failed(fmt.Sprintf("The %s MCP server refused this call of %s: %s. Fix the input, or use another tool.", s.name, tool, quoteServer(wire.Message))))
+	case errors.As(err, &refusal):
+		// The server is alive and answered with a JSON-RPC error.
+		return send(failed(fmt.Sprintf("The %s MCP server refused this call of %s: %s. Fix the input, or use another tool.", s.name, tool, quoteServer(refusal.Message))))
 	}
 	// Anything else broke the connection: find out how, and start afresh
 	// on the next call.
@@ -84,9 +84,6 @@ func (s *Source) callFailed(ctx, cctx context.Context, c *conn, tool string, err
 	return send(failed(fmt.Sprintf("The %s MCP server stopped while running %s%s. It may have partially run; check before retrying. The next call restarts the server.", s.name, tool, why)))
 }
 
-// asWire finds an error the server sent as a JSON-RPC error.
-func asWire(err error, out **jsonrpc.Error) bool { return errors.As(err, out) }
-
 // quoteServer bounds and marks text the server wrote.
 func quoteServer(msg string) string {
 	msg = strings.TrimSpace(msg)
@@ -96,15 +93,15 @@ func quoteServer(msg string) string {
 	return fmt.Sprintf("%q", msg)
 }
 
-func failed(msg string) *toolv1.CallEvent {
-	return &toolv1.CallEvent{Event: &toolv1.CallEvent_Final{Final: &toolv1.Final{Status: toolv1.Status_STATUS_FAILED, Message: msg}}}
+func failed(msg string) shared.CallEvent {
+	return shared.CallEvent{Final: &shared.Final{Status: shared.StatusFailed, Message: msg}}
 }
 
 // sendResult maps MCP content to blocks: text as text, images as images,
 // resource links and embedded text resources as text naming them. isError
 // makes the call Failed, with the server's text as the content.
 // notes, riot's own about the call, follow the server's text.
-func sendResult(res *mcp.CallToolResult, notes []string, send func(*toolv1.CallEvent) error) error {
+func sendResult(res *mcp.CallToolResult, notes []string, send func(shared.CallEvent) error) error {
 	block := uint32(0)
 	text := func(s string) error {
 		if s == "" {
@@ -112,7 +109,7 @@ func sendResult(res *mcp.CallToolResult, notes []string, send func(*toolv1.CallE
 		}
 		for len(s) > 0 {
 			n := min(len(s), 1<<20)
-			if err := send(&toolv1.CallEvent{Event: &toolv1.CallEvent_Chunk{Chunk: &toolv1.Chunk{Block: block, Kind: toolv1.BlockKind_BLOCK_KIND_TEXT, Data: []byte(s[:n])}}}); err != nil {
+			if err := send(shared.CallEvent{Chunk: &shared.Chunk{Block: block, Kind: shared.BlockText, Data: []byte(s[:n])}}); err != nil {
 				return err
 			}
 			s = s[n:]
@@ -140,7 +137,7 @@ func sendResult(res *mcp.CallToolResult, notes []string, send func(*toolv1.CallE
 			if err := flush(); err != nil {
 				return err
 			}
-			if err := send(&toolv1.CallEvent{Event: &toolv1.CallEvent_Chunk{Chunk: &toolv1.Chunk{Block: block, Kind: toolv1.BlockKind_BLOCK_KIND_IMAGE, MediaType: v.MIMEType, Data: v.Data}}}); err != nil {
+			if err := send(shared.CallEvent{Chunk: &shared.Chunk{Block: block, Kind: shared.BlockImage, MediaType: v.MIMEType, Data: v.Data}}); err != nil {
 				return err
 			}
 			block++
@@ -172,10 +169,10 @@ func sendResult(res *mcp.CallToolResult, notes []string, send func(*toolv1.CallE
 	if err := flush(); err != nil {
 		return err
 	}
-	final := &toolv1.Final{Status: toolv1.Status_STATUS_OK}
+	final := &shared.Final{Status: shared.StatusOK}
 	if res.IsError {
-		final.Status = toolv1.Status_STATUS_FAILED
+		final.Status = shared.StatusFailed
 		final.Message = "The MCP server reported that this call failed (above). Correct the call as it says, or use another tool."
 	}
-	return send(&toolv1.CallEvent{Event: &toolv1.CallEvent_Final{Final: final}})
+	return send(shared.CallEvent{Final: final})
 }

@@ -28,7 +28,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/riot-tools/riot/config"
-	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
+	"github.com/riot-tools/riot/shared"
 )
 
 // Options configures a Source.
@@ -153,10 +153,10 @@ func (s *Source) CallTimeout() time.Duration {
 
 // Manifest lists the server's served tools: from the cache while the
 // server's config has not changed, by starting it otherwise.
-func (s *Source) Manifest(ctx context.Context) (*toolv1.ManifestResponse, error) {
+func (s *Source) Manifest(ctx context.Context) (shared.Manifest, error) {
 	// Not even from the cache: tools that can never start are no tools.
 	if err := s.nested(); err != nil {
-		return nil, err
+		return shared.Manifest{}, err
 	}
 	var tools []*mcp.Tool
 	if s.opts.Cache != nil {
@@ -165,10 +165,10 @@ func (s *Source) Manifest(ctx context.Context) (*toolv1.ManifestResponse, error)
 	if tools == nil {
 		c, err := s.connect(ctx)
 		if err != nil {
-			return nil, err
+			return shared.Manifest{}, err
 		}
 		if tools, err = s.list(ctx, c); err != nil {
-			return nil, err
+			return shared.Manifest{}, err
 		}
 		if s.opts.Cache != nil {
 			s.opts.Cache.put(s.opts.Server, tools)
@@ -176,19 +176,19 @@ func (s *Source) Manifest(ctx context.Context) (*toolv1.ManifestResponse, error)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m := &toolv1.ManifestResponse{}
+	var m shared.Manifest
 	for _, t := range tools {
-		if spec := s.addLocked(t); spec != nil {
-			m.Tools = append(m.Tools, spec)
+		if s.addLocked(t) {
+			m.Tools = append(m.Tools, s.spec(t))
 		}
 	}
 	return m, nil
 }
 
-// addLocked registers a tool not yet known and returns its spec, or nil.
-func (s *Source) addLocked(t *mcp.Tool) *toolv1.ToolSpec {
+// addLocked registers a tool not yet known, and reports whether it did.
+func (s *Source) addLocked(t *mcp.Tool) bool {
 	if t == nil || !s.opts.Server.Serves(t.Name) {
-		return nil
+		return false
 	}
 	if why := badToolName(s.name, t.Name); why != "" {
 		if _, seen := s.refused[t.Name]; !seen {
@@ -199,18 +199,18 @@ func (s *Source) addLocked(t *mcp.Tool) *toolv1.ToolSpec {
 			s.refusedOrder = append(s.refusedOrder, t.Name)
 			s.opts.Log.Warn(why)
 		}
-		return nil
+		return false
 	}
 	name := ToolName(s.name, t.Name)
 	if _, dup := s.tools[name]; dup {
-		return nil
+		return false
 	}
 	s.tools[name] = t
 	s.order = append(s.order, name)
-	return s.spec(t)
+	return true
 }
 
-func (s *Source) spec(t *mcp.Tool) *toolv1.ToolSpec {
+func (s *Source) spec(t *mcp.Tool) shared.ToolSpec {
 	schema, err := json.Marshal(t.InputSchema)
 	if err != nil || t.InputSchema == nil {
 		schema = []byte(`{"type":"object"}`)
@@ -222,29 +222,29 @@ func (s *Source) spec(t *mcp.Tool) *toolv1.ToolSpec {
 	}
 	// A server's annotations are untrusted: only the user's read_only_tools
 	// make a tool read-only, in the permission chain and in what riot shows.
-	ann := &toolv1.Annotations{Title: t.Title, ReadOnly: ro}
+	ann := &shared.Annotations{Title: t.Title, ReadOnly: ro}
 	if t.Annotations != nil && ann.Title == "" {
 		ann.Title = t.Annotations.Title
 	}
-	return &toolv1.ToolSpec{Name: ToolName(s.name, t.Name), Prompt: prompt, InputSchema: schema, ReadOnlyWithoutSubjects: ro, Annotations: ann}
+	return shared.ToolSpec{Name: ToolName(s.name, t.Name), Prompt: prompt, InputSchema: schema, ReadOnlyWithoutSubjects: ro, Annotations: ann}
 }
 
 // Prepare produces the prepared view the core judges: an MCP server has no
 // Prepare, so riot says what it knows. The call has no subjects, so rules
 // name the tool (mcp__NAME__TOOL) or the server (mcp__NAME); it is
 // read-only only if the user's read_only_tools lists it.
-func (s *Source) Prepare(_ context.Context, req *toolv1.PrepareRequest) (*toolv1.PrepareResponse, error) {
+func (s *Source) Prepare(_ context.Context, req shared.PrepareRequest) (shared.PrepareAnswer, error) {
 	s.mu.Lock()
-	t := s.tools[req.GetTool()]
+	t := s.tools[req.Tool]
 	s.mu.Unlock()
 	if t == nil {
-		return &toolv1.PrepareResponse{Rejected: fmt.Sprintf("The %s MCP server does not serve %s. Call one of the tools listed instead.", s.name, req.GetTool())}, nil
+		return shared.PrepareAnswer{Rejected: fmt.Sprintf("The %s MCP server does not serve %s. Call one of the tools listed instead.", s.name, req.Tool)}, nil
 	}
 	ro := slices.Contains(s.opts.Server.ReadOnlyTools, t.Name)
-	return &toolv1.PrepareResponse{
+	return shared.PrepareAnswer{
 		Describe:   fmt.Sprintf("%s (MCP server %s)", t.Name, s.name),
 		ReadOnly:   ro,
-		Permission: toolv1.PermissionBehavior_PERMISSION_BEHAVIOR_PASSTHROUGH,
+		Permission: shared.PermissionPassthrough,
 	}, nil
 }
 
@@ -256,10 +256,10 @@ func (s *Source) Prestart() {
 
 // Tools are the served tools' specs in order, including any added by
 // notifications/tools/list_changed after the Manifest.
-func (s *Source) Tools() []*toolv1.ToolSpec {
+func (s *Source) Tools() []shared.ToolSpec {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]*toolv1.ToolSpec, 0, len(s.order))
+	out := make([]shared.ToolSpec, 0, len(s.order))
 	for _, n := range s.order {
 		out = append(out, s.spec(s.tools[n]))
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/internal/paths"
 )
 
@@ -49,10 +50,10 @@ type chain struct {
 
 // decide records the deciding step. An Ask becomes Deny in dontAsk.
 func (c *chain) decide(step Step, b Behavior, rule *compiled, check, checked, reason string) bool {
-	if step == StepMode && b != Allow && c.p.mode != "plan" {
+	if step == StepMode && b != Allow && c.p.mode != config.ModePlan {
 		c.suggest()
 	}
-	if b == Ask && c.p.mode == "dontAsk" {
+	if b == Ask && c.p.mode == config.ModeDontAsk {
 		b = Deny
 		reason += " The permission mode is dontAsk, so what would be asked is denied."
 	}
@@ -143,7 +144,7 @@ func (c *chain) toolStep() bool {
 }
 
 func (c *chain) safetyStep() bool {
-	if c.p.mode == "bypassPermissions" {
+	if c.p.mode == config.ModeBypassPermissions {
 		return c.pass(StepSafety, "skipped: bypassPermissions mode", "skipped")
 	}
 	checked := fmt.Sprintf("the workspace fence and protected paths for %s", plural(len(c.subjects), "subject"))
@@ -225,13 +226,13 @@ func (c *chain) allowStep() bool {
 
 func (c *chain) modeStep(ctx context.Context) bool {
 	mode := c.p.mode
-	checked := "mode " + mode
+	checked := "mode " + string(mode)
 	if c.req.ReadOnly {
 		return c.decide(StepMode, Allow, nil, "", checked+": the call is read-only",
 			fmt.Sprintf("Read-only calls are allowed in %s mode.", mode))
 	}
 	checked += ": the call is not read-only"
-	if h := c.req.Hook; h != nil && h.Behavior == Allow && mode != "plan" {
+	if h := c.req.Hook; h != nil && h.Behavior == Allow && mode != config.ModePlan {
 		reason := fmt.Sprintf("Allowed by the PreToolUse hook %s", h.Hook)
 		if h.Reason != "" {
 			reason += ": " + strings.TrimSuffix(strings.TrimSpace(h.Reason), ".")
@@ -239,22 +240,27 @@ func (c *chain) modeStep(ctx context.Context) bool {
 		return c.decide(StepMode, Allow, nil, "the PreToolUse hook "+h.Hook, checked+"; the PreToolUse hook "+h.Hook+" allowed it", reason+".")
 	}
 	notAllowed := fmt.Sprintf("%s%s is not read-only and no allow rule covers it, so it needs the user's approval.", c.req.Tool, c.on(-2))
+	// Every mode is a case, so that the exhaustive linter finds this switch
+	// when a mode is added; no default would hide a new one.
 	switch mode {
-	case "bypassPermissions":
+	case config.ModeBypassPermissions:
 		return c.decide(StepMode, Allow, nil, "", checked, "Allowed in bypassPermissions mode.")
-	case "plan":
+	case config.ModePlan:
 		return c.decide(StepMode, Deny, nil, "", checked, planReason)
-	case "acceptEdits":
+	case config.ModeAcceptEdits:
 		if c.fileEdits() {
 			return c.decide(StepMode, Allow, nil, "", checked+" but only edits files in the workspace",
 				"File edits inside the workspace are allowed in acceptEdits mode.")
 		}
 		return c.decide(StepMode, Ask, nil, "", checked+" and is more than a file edit", notAllowed)
-	case "auto":
+	case config.ModeAuto:
 		return c.classify(ctx, checked)
-	default: // default and dontAsk
+	case config.ModeDefault, config.ModeDontAsk: // decide makes dontAsk's Ask a Deny
 		return c.decide(StepMode, Ask, nil, "", checked, notAllowed)
 	}
+	// New refuses a mode it does not know; should one get here, fail closed.
+	return c.decide(StepMode, Deny, nil, "unknown mode", checked+"; riot does not know this mode",
+		fmt.Sprintf("The permission mode %q is unknown, so this call was not run. Tell the user to set a mode riot knows.", mode))
 }
 
 // fileEdits reports whether the call only touches files by path: every

@@ -353,7 +353,7 @@ func TestStepAllowRule(t *testing.T) {
 		{"first matching rule", []string{"allow:Bash(git:*)", "allow:Bash(git push:*)"}, bash(false, []string{"git push"}), "Bash(git:*)"},
 	} {
 		// bypassPermissions skips step 4, so unknown subjects reach step 5 there.
-		for _, mode := range []string{"default", "plan", "dontAsk"} {
+		for _, mode := range []config.Mode{config.ModeDefault, config.ModePlan, config.ModeDontAsk} {
 			d := decide(e.policy(t, mode, c.rules...), c.req)
 			if c.rule == "" {
 				if d.Step == StepAllowRule {
@@ -432,7 +432,7 @@ func TestStepMode(t *testing.T) {
 	readsOnly := Request{Tool: "Check", Subjects: []Subject{{Kind: PathSubject, Value: e.ws + "/src/a.go", Access: Read}}}
 	noSubjects := Request{Tool: "Diagnostics"}
 	for _, c := range []struct {
-		mode string
+		mode config.Mode
 		req  Request
 		want Behavior
 	}{
@@ -450,7 +450,7 @@ func TestStepMode(t *testing.T) {
 			t.Errorf("%s %s: %v at %v (%s)", c.mode, c.req.Describe, d.Behavior, d.Step, d.Reason)
 		}
 	}
-	checkReason := func(mode string, r Request, want string) {
+	checkReason := func(mode config.Mode, r Request, want string) {
 		t.Helper()
 		if d := decide(e.policy(t, mode), r); d.Reason != want {
 			t.Errorf("%s reason:\n got %q\nwant %q", mode, d.Reason, want)
@@ -482,6 +482,18 @@ func TestStepMode(t *testing.T) {
 	}
 	if d := decide(e.policy(t, "acceptEdits"), edit); d.Trace[5].Checked != "mode acceptEdits: the call is not read-only but only edits files in the workspace" {
 		t.Errorf("trace %q", d.Trace[5].Checked)
+	}
+}
+
+// New refuses a mode it does not know; were one to reach the mode step, a
+// call that is not read-only is denied, not asked about or allowed.
+func TestStepModeUnknownDenies(t *testing.T) {
+	e := newEnv(t)
+	p := e.policy(t, config.ModeDefault)
+	p.mode = "yolo"
+	d := decide(p, bash(false, []string{"touch x"}))
+	if d.Behavior != Deny || d.Step != StepMode || !strings.Contains(d.Reason, `The permission mode "yolo" is unknown`) {
+		t.Errorf("unknown mode: %v at %v: %s", d.Behavior, d.Step, d.Reason)
 	}
 }
 

@@ -141,7 +141,7 @@ func FuzzFence(f *testing.F) {
 		f.Add(s, i%2 == 0, i%3 == 0, uint8(i), uint8(i/2))
 	}
 	e := fenceTree(f)
-	modes := []string{"default", "acceptEdits", "plan", "auto", "dontAsk"}
+	modes := []config.Mode{config.ModeDefault, config.ModeAcceptEdits, config.ModePlan, config.ModeAuto, config.ModeDontAsk}
 	ruleSets := [][]string{nil, {"allow:Read", "allow:Edit"}, {"allow:Read(//**)", "allow:Edit(//**)"}, {"allow:Read(**)", "allow:Edit(**)"}, {"allow:X"}}
 	policies := map[[2]int]*Policy{}
 	for m := range modes {

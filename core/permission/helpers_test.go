@@ -39,7 +39,7 @@ func newEnv(t testing.TB) *testEnv {
 
 // cfg is a Config on the tree with the mode and rules given as
 // "allow:Bash(ls:*)", "ask:...", "deny:...".
-func (e *testEnv) cfg(mode string, rules ...string) Config {
+func (e *testEnv) cfg(mode config.Mode, rules ...string) Config {
 	c := Config{Mode: mode, Roots: []string{e.ws}, ReadOnlyRoots: []string{e.state}, Home: e.home}
 	for _, r := range rules {
 		kind, text, _ := strings.Cut(r, ":")
@@ -67,7 +67,7 @@ func mustPolicy(t testing.TB, c Config) *Policy {
 	return p
 }
 
-func (e *testEnv) policy(t testing.TB, mode string, rules ...string) *Policy {
+func (e *testEnv) policy(t testing.TB, mode config.Mode, rules ...string) *Policy {
 	t.Helper()
 	return mustPolicy(t, e.cfg(mode, rules...))
 }

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/riot-tools/riot/config"
 )
 
 // A PreToolUse hook's verdict takes its place in the chain: deny denies in
@@ -26,7 +28,7 @@ func TestHookVerdicts(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name  string
-		mode  string
+		mode  config.Mode
 		rules []string
 		req   Request
 		want  Behavior

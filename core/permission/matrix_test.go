@@ -35,7 +35,7 @@ func TestMatrix(t *testing.T) {
 		b    Behavior
 		step Step
 	}
-	expected := func(mode string, ro bool, rule, fence string) outcome {
+	expected := func(mode config.Mode, ro bool, rule, fence string) outcome {
 		askOr := func(s Step) outcome {
 			if mode == "dontAsk" {
 				return outcome{Deny, s}

@@ -3,6 +3,8 @@ package permission
 import (
 	"fmt"
 	"strings"
+
+	"github.com/riot-tools/riot/config"
 )
 
 const noEvasion = "Do not try to get around this with another tool or command (for example doing the same through Bash); "
@@ -19,7 +21,7 @@ func (d Decision) DeniedMessage() string {
 	case d.ByUser:
 		return "The user denied permission for this call, so it was not run. " + noEvasion +
 			"ask the user how to proceed if you need it."
-	case d.Step == StepMode && d.Mode == "plan":
+	case d.Step == StepMode && d.Mode == config.ModePlan:
 		return d.Reason
 	case d.Step == StepDenyRule && d.byHook():
 		return "Permission denied: " + d.Reason

@@ -76,7 +76,7 @@ func TestSuggest(t *testing.T) {
 		t.Errorf("an allow suggests %q", d.Suggest)
 	}
 	// dontAsk and auto suggest, since an allow rule would do.
-	for _, mode := range []string{"dontAsk", "auto", "default"} {
+	for _, mode := range []config.Mode{config.ModeDontAsk, config.ModeAuto, config.ModeDefault} {
 		if d := decide(e.policy(t, mode), bash(false, []string{"touch x"})); d.Suggest != "Bash(touch:*)" {
 			t.Errorf("%s suggests %q", mode, d.Suggest)
 		}

@@ -14,7 +14,7 @@ import (
 // Config is what a Policy is built from.
 type Config struct {
 	// Mode is one of config.Modes; "" means default.
-	Mode string
+	Mode config.Mode
 	// Allow, Ask and Deny are the rules of every layer, merged.
 	Allow, Ask, Deny []config.Rule
 	// Roots are the workspace roots; Roots[0] is the working directory,
@@ -39,7 +39,7 @@ type Config struct {
 // Policy is the permission chain for one session. It is safe for
 // concurrent use.
 type Policy struct {
-	mode       string
+	mode       config.Mode
 	deny, ask  []*compiled
 	allow      []*compiled
 	roots      []resolved // writable; roots[0] is the working directory
@@ -73,7 +73,7 @@ func New(cfg Config) (*Policy, error) {
 func newPolicy(cfg Config, fsys fileSystem) (*Policy, error) {
 	p := &Policy{mode: cfg.Mode, classifier: cfg.Classifier, fs: fsys}
 	if p.mode == "" {
-		p.mode = "default"
+		p.mode = config.ModeDefault
 	}
 	if !slices.Contains(config.Modes, p.mode) {
 		return nil, &config.Error{Msg: fmt.Sprintf("unknown permission mode %q; use one of %v", cfg.Mode, config.Modes)}
@@ -215,7 +215,7 @@ func (p *Policy) denyReadGlobs() []string {
 }
 
 // Mode is the policy's permission mode.
-func (p *Policy) Mode() string { return p.mode }
+func (p *Policy) Mode() config.Mode { return p.mode }
 
 // Hidden reports whether a bare deny rule names the tool: it is left out
 // of tools[], so the model never sees it.

@@ -41,6 +41,7 @@ func (c *chain) suggest() {
 				tool = "Read"
 			}
 			ok = add(tool+"("+c.p.pathSpecFor(s.physical)+")", s)
+		case UnknownSubject: // no allow rule matches one, so none is suggested
 		}
 		if !ok {
 			return

@@ -147,7 +147,7 @@ type Decision struct {
 	// Policy.Resolve grants all of them.
 	Suggestions []string
 	// Mode is the mode the chain ran in.
-	Mode string
+	Mode config.Mode
 	// ByUser reports that a prompt's answer decided (see Policy.Resolve).
 	ByUser bool
 	// Reads are the call's read paths as this decision resolved them

@@ -7,24 +7,24 @@ import (
 
 	"github.com/riot-tools/riot/core"
 	"github.com/riot-tools/riot/core/permission"
-	"github.com/riot-tools/riot/core/sessionhost/wire"
+	"github.com/riot-tools/riot/core/sessionhost/attach"
 )
 
 // ErrNoHost means no host serves the socket: the client runs the turn
 // itself, as without one.
-var ErrNoHost = wire.ErrNoHost
+var ErrNoHost = attach.ErrNoHost
 
 // ErrHostDied means the host went away after it took the turn: its calls
 // may have run in part.
-var ErrHostDied = wire.ErrHostDied
+var ErrHostDied = attach.ErrHostDied
 
 // RefusedError is a host's refusal to run a turn; the client runs it
 // itself.
-type RefusedError = wire.RefusedError
+type RefusedError = attach.RefusedError
 
 // shortAddr is an address for the socket at path that fits sockaddr_un
-// (wire.ShortAddr).
-func shortAddr(path string) (string, func(), error) { return wire.ShortAddr(path) }
+// (attach.ShortAddr).
+func shortAddr(path string) (string, func(), error) { return attach.ShortAddr(path) }
 
 // Handlers are what a client does with what the host sends during a turn.
 type Handlers struct {
@@ -43,7 +43,7 @@ type Handlers struct {
 
 // Reply is a host's answer to a turn: its results, or, when the hello
 // asked the host to render them (Hello.Render), the text to print.
-type Reply = wire.Reply
+type Reply = attach.Reply
 
 // Turn sends a turn to the host on socket and returns its results.
 // Cancelling ctx cancels the turn in the host, whose results then say
@@ -56,10 +56,10 @@ func Turn(ctx context.Context, socket string, hello Hello, uses []core.ToolUse, 
 
 // TurnReply is Turn that returns the host's reply whole: with
 // hello.Render set, the results as the host rendered them, or the results
-// themselves when it could not. It is wire.Turn with the host's prompts
+// themselves when it could not. It is attach.Turn with the host's prompts
 // read as permission requests and put to hs.Prompter.
 func TurnReply(ctx context.Context, socket string, hello Hello, uses []core.ToolUse, hs Handlers) (Reply, error) {
-	return wire.Turn(ctx, socket, hello, uses, wire.Handlers{
+	return attach.Turn(ctx, socket, hello, uses, attach.Handlers{
 		Prompt:   prompter(hs.Prompter),
 		Progress: hs.Progress,
 		Warn:     hs.Warn,
@@ -88,12 +88,12 @@ func prompter(p permission.Prompter) func(context.Context, json.RawMessage) (int
 // plugins. A host that refuses this client (one in a sandbox) says why, in
 // a *RefusedError, and goes on serving.
 func Stop(socket string) error {
-	c, err := wire.Dial(socket)
+	c, err := attach.Dial(socket)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = c.Close() }()
-	if err := json.NewEncoder(c).Encode(wire.ClientFrame{Stop: true}); err != nil {
+	if err := json.NewEncoder(c).Encode(attach.ClientFrame{Stop: true}); err != nil {
 		return ErrNoHost
 	}
 	// The host says it stopped once its plugins are closed, then exits,

@@ -12,30 +12,30 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/riot-tools/riot/core/sessionhost/wire"
+	"github.com/riot-tools/riot/core/sessionhost/attach"
 	"github.com/riot-tools/riot/internal/atomicfile"
 )
 
 // Dir is where the session hosts of stateDir keep their sockets.
-func Dir(stateDir string) string { return wire.Dir(stateDir) }
+func Dir(stateDir string) string { return attach.Dir(stateDir) }
 
 // Paths are one session host's files: its socket and its description.
-type Paths = wire.Paths
+type Paths = attach.Paths
 
 // PathsFor names the files of the host of session in workspace.
-func PathsFor(dir, session, workspace string) Paths { return wire.PathsFor(dir, session, workspace) }
+func PathsFor(dir, session, workspace string) Paths { return attach.PathsFor(dir, session, workspace) }
 
 // ErrUnsafe marks a directory or socket that others could write or that
 // another user owns: riot neither listens there nor connects to it.
-var ErrUnsafe = wire.ErrUnsafe
+var ErrUnsafe = attach.ErrUnsafe
 
 // CheckDir checks that dir is a directory the user owns and nobody else
 // can write.
-func CheckDir(dir string) error { return wire.CheckDir(dir) }
+func CheckDir(dir string) error { return attach.CheckDir(dir) }
 
 // CheckSocket checks that path is a socket the user owns that nobody else
 // can write, in a directory that passes CheckDir.
-func CheckSocket(path string) error { return wire.CheckSocket(path) }
+func CheckSocket(path string) error { return attach.CheckSocket(path) }
 
 // EnsureDir creates dir private to the user, or checks that it is.
 func EnsureDir(dir string) error {

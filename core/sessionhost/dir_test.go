@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/riot-tools/riot/core/sessionhost/wire"
+	"github.com/riot-tools/riot/core/sessionhost/attach"
 )
 
 // A directory or socket others can write is refused, with the reason;
@@ -81,7 +81,7 @@ func TestCheckRefusesAnotherUsersSocket(t *testing.T) {
 		if err := CheckSocket(sock); !errors.Is(err, ErrUnsafe) || !strings.Contains(err.Error(), p+" is owned by another user") {
 			t.Errorf("%s owned by another user: %v", p, err)
 		}
-		if _, err := wire.Dial(sock); !errors.Is(err, ErrUnsafe) {
+		if _, err := attach.Dial(sock); !errors.Is(err, ErrUnsafe) {
 			t.Errorf("a client should not connect: %v", err)
 		}
 		_ = os.Chown(p, 0, 0)

@@ -10,7 +10,7 @@
 // own mount, PID and user namespaces, so that a sandboxed command that
 // reaches the socket is refused. It prompts a client only when it sees
 // that process on its own terminal; the hello's Terminal can only decline
-// prompts. The wire is JSON lines: the client sends a hello and the
+// prompts. The protocol is JSON lines: the client sends a hello and the
 // turn's calls, and may then answer permission prompts or cancel; the host
 // sends prompts and progress (only the first progress frame, which says the
 // turn began, to a client that shows none: Hello.Progress), then the turn's
@@ -19,6 +19,6 @@
 // client run one at a time, in arrival order. A line the host cannot read
 // as a frame is answered with an error frame saying why (frame.go).
 //
-// The client's side of the wire is package wire; this package serves the
+// The client's side of the protocol is package attach; this package serves the
 // host's side and wraps that client with typed permission prompts.
 package sessionhost

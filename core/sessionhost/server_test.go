@@ -18,7 +18,7 @@ import (
 
 	"github.com/riot-tools/riot/core"
 	"github.com/riot-tools/riot/core/permission"
-	"github.com/riot-tools/riot/core/sessionhost/wire"
+	"github.com/riot-tools/riot/core/sessionhost/attach"
 )
 
 // Twenty concurrent clients each cd into their own directory and allow
@@ -417,7 +417,7 @@ func TestProgressOnlyWhenAsked(t *testing.T) {
 	for _, asked := range []bool{false, true} {
 		hello := self(h.ws)
 		hello.Progress = asked
-		c, err := wire.Dial(h.srv.Paths.Socket)
+		c, err := attach.Dial(h.srv.Paths.Socket)
 		if err != nil {
 			t.Fatal(err)
 		}

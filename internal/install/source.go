@@ -4,8 +4,8 @@
 // it; it computes what the lock records (the resolved version, the Go
 // module's h1: sum, the binary's sha256) and puts the binary in place
 // atomically, so a failure leaves the previous binary as it was. What a
-// binary serves is for the caller to learn (core.Probe); the lock file is
-// config/lock's.
+// binary serves is for the caller to learn (core.InspectPlugin); the lock
+// file is config/lock's.
 package install
 
 import (

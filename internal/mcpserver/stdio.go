@@ -100,7 +100,7 @@ func parseMessage(line []byte) (jsonrpc.Message, int64, string) {
 	if !json.Valid(line) {
 		return nil, jsonrpc.CodeParseError, "Parse error: the line is not valid JSON. Send one JSON-RPC message per line."
 	}
-	var probe struct {
+	var envelope struct {
 		JSONRPC *string          `json:"jsonrpc"`
 		Method  *json.RawMessage `json:"method"`
 		ID      *json.RawMessage `json:"id"`
@@ -111,15 +111,15 @@ func parseMessage(line []byte) (jsonrpc.Message, int64, string) {
 	if trimmed[0] != '{' {
 		return nil, jsonrpc.CodeInvalidRequest, "Invalid request: a message must be a JSON object (batches are not supported)."
 	}
-	if err := json.Unmarshal(trimmed, &probe); err != nil || probe.JSONRPC == nil || *probe.JSONRPC != "2.0" {
+	if err := json.Unmarshal(trimmed, &envelope); err != nil || envelope.JSONRPC == nil || *envelope.JSONRPC != "2.0" {
 		return nil, jsonrpc.CodeInvalidRequest, `Invalid request: a message must have "jsonrpc": "2.0".`
 	}
-	if probe.Method == nil && probe.Result == nil && probe.Error == nil {
+	if envelope.Method == nil && envelope.Result == nil && envelope.Error == nil {
 		return nil, jsonrpc.CodeInvalidRequest, `Invalid request: a message must have a "method", or be a response with a "result" or an "error".`
 	}
-	if probe.Method != nil {
+	if envelope.Method != nil {
 		var m string
-		if json.Unmarshal(*probe.Method, &m) != nil || m == "" {
+		if json.Unmarshal(*envelope.Method, &m) != nil || m == "" {
 			return nil, jsonrpc.CodeInvalidRequest, `Invalid request: "method" must be a non-empty string.`
 		}
 	}

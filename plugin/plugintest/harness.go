@@ -15,8 +15,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/riot-tools/riot/plugin"
+	"github.com/riot-tools/riot/plugin/sandbox"
 	"github.com/riot-tools/riot/shared"
-	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
 
 // Option changes what Serve gives the tools.
@@ -75,10 +75,10 @@ type Client struct {
 	// Timeout bounds each call; the default is one minute.
 	Timeout time.Duration
 	// Sandbox is the sandbox profile the host sends; nil sends none.
-	Sandbox *toolv1.Sandbox
+	Sandbox *sandbox.Profile
 	// OnEvent, when set, sees each event of a Call as it arrives, while
 	// the tool may still run: a test of streaming waits on it.
-	OnEvent func(*toolv1.CallEvent)
+	OnEvent func(shared.CallEvent)
 
 	calls int
 }
@@ -116,13 +116,13 @@ func (c *Client) For(t testing.TB) *Client {
 }
 
 // Manifest returns the tools served, in order.
-func (c *Client) Manifest() []*toolv1.ToolSpec {
+func (c *Client) Manifest() []shared.ToolSpec {
 	c.t.Helper()
 	m, err := c.stub.Manifest(context.Background())
 	if err != nil {
 		c.t.Fatalf("plugintest: Manifest: %v", err)
 	}
-	return m.GetTools()
+	return m.Tools
 }
 
 // Prepared is what Prepare reports about one call.
@@ -142,8 +142,8 @@ type Prepared struct {
 func (c *Client) Prepare(tool string, input any) Prepared {
 	c.t.Helper()
 	id := c.nextID()
-	resp, err := c.stub.Prepare(context.Background(), &toolv1.PrepareRequest{
-		Tool: tool, CallId: id, Input: c.raw(input), Context: c.context(time.Time{}),
+	resp, err := c.stub.Prepare(context.Background(), shared.PrepareRequest{
+		Tool: tool, CallID: id, Input: c.raw(input), Context: c.context(time.Time{}),
 	})
 	if err != nil {
 		c.t.Fatalf("plugintest: Prepare: %v", err)
@@ -151,24 +151,48 @@ func (c *Client) Prepare(tool string, input any) Prepared {
 	return prepared(resp)
 }
 
-func prepared(resp *toolv1.PrepareResponse) Prepared {
+// prepared reads an answer in the SDK's terms. A subject kind the SDK has
+// no name for stays zero, and an access other than a read is a write, as
+// the host reads them.
+func prepared(resp shared.PrepareAnswer) Prepared {
 	p := Prepared{
-		Rejected:        resp.GetRejected(),
-		Describe:        resp.GetDescribe(),
-		ReadOnly:        resp.GetReadOnly(),
-		ConcurrencySafe: resp.GetConcurrencySafe(),
-		ClassifierInput: resp.GetClassifierInput(),
-		Permission:      plugin.Behavior(resp.GetPermission()),
-		Reason:          resp.GetPermissionReason(),
+		Rejected:        resp.Rejected,
+		Describe:        resp.Describe,
+		ReadOnly:        resp.ReadOnly,
+		ConcurrencySafe: resp.ConcurrencySafe,
+		ClassifierInput: resp.ClassifierInput,
+		Permission:      behaviorOf(resp.Permission),
+		Reason:          resp.PermissionReason,
 	}
-	for _, s := range resp.GetSubjects() {
-		sub := plugin.Subject{Kind: plugin.SubjectKind(s.GetKind()), Value: s.GetValue(), Access: plugin.Write}
-		if s.GetAccess() == toolv1.Access_ACCESS_READ {
+	for _, s := range resp.Subjects {
+		sub := plugin.Subject{Value: s.Value, Access: plugin.Write}
+		switch s.Kind {
+		case shared.SubjectCommand:
+			sub.Kind = plugin.CommandSubject
+		case shared.SubjectPath:
+			sub.Kind = plugin.PathSubject
+		default:
+			// Left zero: a kind the SDK has no name for.
+		}
+		if s.Access == shared.AccessRead {
 			sub.Access = plugin.Read
 		}
 		p.Subjects = append(p.Subjects, sub)
 	}
 	return p
+}
+
+func behaviorOf(p shared.Permission) plugin.Behavior {
+	switch p {
+	case shared.PermissionPassthrough:
+		return plugin.Passthrough
+	case shared.PermissionAllow:
+		return plugin.Allow
+	case shared.PermissionDeny:
+		return plugin.Deny
+	default:
+		return plugin.Ask
+	}
 }
 
 // Block is one block of a call's model content.
@@ -208,7 +232,7 @@ func (c *Client) CallContext(ctx context.Context, tool string, input any) Result
 }
 
 // CallUnprepared calls tool as a host does when the manifest declares the
-// tool's Prepare the default one (ToolSpec.default_prepare): without a
+// tool's Prepare the default one (ToolSpec.DefaultPrepare): without a
 // Prepare first. It returns the Prepare answer the stream began with, and
 // the result; it fails the test if the stream did not begin so.
 func (c *Client) CallUnprepared(tool string, input any) (Prepared, Result) {
@@ -221,12 +245,12 @@ func (c *Client) CallUnprepared(tool string, input any) (Prepared, Result) {
 }
 
 // CallExpecting calls tool as a host does that guesses its Prepare answer
-// (ToolSpec.honours_expect): without a Prepare first, with expect, the
+// (ToolSpec.HonoursExpect): without a Prepare first, with expect, the
 // answer guessed. It returns the answer the stream began with, and the
 // result, which, when the answer accepts the input but is not expect but
 // for its description, is a failed one with nothing in it: the tool did
 // not run.
-func (c *Client) CallExpecting(tool string, input any, expect *toolv1.PrepareResponse) (Prepared, Result) {
+func (c *Client) CallExpecting(tool string, input any, expect *shared.PrepareAnswer) (Prepared, Result) {
 	c.t.Helper()
 	p, res := c.call(context.Background(), tool, input, true, expect)
 	if p == nil {
@@ -235,7 +259,7 @@ func (c *Client) CallExpecting(tool string, input any, expect *toolv1.PrepareRes
 	return *p, res
 }
 
-func (c *Client) call(ctx context.Context, tool string, input any, unprepared bool, expect *toolv1.PrepareResponse) (*Prepared, Result) {
+func (c *Client) call(ctx context.Context, tool string, input any, unprepared bool, expect *shared.PrepareAnswer) (*Prepared, Result) {
 	c.t.Helper()
 	var prep *Prepared
 	events := 0
@@ -250,37 +274,37 @@ func (c *Client) call(ctx context.Context, tool string, input any, unprepared bo
 	cc := c.context(deadline)
 	cc.AllowedReads = c.AllowedReads
 	cc.AllowedWrites = c.AllowedWrites
-	err := c.stub.Call(ctx, &toolv1.CallRequest{
-		Tool: tool, CallId: c.nextID(), Input: c.raw(input), Context: cc, Unprepared: unprepared, Expect: expect,
-	}, func(ev *toolv1.CallEvent) error {
+	err := c.stub.Call(ctx, shared.CallRequest{
+		Tool: tool, CallID: c.nextID(), Input: c.raw(input), Context: cc, Unprepared: unprepared, Expect: expect,
+	}, func(ev shared.CallEvent) error {
 		if c.OnEvent != nil {
 			c.OnEvent(ev)
 		}
 		events++
-		switch e := ev.Event.(type) {
-		case *toolv1.CallEvent_Prepared:
+		switch {
+		case ev.Prepared != nil:
 			if events != 1 || !unprepared {
 				c.t.Errorf("plugintest: Prepare's answer as event %d of a Call (unprepared %v); only the first of an unprepared one may be", events, unprepared)
 			}
-			p := prepared(e.Prepared)
+			p := prepared(*ev.Prepared)
 			prep = &p
-		case *toolv1.CallEvent_Progress:
-			res.Progress = append(res.Progress, e.Progress.GetMessage())
-		case *toolv1.CallEvent_Chunk:
+		case ev.Progress != nil:
+			res.Progress = append(res.Progress, ev.Progress.Message)
+		case ev.Chunk != nil:
 			res.Chunks++
-			ch := e.Chunk
-			for int(ch.GetBlock()) >= len(res.Blocks) {
+			ch := ev.Chunk
+			for int(ch.Block) >= len(res.Blocks) {
 				res.Blocks = append(res.Blocks, Block{})
 			}
-			b := &res.Blocks[ch.GetBlock()]
-			b.Image = ch.GetKind() == toolv1.BlockKind_BLOCK_KIND_IMAGE
-			b.MediaType = ch.GetMediaType()
-			b.Data = append(b.Data, ch.GetData()...)
-		case *toolv1.CallEvent_Final:
-			res.Ok = e.Final.GetStatus() == toolv1.Status_STATUS_OK
-			res.Message = e.Final.GetMessage()
-			res.UI = e.Final.GetUiPayload()
-			res.State = e.Final.GetStateUpdates()
+			b := &res.Blocks[ch.Block]
+			b.Image = ch.Kind == shared.BlockImage
+			b.MediaType = ch.MediaType
+			b.Data = append(b.Data, ch.Data...)
+		case ev.Final != nil:
+			res.Ok = ev.Final.Status == shared.StatusOK
+			res.Message = ev.Final.Message
+			res.UI = ev.Final.UIPayload
+			res.State = ev.Final.StateUpdates
 		}
 		return nil
 	})
@@ -311,7 +335,7 @@ func (c *Client) nextID() string {
 	return "toolu_test_" + strconv.Itoa(c.calls)
 }
 
-func (c *Client) context(deadline time.Time) *toolv1.CallContext {
+func (c *Client) context(deadline time.Time) shared.CallContext {
 	roots := c.Roots
 	if roots == nil {
 		roots = []string{c.Cwd}
@@ -320,21 +344,11 @@ func (c *Client) context(deadline time.Time) *toolv1.CallContext {
 	if mode == "" {
 		mode = "default"
 	}
-	cc := &toolv1.CallContext{
-		SessionId: c.SessionID, Cwd: c.Cwd, WorkspaceRoots: roots,
-		PermissionMode: mode, State: c.State, Sandbox: c.Sandbox,
-		ResultsDirs: c.ResultsDirs, DenyRead: c.DenyRead,
+	return shared.CallContext{
+		SessionID: c.SessionID, Cwd: c.Cwd, WorkspaceRoots: roots,
+		PermissionMode: mode, State: c.State, SharedState: c.Shared, Sandbox: c.Sandbox,
+		ResultsDirs: c.ResultsDirs, DenyRead: c.DenyRead, Deadline: deadline,
 	}
-	for name, st := range c.Shared {
-		if cc.SharedState == nil {
-			cc.SharedState = map[string]*toolv1.PluginState{}
-		}
-		cc.SharedState[name] = &toolv1.PluginState{Values: st}
-	}
-	if !deadline.IsZero() {
-		cc.DeadlineUnixMs = deadline.UnixMilli()
-	}
-	return cc
 }
 
 func (c *Client) raw(input any) []byte {

@@ -84,10 +84,10 @@ func (t *Tail) Signs() Signs {
 }
 
 // hidden are the paths of missing that the profile does not show.
-func (p *Profile) hidden(missing []string) []string {
+func hidden(p *Profile, missing []string) []string {
 	var out []string
 	for _, m := range missing {
-		if covers(p.MaskedPaths, m) || !p.shows(m) {
+		if covers(p.MaskedPaths, m) || !shows(p, m) {
 			out = append(out, m)
 		}
 	}
@@ -95,7 +95,7 @@ func (p *Profile) hidden(missing []string) []string {
 }
 
 // shows reports whether path lies in something the sandbox shows.
-func (p *Profile) shows(path string) bool {
+func shows(p *Profile, path string) bool {
 	return covers(p.ReadPaths, path) || covers(p.WritePaths, path) || covers(systemDirs, path) ||
 		within(path, "/dev") || within(path, "/proc")
 }
@@ -103,23 +103,23 @@ func (p *Profile) shows(path string) bool {
 // secretCommands fail without the credentials the sandbox hides.
 var secretCommands = []string{"ssh", "scp", "sftp", "rsync", "git push", "git pull", "git fetch", "git clone", "aws", "gcloud", "gsutil", "az", "kubectl", "gpg", "docker"}
 
-// Note is what to tell the model about a failed command that ran in the
-// profile, given the signs its output showed: that the sandbox may have
+// Note is what to tell the model about a failed command that ran in
+// profile p, given the signs its output showed: that the sandbox may have
 // blocked it, which profile applied, and what the user can add. It is ""
 // when nothing points at the sandbox.
-func (p *Profile) Note(command string, s Signs) string {
+func Note(p *Profile, command string, s Signs) string {
 	var why []string
 	switch {
-	case (s.ReadOnlyFS || s.Denied) && p.Mode == ReadOnly:
+	case (s.ReadOnlyFS || s.Denied) && !p.Writable:
 		why = append(why, "This call was allowed as read-only, so the sandbox let it write nothing. If the command must write, the user adds an allow rule for it (such as a Bash(...) rule in [permissions] allow); an allowed call may write inside the workspace roots and [sandbox] allow_write.")
 	case s.ReadOnlyFS || s.Denied:
 		why = append(why, "Writes outside the workspace roots and [sandbox] allow_write are refused, as are reads of paths not shown (the home directory, deny rules' paths, secrets). So are writes, inside them too, to what runs code later or holds riot's configuration (.git/hooks, .git/config, .riot/, .mcp.json, shell startup files, ~/bin, ~/.local/bin, autostart and systemd user units, riot's plugin directories), made yet or not, and where one is missing a new name beside it. If the command must reach such a path, the user adds it to [sandbox] allow_write or allow_read, or runs the command themselves; do not work around the sandbox.")
 	}
-	if hidden := p.hidden(s.Missing); len(hidden) > 0 {
+	if hidden := hidden(p, s.Missing); len(hidden) > 0 {
 		why = append(why, fmt.Sprintf("%s is not in the sandbox: only the workspace roots, the system directories and [sandbox] allow_read are shown, and deny rules' paths and secrets are hidden. If the command needs it, the user adds it to [sandbox] allow_read (or allow_write); do not work around the sandbox.", strings.Join(hidden, ", ")))
 	}
 	if s.Network && !p.NetworkOn() {
-		if p.Mode == ReadOnly {
+		if !p.Writable {
 			why = append(why, "The sandbox gives a read-only call no network. If the command needs it, the user adds an allow rule for it; an allowed call has the network unless [sandbox] network = \"none\".")
 		} else {
 			why = append(why, "The sandbox has no network ([sandbox] network = \"none\"); the user can set network = \"host\".")

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+
+	"github.com/riot-tools/riot/internal/bwrap"
 )
 
 // systemDirs are what programs need, shown read-only in every profile:
@@ -63,8 +65,8 @@ func (e *UnavailableError) Error() string {
 
 // Args is the bubblewrap command line, up to and including "--", that runs
 // a command in dir under the profile.
-func (p *Profile) Args(dir string) []string {
-	args := p.mountArgs(dir)
+func Args(p *Profile, dir string) []string {
+	args := mountArgs(p, dir)
 	if dir != "" {
 		args = append(args, "--chdir", dir)
 	}
@@ -74,16 +76,9 @@ func (p *Profile) Args(dir string) []string {
 // mountArgs is the command line without the directory to start in: the
 // namespaces and the filesystem. Two calls whose mountArgs are equal see
 // the same sandbox.
-func (p *Profile) mountArgs(dir string) []string {
-	// --new-session: a command gets no controlling terminal, so it cannot
-	// push input into the user's shell (TIOCSTI) or read the terminal.
-	args := []string{
-		"--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-		"--die-with-parent", "--new-session", "--cap-drop", "ALL",
-	}
-	if !p.NetworkOn() {
-		args = append(args, "--unshare-net")
-	}
+func mountArgs(p *Profile, dir string) []string {
+	// The namespaces the host's probe checked (internal/bwrap).
+	args := bwrap.Namespaces(p.NetworkOn())
 	for _, d := range systemDirs {
 		args = append(args, systemArg(d)...)
 	}
@@ -98,12 +93,12 @@ func (p *Profile) mountArgs(dir string) []string {
 	// below it (a root inside riot's state dir, the session's own spilled
 	// results) is mounted, since bwrap makes their mount points in it.
 	var remounts []string
-	for _, b := range p.binds() {
+	for _, b := range binds(p) {
 		switch b.kind {
 		case bindRead:
 			args = append(args, "--ro-bind-try", b.path, b.path)
 		case bindWrite, bindPin:
-			if p.Mode == Write {
+			if p.Writable {
 				args = append(args, "--bind-try", b.path, b.path)
 			} else {
 				args = append(args, "--ro-bind-try", b.path, b.path)
@@ -121,7 +116,7 @@ func (p *Profile) mountArgs(dir string) []string {
 	// The directory the command starts in is shown read-only when nothing
 	// else shows it (a session that cd'ed outside the roots with the
 	// user's approval), or bwrap could not start there. Never under a mask.
-	if dir != "" && !p.shows(dir) && !covers(p.MaskedPaths, dir) && !kernelPath(dir) {
+	if dir != "" && !shows(p, dir) && !covers(p.MaskedPaths, dir) && !kernelPath(dir) {
 		args = append(args, "--ro-bind-try", dir, dir)
 	}
 	args = append(args, remounts...)
@@ -167,7 +162,7 @@ func maskArg(path string) (mount []string, remount bool) {
 // binds orders the profile's mounts so that a deeper path is mounted after
 // the directory holding it, and, for one path, a narrower kind after a
 // wider one. A masked path outside everything shown needs no mount.
-func (p *Profile) binds() []bind {
+func binds(p *Profile) []bind {
 	var out []bind
 	add := func(paths []string, kind bindKind) {
 		for _, path := range paths {
@@ -183,8 +178,8 @@ func (p *Profile) binds() []bind {
 		if !covers(p.WritePaths, path) || kernelPath(path) {
 			continue
 		}
-		if _, err := os.Lstat(path); err != nil && p.Mode == Write {
-			if frozen := p.freeze(path); frozen != nil {
+		if _, err := os.Lstat(path); err != nil && p.Writable {
+			if frozen := freeze(p, path); frozen != nil {
 				out = append(out, frozen...)
 				continue
 			}
@@ -207,8 +202,8 @@ func (p *Profile) binds() []bind {
 		}
 		once = append(once, b)
 	}
-	kept := p.prune(once)
-	if p.Mode == Write {
+	kept := prune(p, once)
+	if p.Writable {
 		kept = pin(kept)
 	}
 	return kept
@@ -237,7 +232,7 @@ func sortBinds(out []bind) {
 // which fails closed. The host sends a missing protected path only where
 // this is meant (the home directory's files that run code later); the ones
 // it can make instead (.riot/, .git/hooks) exist by the time it sends them.
-func (p *Profile) freeze(path string) []bind {
+func freeze(p *Profile, path string) []bind {
 	dir := filepath.Dir(path)
 	for {
 		if _, err := os.Lstat(dir); err == nil || dir == "/" {
@@ -306,8 +301,8 @@ func pin(kept []bind) []bind {
 // shows the same path the same way (~/go/pkg/mod after ~/go, both
 // read-only). Every mount costs a millisecond or more of the sandbox's
 // start, so the fewer the better.
-func (p *Profile) prune(sorted []bind) []bind {
-	writable := func(k bindKind) bool { return k == bindWrite && p.Mode == Write }
+func prune(p *Profile, sorted []bind) []bind {
+	writable := func(k bindKind) bool { return k == bindWrite && p.Writable }
 	var kept []bind
 	for _, b := range sorted {
 		if b.kind != bindMask {
@@ -323,7 +318,7 @@ func (p *Profile) prune(sorted []bind) []bind {
 					// the profile lists to show: the host sends one below a
 					// mask only where it means it (a root inside riot's
 					// state dir, the session's own spilled results).
-					if !p.listed(b) {
+					if !listed(p, b) {
 						b.kind = -1
 					}
 					break
@@ -344,14 +339,15 @@ func (p *Profile) prune(sorted []bind) []bind {
 
 // listed: b shows a path the profile itself lists as readable or
 // writable.
-func (p *Profile) listed(b bind) bool {
+func listed(p *Profile, b bind) bool {
 	switch b.kind {
 	case bindRead:
 		return slices.Contains(p.ReadPaths, b.path)
 	case bindWrite:
 		return slices.Contains(p.WritePaths, b.path)
+	default:
+		return false
 	}
-	return false
 }
 
 func depth(p string) int {
@@ -364,18 +360,15 @@ func depth(p string) int {
 	return n
 }
 
-// Wrap rewrites cmd to run under bwrap in the profile. cmd.Dir stays the
-// directory bwrap starts in, and the command's own.
-func (p *Profile) Wrap(bwrap string, cmd *exec.Cmd) {
-	args := append([]string{bwrap}, p.Args(cmd.Dir)...)
-	path := cmd.Path
+// Wrap rewrites cmd to run in profile p under the bwrap at bin. cmd.Dir
+// stays the directory bwrap starts in, and the command's own.
+func Wrap(p *Profile, bin string, cmd *exec.Cmd) {
+	args := append([]string{bin}, Args(p, cmd.Dir)...)
+	args = append(args, cmd.Path)
 	if len(cmd.Args) > 0 {
-		args = append(args, path)
 		args = append(args, cmd.Args[1:]...)
-	} else {
-		args = append(args, path)
 	}
-	cmd.Path = bwrap
+	cmd.Path = bin
 	cmd.Args = args
 	cmd.Err = nil
 }

@@ -15,85 +15,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// bwrap is resolved from the system directories only: a bwrap earlier on
-// PATH, in a directory a command could write (~/bin), is never run.
-func TestFindBwrapIgnoresPath(t *testing.T) {
-	fake := t.TempDir()
-	marker := filepath.Join(fake, "ran")
-	if err := os.WriteFile(filepath.Join(fake, "bwrap"), []byte("#!/bin/sh\ntouch "+marker+"\nshift $#\nexec \"$@\"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", fake+":"+os.Getenv("PATH"))
-	path, err := (&Probe{}).Check(t.Context())
-	if err == nil && within(path, fake) {
-		t.Fatalf("bwrap was resolved from PATH: %s", path)
-	}
-	if err != nil {
-		if os.Getenv("RIOT_REQUIRE_SANDBOX") != "" {
-			t.Fatalf("RIOT_REQUIRE_SANDBOX is set but %v", err)
-		}
-		if !strings.Contains(err.Error(), "bubblewrap") {
-			t.Fatalf("the error must say what to install: %v", err)
-		}
-		return
-	}
-	if !slices.ContainsFunc(trustedBwrapPaths(), func(c string) bool { p, _ := filepath.EvalSymlinks(c); return p == path }) {
-		t.Fatalf("bwrap %s is not one of the trusted paths", path)
-	}
-	if _, err := os.Stat(marker); err == nil {
-		t.Fatal("the bwrap on PATH ran")
-	}
-}
-
-// A candidate that anyone but root could have written is refused, with
-// the reason, and the next trusted one is taken.
-func TestFindBwrapRefusesWritableCandidates(t *testing.T) {
-	dir := t.TempDir()
-	open := filepath.Join(dir, "open")
-	if err := os.Mkdir(open, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(open, 0o777); err != nil { // past the umask
-		t.Fatal(err)
-	}
-	inOpen := filepath.Join(open, "bwrap")
-	writable := filepath.Join(dir, "bwrap-writable")
-	for _, f := range []string{inOpen, writable} {
-		if err := os.WriteFile(f, []byte("#!/bin/sh\n"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.Chmod(writable, 0o777); err != nil {
-		t.Fatal(err)
-	}
-	link := filepath.Join(dir, "link")
-	if err := os.Symlink(writable, link); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []string{inOpen, writable, link} {
-		if _, err := findBwrap([]string{c}); err == nil || !strings.Contains(err.Error(), "can be trusted") ||
-			!strings.Contains(err.Error(), "writable by others than root") && !strings.Contains(err.Error(), "not owned by root") {
-			t.Errorf("%s: want refused as writable by others, got %v", c, err)
-		}
-	}
-	if _, err := findBwrap([]string{filepath.Join(dir, "none")}); err == nil || !strings.Contains(err.Error(), "the package is bubblewrap") {
-		t.Errorf("no candidate: %v", err)
-	}
-	if os.Geteuid() == 0 {
-		// Root's own file in root's own directories (/tmp is sticky).
-		good := filepath.Join(dir, "good")
-		if err := os.WriteFile(good, []byte("#!/bin/sh\n"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chmod(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if path, err := findBwrap([]string{writable, good}); err != nil || path != good {
-			t.Errorf("the next trusted candidate: %q %v", path, err)
-		}
-	}
-}
-
 // homeTree is a writable directory standing for a home added with
 // --add-dir ~: some entries exist, the protected ones do not.
 func homeTree(t *testing.T) string {
@@ -144,7 +65,7 @@ func TestMissingProtectedPathsCannotBeMade(t *testing.T) {
 		h := homeTree(t)
 		before := listTree(t, h)
 		protected := []string{".bashrc", "bin", ".config/systemd/user", ".config/autostart", ".git/config", ".git/hooks", "repo/.git/hooks", "repo/.git/config"}
-		p := &Profile{Mode: Write, WritePaths: []string{h}}
+		p := &Profile{Writable: true, WritePaths: []string{h}}
 		for _, rel := range protected {
 			p.ProtectedPaths = append(p.ProtectedPaths, filepath.Join(h, rel))
 		}
@@ -200,7 +121,7 @@ func runIn(t *testing.T, bwrap string, p *Profile, dir, script string, pooled bo
 		}
 		_ = proc.Wait()
 	} else {
-		p.Wrap(bwrap, cmd)
+		Wrap(p, bwrap, cmd)
 		_ = cmd.Run()
 	}
 	b, err := os.ReadFile(out.Name())
@@ -220,7 +141,7 @@ func TestHiddenDirShowsOnlyWhatIsListed(t *testing.T) {
 		h := homeTree(t)
 		state := filepath.Join(h, "state")
 		own := filepath.Join(state, "results", "s1")
-		p := &Profile{Mode: Write, WritePaths: []string{h}, ReadPaths: []string{own}, MaskedPaths: []string{state}}
+		p := &Profile{Writable: true, WritePaths: []string{h}, ReadPaths: []string{own}, MaskedPaths: []string{state}}
 		got := runIn(t, bwrap, p, h, `find state | sort; cat state/results/s1/a.txt; cat state/mcp-token state/results/s2/b.txt 2>/dev/null
 { echo x > state/results/s1/new; } 2>/dev/null && echo WROTE-OWN
 mkdir state/x 2>/dev/null && echo WROTE-MASK
@@ -252,7 +173,7 @@ for fd in (0, 1, 2):
     except OSError as e:
         print("tiocsti:", e.strerror)
 `
-	p := &Profile{Mode: Write, WritePaths: []string{ws}}
+	p := &Profile{Writable: true, WritePaths: []string{ws}}
 	for _, pooled := range []bool{false, true} {
 		ptmx, tty, err := pty.Open()
 		if err != nil {
@@ -280,7 +201,7 @@ for fd in (0, 1, 2):
 		} else {
 			// bwrap starts in a session whose controlling terminal is
 			// the pty, as under the user's shell.
-			p.Wrap(bwrap, cmd)
+			Wrap(p, bwrap, cmd)
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
 			if err := cmd.Run(); err != nil {
 				t.Errorf("pooled %v: %v", pooled, err)
@@ -331,7 +252,7 @@ func TestPoolOnTTYHelper(t *testing.T) {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	pool := &Pool{}
 	defer pool.Close()
-	proc, err := pool.Start(os.Getenv("RIOT_TEST_BWRAP"), &Profile{Mode: Write, WritePaths: []string{ws}}, cmd)
+	proc, err := pool.Start(os.Getenv("RIOT_TEST_BWRAP"), &Profile{Writable: true, WritePaths: []string{ws}}, cmd)
 	if err != nil {
 		t.Fatal(err)
 	}

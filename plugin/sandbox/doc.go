@@ -1,8 +1,9 @@
 // Package sandbox owns the kernel sandbox a tool's subprocesses run in: the
 // profile the host sends with each call (as wide as the call's permission
-// decision), the bubblewrap command line that enforces it, the check that
-// bubblewrap works here, and the notes that tell the model when the
-// sandbox, not the command, refused something.
+// decision; shared.SandboxProfile), the bubblewrap command line that
+// enforces it, starting from the namespaces internal/bwrap probes, and the
+// notes that tell the model when the sandbox, not the command, refused
+// something.
 //
 // A profile shows a command the system directories read-only, a private
 // /tmp, its own /dev and /proc, and only the paths the profile lists: the
@@ -11,7 +12,7 @@
 // ends, however it detached itself; a new session leaves it no controlling
 // terminal. Protected paths stay read-only whether they exist yet or not,
 // and the directories above them cannot be moved aside. bwrap itself is
-// found only in the system directories (FindBwrap), never on $PATH.
+// found only in the system directories (internal/bwrap.Find), never on $PATH.
 //
 // A Pool keeps such sandboxes running (bwrap with this binary as its init,
 // pool_linux.go and init_linux.go), so that a command in a profile already

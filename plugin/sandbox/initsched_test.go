@@ -17,7 +17,7 @@ import (
 // with the line that sets one P removed; 3-5 with it).
 func TestInitRuntimeSleepsWhileACommandRuns(t *testing.T) {
 	f := newPoolFixture(t)
-	p := f.profile(Write)
+	p := f.profile(true)
 	if out, err := f.run(t, p, "true"); err != nil {
 		t.Fatalf("the first command: %v (%s)", err, out)
 	}

@@ -6,20 +6,22 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+
+	"github.com/riot-tools/riot/internal/bwrap"
 )
 
 // BenchmarkPoolTrue and BenchmarkExecTrue: `bash -c true` in a warm
 // long-lived sandbox against a plain fork and exec, the cost of the pool
 // itself (go test -bench 'True$' -count 6 ./plugin/sandbox/, benchstat).
 func BenchmarkPoolTrue(b *testing.B) {
-	bwrap, err := (&Probe{}).Check(b.Context())
+	bwrap, err := bwrap.Find()
 	if err != nil {
 		b.Skip(err)
 	}
 	pool := &Pool{}
 	b.Cleanup(pool.Close)
 	dir := b.TempDir()
-	p := &Profile{Mode: Write, WritePaths: []string{dir}}
+	p := &Profile{Writable: true, WritePaths: []string{dir}}
 	for b.Loop() {
 		cmd := exec.Command("/bin/bash", "-c", "true")
 		cmd.Dir, cmd.Env, cmd.Stdout = dir, os.Environ(), os.Stderr

@@ -96,9 +96,9 @@ func (pl *Pool) Usable() error {
 // get is the live sandbox of this profile, or a new one, with one more
 // command counted as running in it.
 func (pl *Pool) get(bwrap string, p *Profile, dir string) (*box, error) {
-	args := p.mountArgs(dir)
+	args := mountArgs(p, dir)
 	key := strings.Join(args, "\x00")
-	ids := snapshot(p.watched(dir))
+	ids := snapshot(watched(p, dir))
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
 	if pl.broken != nil {
@@ -199,9 +199,9 @@ func cmdFiles(cmd *exec.Cmd) ([]*os.File, []int, error) {
 // mounts and what it masks, and the start directory where the sandbox
 // mounts it because nothing else shows it. A directory the profile shows
 // is not one: commands in other directories share the sandbox.
-func (p *Profile) watched(dir string) []string {
+func watched(p *Profile, dir string) []string {
 	paths := slices.Concat(p.ReadPaths, p.WritePaths, p.ProtectedPaths, p.MaskedPaths)
-	if dir != "" && !p.shows(dir) {
+	if dir != "" && !shows(p, dir) {
 		paths = append(paths, dir)
 	}
 	return paths

@@ -9,13 +9,14 @@ import (
 	"testing"
 
 	"github.com/riot-tools/riot/internal/benchrotate"
+	"github.com/riot-tools/riot/internal/bwrap"
 )
 
 // BenchmarkPoolPath rotates, in one loop: a command in a warm pool
 // sandbox, the same command forked and exec'd here, and forked here into
 // PID and IPC namespaces of its own as the init does (root only).
 func BenchmarkPoolPath(b *testing.B) {
-	bwrap, err := (&Probe{}).Check(b.Context())
+	bwrap, err := bwrap.Find()
 	if err != nil {
 		b.Skip(err)
 	}
@@ -27,7 +28,7 @@ func BenchmarkPoolPath(b *testing.B) {
 			pool := &Pool{}
 			b.Cleanup(pool.Close)
 			dir := b.TempDir()
-			p := &Profile{Mode: Write, WritePaths: []string{dir}}
+			p := &Profile{Writable: true, WritePaths: []string{dir}}
 			devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 			if err != nil {
 				b.Fatal(err)

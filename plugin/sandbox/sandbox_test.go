@@ -10,8 +10,20 @@ import (
 	"strings"
 	"testing"
 
-	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
+	"github.com/riot-tools/riot/internal/bwrap"
 )
+
+// absPaths are the absolute paths of paths, cleaned, as the host sends a
+// profile's paths (shared's conversion drops any other).
+func absPaths(paths ...string) []string {
+	var out []string
+	for _, p := range paths {
+		if filepath.IsAbs(p) {
+			out = append(out, filepath.Clean(p))
+		}
+	}
+	return out
+}
 
 // index is where the mount of path with flag starts in args, or -1.
 func index(args []string, flag, path string) int {
@@ -35,13 +47,13 @@ func TestArgsFollowTheProfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := &Profile{
-		Mode: Write, Network: true,
+		Writable: true, Network: true,
 		WritePaths:     []string{ws, dir + "/cache"},
 		ReadPaths:      []string{dir + "/conf"},
 		ProtectedPaths: []string{ws + "/.git/hooks", "/elsewhere/.git/hooks"},
 		MaskedPaths:    []string{ws + "/.env", ws + "/private", "/not/shown/secret"},
 	}
-	args := p.Args(ws)
+	args := Args(p, ws)
 	for _, want := range []string{"--unshare-user", "--unshare-pid", "--die-with-parent"} {
 		if !slices.Contains(args, want) {
 			t.Errorf("missing %s: %v", want, args)
@@ -76,8 +88,8 @@ func TestArgsFollowTheProfile(t *testing.T) {
 		t.Error("the sandbox's own root must be read-only, after every mount")
 	}
 
-	p.Mode = ReadOnly
-	args = p.Args(ws)
+	p.Writable = false
+	args = Args(p, ws)
 	if index(args, "--bind-try", ws) >= 0 || index(args, "--ro-bind-try", ws) < 0 {
 		t.Errorf("a read-only profile must bind the roots read-only: %v", args)
 	}
@@ -88,7 +100,7 @@ func TestArgsFollowTheProfile(t *testing.T) {
 
 func TestBindsPruneWhatChangesNothing(t *testing.T) {
 	p := &Profile{
-		Mode:           Write,
+		Writable:       true,
 		ReadPaths:      []string{"/h/go", "/h/go/src", "/w/docs"},
 		WritePaths:     []string{"/w", "/h/go/pkg/mod"},
 		ProtectedPaths: []string{"/w/.git/hooks"},
@@ -100,7 +112,7 @@ func TestBindsPruneWhatChangesNothing(t *testing.T) {
 	p.WritePaths = append(p.WritePaths, "/h/go/secret/w")
 	p.ProtectedPaths = append(p.ProtectedPaths, "/h/go/secret/p")
 	var got []string
-	for _, b := range p.binds() {
+	for _, b := range binds(p) {
 		got = append(got, b.path)
 	}
 	for _, must := range []string{"/h/go", "/w", "/h/go/pkg/mod", "/h/go/secret", "/w/.git/hooks", "/w/docs", "/h/go/secret/inner", "/h/go/secret/w"} {
@@ -113,9 +125,9 @@ func TestBindsPruneWhatChangesNothing(t *testing.T) {
 			t.Errorf("%s should be pruned (same as its parent, or under a mask): %v", never, got)
 		}
 	}
-	p.Mode = ReadOnly
+	p.Writable = false
 	got = got[:0]
-	for _, b := range p.binds() {
+	for _, b := range binds(p) {
 		got = append(got, b.path)
 	}
 	if slices.Contains(got, "/w/.git/hooks") || slices.Contains(got, "/h/go/pkg/mod") || slices.Contains(got, "/w/docs") {
@@ -123,20 +135,14 @@ func TestBindsPruneWhatChangesNothing(t *testing.T) {
 	}
 }
 
-func TestFromProtoFailsClosed(t *testing.T) {
-	if FromProto(nil) != nil {
-		t.Fatal("no profile is no sandbox")
+func TestAllowedCallWrites(t *testing.T) {
+	p := &Profile{Network: true, WritePaths: []string{"/w"}}
+	if p.NetworkOn() {
+		t.Fatalf("a read-only profile has no network: %+v", p)
 	}
-	p := FromProto(&toolv1.Sandbox{Mode: toolv1.SandboxMode(42), Network: true, WritePaths: []string{"/w", "relative"}})
-	if p.Mode != ReadOnly || p.NetworkOn() {
-		t.Fatalf("an unknown mode must read as read-only without network: %+v", p)
-	}
-	if !slices.Equal(p.WritePaths, []string{"/w"}) {
-		t.Fatalf("a relative path must be dropped: %v", p.WritePaths)
-	}
-	q := FromProto(p.AllowedCall().Proto())
-	if q.Mode != Write || !q.NetworkOn() || q.Reason == "" {
-		t.Fatalf("AllowedCall must write, with the configured network: %+v", q)
+	q := p.AllowedCall()
+	if !q.Writable || !q.NetworkOn() || q.Reason == "" || p.Writable {
+		t.Fatalf("AllowedCall must write, with the configured network, and leave p alone: %+v %+v", p, q)
 	}
 	if (*Profile)(nil).AllowedCall() != nil {
 		t.Fatal("no profile stays none")
@@ -163,8 +169,8 @@ func TestTailKeepsTheEnd(t *testing.T) {
 }
 
 func TestNoteSaysWhatToAdd(t *testing.T) {
-	ro := &Profile{Mode: ReadOnly, WritePaths: []string{"/ws"}, Reason: "a call allowed as read-only"}
-	w := &Profile{Mode: Write, WritePaths: []string{"/ws"}, Reason: "a call allowed by the rule Bash(make:*)"}
+	ro := &Profile{WritePaths: []string{"/ws"}, Reason: "a call allowed as read-only"}
+	w := &Profile{Writable: true, WritePaths: []string{"/ws"}, Reason: "a call allowed by the rule Bash(make:*)"}
 	for _, tc := range []struct {
 		p       *Profile
 		command string
@@ -178,7 +184,7 @@ func TestNoteSaysWhatToAdd(t *testing.T) {
 		{w, "cat x", Signs{Missing: []string{"/home/u/notes", "/ws/gone"}}, []string{"/home/u/notes is not in the sandbox", "allow_read"}},
 		{w, "git push origin main", Signs{}, []string{"~/.ssh", "allow_read"}},
 	} {
-		note := tc.p.Note(tc.command, tc.s)
+		note := Note(tc.p, tc.command, tc.s)
 		for _, want := range tc.want {
 			if !strings.Contains(note, want) {
 				t.Errorf("%s %+v: note lacks %q: %s", tc.command, tc.s, want, note)
@@ -190,7 +196,7 @@ func TestNoteSaysWhatToAdd(t *testing.T) {
 	}
 	online := *w
 	online.Network = true
-	if note := online.Note("make", Signs{Network: true, Missing: []string{"/ws/x"}}); note != "" {
+	if note := Note(&online, "make", Signs{Network: true, Missing: []string{"/ws/x"}}); note != "" {
 		t.Errorf("with the network on and the path shown, nothing points at the sandbox: %s", note)
 	}
 }
@@ -198,7 +204,7 @@ func TestNoteSaysWhatToAdd(t *testing.T) {
 // A real bwrap run of the arguments: what the profile hides is not there,
 // what it shows read-only refuses writes.
 func TestArgsUnderBwrap(t *testing.T) {
-	bwrap, err := (&Probe{}).Check(t.Context())
+	bwrap, err := bwrap.Find()
 	if err != nil {
 		if os.Getenv("RIOT_REQUIRE_SANDBOX") != "" {
 			t.Fatalf("RIOT_REQUIRE_SANDBOX is set but %v", err)
@@ -215,10 +221,10 @@ func TestArgsUnderBwrap(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	p := &Profile{Mode: Write, WritePaths: []string{ws}, ProtectedPaths: []string{ws + "/.git/hooks"}, MaskedPaths: []string{ws + "/.env"}}
+	p := &Profile{Writable: true, WritePaths: []string{ws}, ProtectedPaths: []string{ws + "/.git/hooks"}, MaskedPaths: []string{ws + "/.env"}}
 	cmd := exec.Command("/bin/sh", "-c", "cat .env; cat "+dir+"/outside; echo x > .git/hooks/h; echo ok > made; cat made")
 	cmd.Dir = ws
-	p.Wrap(bwrap, cmd)
+	Wrap(p, bwrap, cmd)
 	out, _ := cmd.CombinedOutput()
 	got := string(out)
 	if strings.Contains(got, "SECRET") || strings.Contains(got, "OUT\n") || strings.HasPrefix(got, "OUT") {
@@ -240,15 +246,12 @@ func FuzzArgs(f *testing.F) {
 	f.Add("/w", "/w/.git/hooks", "/w/.env", "/r", true, false)
 	f.Add("/", "/a", "/a/b", "/a", false, true)
 	f.Fuzz(func(t *testing.T, write, protected, masked, read string, writeMode, network bool) {
-		p := FromProto((&Profile{WritePaths: []string{write}, ProtectedPaths: []string{protected}, MaskedPaths: []string{masked}, ReadPaths: []string{read}, Network: network}).Proto())
-		if writeMode {
-			p.Mode = Write
-		}
-		args := p.Args("/w")
+		p := &Profile{Writable: writeMode, WritePaths: absPaths(write), ProtectedPaths: absPaths(protected), MaskedPaths: absPaths(masked), ReadPaths: absPaths(read), Network: network}
+		args := Args(p, "/w")
 		if args[len(args)-1] != "--" {
 			t.Fatalf("args do not end with --: %v", args)
 		}
-		if p.Mode == ReadOnly && (slices.Contains(args, "--bind-try") || !slices.Contains(args, "--unshare-net")) {
+		if !p.Writable && (slices.Contains(args, "--bind-try") || !slices.Contains(args, "--unshare-net")) {
 			t.Fatalf("a read-only profile binds writable or has network: %v", args)
 		}
 		if !p.NetworkOn() && !slices.Contains(args, "--unshare-net") {
@@ -311,13 +314,13 @@ func TestTailBoundedBySmallWrites(t *testing.T) {
 
 func TestBindOrder(t *testing.T) {
 	p := &Profile{
-		Mode:        Write,
+		Writable:    true,
 		ReadPaths:   []string{"/b/x", "/a"},
 		WritePaths:  []string{"/c", "/b"},
 		MaskedPaths: []string{"/c/m", "/a/z/deep"},
 	}
 	var got []string
-	for _, b := range p.binds() {
+	for _, b := range binds(p) {
 		got = append(got, b.path+":"+strconv.Itoa(int(b.kind)))
 	}
 
@@ -327,9 +330,9 @@ func TestBindOrder(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("binds %v, want %v", got, want)
 	}
-	same := &Profile{Mode: Write, WritePaths: []string{"/w"}, ReadPaths: []string{"/w"}}
+	same := &Profile{Writable: true, WritePaths: []string{"/w"}, ReadPaths: []string{"/w"}}
 	got = got[:0]
-	for _, b := range same.binds() {
+	for _, b := range binds(same) {
 		got = append(got, b.path+":"+strconv.Itoa(int(b.kind)))
 	}
 	if !slices.Equal(got, []string{"/w:1"}) {
@@ -342,18 +345,15 @@ func TestSummaryAndReason(t *testing.T) {
 		p    Profile
 		want string
 	}{
-		{Profile{Mode: Write, WritePaths: []string{"/a", "/b"}, Network: true}, "writable only in /a, /b; network on"},
-		{Profile{Mode: Write}, "writable only in none; no network"},
-		{Profile{Mode: ReadOnly, Network: true}, "read-only, nothing writable; no network"},
+		{Profile{Writable: true, WritePaths: []string{"/a", "/b"}, Network: true}, "writable only in /a, /b; network on"},
+		{Profile{Writable: true}, "writable only in none; no network"},
+		{Profile{Network: true}, "read-only, nothing writable; no network"},
 	} {
 		if got := tc.p.Summary(); got != tc.want {
 			t.Errorf("Summary = %q, want %q", got, tc.want)
 		}
 	}
-	if Write.String() != "write" || ReadOnly.String() != "read-only" {
-		t.Error("mode names")
-	}
-	note := (&Profile{Mode: Write}).Note("make", Signs{ReadOnlyFS: true})
+	note := Note(&Profile{Writable: true}, "make", Signs{ReadOnlyFS: true})
 	if !strings.Contains(note, "the profile of the call's permission decision") {
 		t.Errorf("a profile without a reason: %s", note)
 	}
@@ -367,7 +367,7 @@ func TestSummaryAndReason(t *testing.T) {
 func TestWrapKeepsTheCommand(t *testing.T) {
 	cmd := exec.Command("/bin/echo", "a", "b")
 	cmd.Dir = "/w"
-	(&Profile{}).Wrap("/usr/bin/bwrap", cmd)
+	Wrap(&Profile{}, "/usr/bin/bwrap", cmd)
 	n := len(cmd.Args)
 	if cmd.Path != "/usr/bin/bwrap" || cmd.Args[0] != "/usr/bin/bwrap" || !slices.Equal(cmd.Args[n-4:], []string{"--", "/bin/echo", "a", "b"}) {
 		t.Fatalf("wrapped: %s %v", cmd.Path, cmd.Args)
@@ -377,27 +377,13 @@ func TestWrapKeepsTheCommand(t *testing.T) {
 		t.Fatalf("no --chdir /w: %v", cmd.Args)
 	}
 	bare := &exec.Cmd{Path: "/bin/true"}
-	(&Profile{}).Wrap("/usr/bin/bwrap", bare)
+	Wrap(&Profile{}, "/usr/bin/bwrap", bare)
 	if bare.Args[len(bare.Args)-1] != "/bin/true" || slices.Contains(bare.Args, "--chdir") {
 		t.Fatalf("a command without Args or Dir: %v", bare.Args)
 	}
 }
 
-func TestProbeFindsBwrapOnce(t *testing.T) {
-	calls := 0
-	p := &Probe{LookPath: func(string) (string, error) { calls++; return "", exec.ErrNotFound }}
-	for range 2 {
-		if _, err := p.Check(t.Context()); err == nil || !strings.Contains(err.Error(), "bubblewrap") {
-			t.Fatalf("err %v", err)
-		}
-	}
-	if calls != 1 {
-		t.Fatalf("looked bwrap up %d times", calls)
-	}
-	ok := &Probe{LookPath: func(string) (string, error) { return "/x/bwrap", nil }}
-	if path, err := ok.Check(t.Context()); path != "/x/bwrap" || err != nil {
-		t.Fatalf("%q %v", path, err)
-	}
+func TestUnavailableErrorSaysWhy(t *testing.T) {
 	if !strings.Contains((&UnavailableError{Why: "because"}).Error(), "(because)") {
 		t.Fatal("the reason is not in the message")
 	}
@@ -408,10 +394,10 @@ func TestReadOnlyResolvConfOnlyWithNetwork(t *testing.T) {
 	if err != nil || covers(systemDirs, target) {
 		t.Skip("/etc/resolv.conf is not a link out of the system directories here")
 	}
-	if args := (&Profile{Mode: Write}).Args("/"); slices.Contains(args, target) {
+	if args := Args(&Profile{Writable: true}, "/"); slices.Contains(args, target) {
 		t.Error("no network, no resolver")
 	}
-	if args := (&Profile{Mode: Write, Network: true}).Args("/"); !slices.Contains(args, target) {
+	if args := Args(&Profile{Writable: true, Network: true}, "/"); !slices.Contains(args, target) {
 		t.Error("the network needs the resolver's file")
 	}
 }
@@ -449,9 +435,9 @@ func TestSystemAndMaskArgs(t *testing.T) {
 // Depth is counted in components, not characters: a short deep path is
 // mounted after a long shallow one.
 func TestBindsByComponents(t *testing.T) {
-	p := &Profile{Mode: Write, WritePaths: []string{"/a/b", "/verylongname"}}
+	p := &Profile{Writable: true, WritePaths: []string{"/a/b", "/verylongname"}}
 	var got []string
-	for _, b := range p.binds() {
+	for _, b := range binds(p) {
 		got = append(got, b.path)
 	}
 	if !slices.Equal(got, []string{"/verylongname", "/a/b"}) {
@@ -462,14 +448,14 @@ func TestBindsByComponents(t *testing.T) {
 // A start directory the profile does not show is shown read-only, so
 // bwrap can start there; one under a mask is not.
 func TestStartDirectoryIsShown(t *testing.T) {
-	p := &Profile{Mode: Write, WritePaths: []string{"/w"}, MaskedPaths: []string{"/w/secret"}}
-	if args := p.Args("/elsewhere"); index(args, "--ro-bind-try", "/elsewhere") < 0 {
+	p := &Profile{Writable: true, WritePaths: []string{"/w"}, MaskedPaths: []string{"/w/secret"}}
+	if args := Args(p, "/elsewhere"); index(args, "--ro-bind-try", "/elsewhere") < 0 {
 		t.Errorf("the start directory is not shown: %v", args)
 	}
-	if args := p.Args("/w/sub"); index(args, "--ro-bind-try", "/w/sub") >= 0 {
+	if args := Args(p, "/w/sub"); index(args, "--ro-bind-try", "/w/sub") >= 0 {
 		t.Errorf("a start directory already shown needs no mount: %v", args)
 	}
-	if args := p.Args("/w/secret/x"); index(args, "--ro-bind-try", "/w/secret/x") >= 0 {
+	if args := Args(p, "/w/secret/x"); index(args, "--ro-bind-try", "/w/secret/x") >= 0 {
 		t.Errorf("a start directory under a mask must stay hidden: %v", args)
 	}
 }

@@ -89,12 +89,12 @@ type Watch struct {
 
 // WrapWatched is Wrap with a Watch: call Started after cmd.Start, and
 // Check with Wait's error.
-func (p *Profile) WrapWatched(bwrap string, cmd *exec.Cmd) (*Watch, error) {
+func WrapWatched(p *Profile, bin string, cmd *exec.Cmd) (*Watch, error) {
 	w, err := newWatch()
 	if err != nil {
 		return nil, err
 	}
-	p.Wrap(bwrap, cmd)
+	Wrap(p, bin, cmd)
 	w.attach(cmd)
 	return w, nil
 }

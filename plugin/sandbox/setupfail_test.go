@@ -40,13 +40,13 @@ func TestClassifySetup(t *testing.T) {
 // /proc and /dev, and bwrap cannot make mount points in them.
 func TestKernelPathsAreNeverBound(t *testing.T) {
 	p := &Profile{
-		Mode:           Write,
+		Writable:       true,
 		ReadPaths:      []string{"/proc/self/status", "/proc/1/status", "/dev/null", "/usr"},
 		WritePaths:     []string{"/dev/shm", "/proc/self/fd", "/tmp"},
 		ProtectedPaths: []string{"/dev/shm/x"},
 		MaskedPaths:    []string{"/proc/self/environ"},
 	}
-	args := p.Args("/proc/self")
+	args := Args(p, "/proc/self")
 	for i, a := range args {
 		if i > 0 && strings.HasSuffix(args[i-1], "bind-try") || i > 0 && args[i-1] == "--ro-bind" && a != "/dev/null" {
 			if kernelPath(a) {
@@ -76,7 +76,7 @@ func TestPoolSetupFailureIsFast(t *testing.T) {
 	cmd.Stdout = out
 	done := make(chan error, 1)
 	go func() {
-		_, err := pl.Start(fake, &Profile{Mode: Write, WritePaths: []string{t.TempDir()}}, cmd)
+		_, err := pl.Start(fake, &Profile{Writable: true, WritePaths: []string{t.TempDir()}}, cmd)
 		done <- err
 	}()
 	select {

@@ -15,7 +15,6 @@ import (
 	"github.com/riot-tools/riot/plugin"
 	"github.com/riot-tools/riot/plugin/plugintest"
 	"github.com/riot-tools/riot/shared"
-	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
 
 // streamCommand writes 500 MB of 'a' to stdout.
@@ -82,15 +81,15 @@ func BenchmarkStreamThroughTool(b *testing.B) {
 	defer cpu.report(b)
 	for b.Loop() {
 		var got int64
-		err := stub.Call(context.Background(), &toolv1.CallRequest{
-			Tool: "Bash", CallId: "bench", Input: input,
-			Context: &toolv1.CallContext{Cwd: b.TempDir()},
-		}, func(ev *toolv1.CallEvent) error {
-			if ch := ev.GetChunk(); ch != nil {
-				got += int64(len(ch.GetData()))
+		err := stub.Call(context.Background(), shared.CallRequest{
+			Tool: "Bash", CallID: "bench", Input: input,
+			Context: shared.CallContext{Cwd: b.TempDir()},
+		}, func(ev shared.CallEvent) error {
+			if ch := ev.Chunk; ch != nil {
+				got += int64(len(ch.Data))
 			}
-			if f := ev.GetFinal(); f != nil && f.GetStatus() != toolv1.Status_STATUS_OK {
-				b.Fatalf("failed: %s", f.GetMessage())
+			if f := ev.Final; f != nil && f.Status != shared.StatusOK {
+				b.Fatalf("failed: %s", f.Message)
 			}
 			return nil
 		})

@@ -9,7 +9,7 @@ import (
 
 	"github.com/riot-tools/riot/internal/benchrotate"
 	"github.com/riot-tools/riot/plugin/plugintest"
-	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
+	"github.com/riot-tools/riot/plugin/sandbox"
 )
 
 // BenchmarkBashCallPath is one warm Bash call of a short command through
@@ -28,7 +28,7 @@ func BenchmarkBashCallPath(b *testing.B) {
 		b.Run(command, func(b *testing.B) {
 			plain := plugintest.Serve(b, Tools(), plugintest.WithProc(plugintest.RealProc(b)))
 			boxed := plugintest.Serve(b, Tools(), plugintest.WithProc(plugintest.RealProc(b)))
-			boxed.Sandbox = &toolv1.Sandbox{Mode: toolv1.SandboxMode_SANDBOX_MODE_WRITE, WritePaths: []string{boxed.Cwd}, Required: true, Reason: "bench"}
+			boxed.Sandbox = &sandbox.Profile{Writable: true, WritePaths: []string{boxed.Cwd}, Required: true, Reason: "bench"}
 			call := func(c *plugintest.Client) func() {
 				return func() {
 					if res := c.Call("Bash", run(command)); !res.Ok {

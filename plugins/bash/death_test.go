@@ -15,7 +15,6 @@ import (
 	goplugin "github.com/hashicorp/go-plugin"
 
 	"github.com/riot-tools/riot/shared"
-	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
 
 // TestPluginSIGKILLLeavesNoChild builds the real riot-tool-bash, starts it
@@ -63,10 +62,10 @@ func TestPluginSIGKILLLeavesNoChild(t *testing.T) {
 	cwd := t.TempDir()
 	call := func(ctx context.Context, input map[string]any) error {
 		in, _ := json.Marshal(input)
-		return stub.Call(ctx, &toolv1.CallRequest{
-			Tool: "Bash", CallId: "c", Input: in,
-			Context: &toolv1.CallContext{SessionId: "s", Cwd: cwd},
-		}, func(*toolv1.CallEvent) error { return nil })
+		return stub.Call(ctx, shared.CallRequest{
+			Tool: "Bash", CallID: "c", Input: in,
+			Context: shared.CallContext{SessionID: "s", Cwd: cwd},
+		}, func(shared.CallEvent) error { return nil })
 	}
 
 	// A background job whose bash and child both report their pids.

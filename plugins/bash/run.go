@@ -127,7 +127,7 @@ func runForeground(ctx context.Context, cfg config, bash string, in Input, env *
 		}
 		notes = append(notes, s.notes()...)
 		if tail != nil && (code != 0 || sig != "") {
-			if note := env.Sandbox.Note(in.Command, tail.Signs()); note != "" {
+			if note := sandbox.Note(env.Sandbox, in.Command, tail.Signs()); note != "" {
 				notes = append(notes, note)
 			}
 		}

@@ -14,15 +14,15 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/riot-tools/riot/internal/bwrap"
 	"github.com/riot-tools/riot/plugin"
 	"github.com/riot-tools/riot/plugin/plugintest"
 	"github.com/riot-tools/riot/plugin/sandbox"
-	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
 
 func needBwrap(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("bwrap"); err != nil {
+	if _, err := bwrap.Find(); err != nil {
 		if os.Getenv("RIOT_REQUIRE_SANDBOX") != "" {
 			t.Fatal("RIOT_REQUIRE_SANDBOX is set but bwrap is not installed")
 		}
@@ -49,8 +49,8 @@ func TestCwdReportLeavesNothingOnDisk(t *testing.T) {
 	<-done
 }
 
-func (f *fixture) sandbox(mode toolv1.SandboxMode) {
-	f.c.Sandbox = &toolv1.Sandbox{Mode: mode, WritePaths: []string{f.c.Cwd}, Required: true, Reason: "a test profile"}
+func (f *fixture) sandbox(writable bool) {
+	f.c.Sandbox = &sandbox.Profile{Writable: writable, WritePaths: []string{f.c.Cwd}, Required: true, Reason: "a test profile"}
 }
 
 // In a read-only profile a write fails in the kernel and the model is told
@@ -58,7 +58,7 @@ func (f *fixture) sandbox(mode toolv1.SandboxMode) {
 func TestSandboxedCommandReadOnly(t *testing.T) {
 	needBwrap(t)
 	f := newFixture(t, nil)
-	f.sandbox(toolv1.SandboxMode_SANDBOX_MODE_READ_ONLY)
+	f.sandbox(false)
 	if err := os.Mkdir(filepath.Join(f.c.Cwd, "sub"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestSandboxedCommandReadOnly(t *testing.T) {
 	if got := f.c.State[cwdStateKey]; got != filepath.Join(f.c.Cwd, "sub") {
 		t.Fatalf("the directory after the command is %q", got)
 	}
-	f.sandbox(toolv1.SandboxMode_SANDBOX_MODE_WRITE)
+	f.sandbox(true)
 	if res := f.c.Call("Bash", run("touch x")); !res.Ok {
 		t.Fatalf("a write profile refused a write in its root: %q %q", res.Text, res.Message)
 	}
@@ -103,7 +103,7 @@ func sleepPID(t *testing.T, secs string) int {
 func TestSandboxEndsDetachedProcesses(t *testing.T) {
 	needBwrap(t)
 	f := newFixture(t, nil)
-	f.sandbox(toolv1.SandboxMode_SANDBOX_MODE_WRITE)
+	f.sandbox(true)
 	ready := filepath.Join(f.c.Cwd, "ready")
 	if err := unix.Mkfifo(ready, 0o600); err != nil {
 		t.Fatal(err)
@@ -178,7 +178,7 @@ func sandboxInits(t *testing.T) []int {
 func TestSandboxLostFailsTheCall(t *testing.T) {
 	needBwrap(t)
 	f := newFixture(t, nil)
-	f.sandbox(toolv1.SandboxMode_SANDBOX_MODE_WRITE)
+	f.sandbox(true)
 	// In the workspace: the sandbox shows nothing else of the test's.
 	step := filepath.Join(f.c.Cwd, "step")
 	if err := unix.Mkfifo(step, 0o600); err != nil {
@@ -216,10 +216,10 @@ func TestSandboxRequiredWithoutBwrap(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin)
-	proc := plugin.NewOSProcWithProbe(&sandbox.Probe{LookPath: func(string) (string, error) { return "", exec.ErrNotFound }})
+	proc := plugin.NewOSProcFindingBwrap(func() (string, error) { return "", bwrap.ErrNotFound })
 	t.Cleanup(proc.Close)
 	f := newFixture(t, nil, plugintest.WithProc(proc))
-	f.sandbox(toolv1.SandboxMode_SANDBOX_MODE_WRITE)
+	f.sandbox(true)
 	res := f.c.Call("Bash", run("echo hi > x"))
 	if res.Ok || !strings.Contains(res.Message, "kernel sandbox is required") || !strings.Contains(res.Message, "apt-get install bubblewrap") {
 		t.Fatalf("ok=%v msg=%q", res.Ok, res.Message)

@@ -11,8 +11,6 @@ import (
 
 	"github.com/riot-tools/riot/plugin"
 	"github.com/riot-tools/riot/plugin/plugintest"
-	"github.com/riot-tools/riot/plugin/sandbox"
-	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
 
 // setupLimit is a generous bound on a call whose sandbox cannot be set up:
@@ -60,10 +58,10 @@ func TestSandboxSetupFailureIsFastAndWorded(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fake := fakeBwrap(t, tc.message)
-			proc := plugin.NewOSProcWithProbe(&sandbox.Probe{LookPath: func(string) (string, error) { return fake, nil }})
+			proc := plugin.NewOSProcFindingBwrap(func() (string, error) { return fake, nil })
 			t.Cleanup(proc.Close)
 			f := newFixture(t, nil, plugintest.WithProc(proc))
-			f.sandbox(toolv1.SandboxMode_SANDBOX_MODE_WRITE)
+			f.sandbox(true)
 			for range 2 { // the second finds what the first left of the pool
 				res := callWithin(t, f, "echo ran")
 				if res.Ok || !strings.Contains(res.Message, "the kernel sandbox could not be set up") || !strings.Contains(res.Message, tc.want) {
@@ -86,7 +84,7 @@ func TestSandboxSetupFailureIsFastAndWorded(t *testing.T) {
 func TestSandboxProcPathSubject(t *testing.T) {
 	needBwrap(t)
 	f := newFixture(t, nil)
-	f.sandbox(toolv1.SandboxMode_SANDBOX_MODE_WRITE)
+	f.sandbox(true)
 	self, err := filepath.EvalSymlinks("/proc/self/status")
 	if err != nil {
 		t.Fatal(err)
@@ -104,10 +102,10 @@ func TestSandboxProcPathSubject(t *testing.T) {
 func TestBackgroundJobSandboxSetupFailure(t *testing.T) {
 	const bad = "/nonexistent/riot-setup-job"
 	fake := fakeBwrap(t, "bwrap: Can't mkdir parents for "+bad+": No such file or directory")
-	proc := plugin.NewOSProcWithProbe(&sandbox.Probe{LookPath: func(string) (string, error) { return fake, nil }})
+	proc := plugin.NewOSProcFindingBwrap(func() (string, error) { return fake, nil })
 	t.Cleanup(proc.Close)
 	f := newFixture(t, nil, plugintest.WithProc(proc))
-	f.sandbox(toolv1.SandboxMode_SANDBOX_MODE_WRITE)
+	f.sandbox(true)
 	if res := f.c.Call("Bash", background("echo ran")); !res.Ok {
 		t.Fatalf("start: %q", res.Message)
 	}

@@ -18,7 +18,7 @@ func TestManifest(t *testing.T) {
 	m := c.Manifest()
 	var names []string
 	for _, s := range m {
-		names = append(names, s.GetName())
+		names = append(names, s.Name)
 	}
 	if !slices.Equal(names, []string{"Bash", "BashOutput", "KillShell"}) {
 		t.Fatalf("tools in order: %v", names)
@@ -31,11 +31,11 @@ func TestManifest(t *testing.T) {
 	}
 	wantRequired := map[string][]string{"Bash": {"command"}, "BashOutput": {"bash_id"}, "KillShell": {"shell_id"}}
 	for _, s := range m {
-		if s.GetCascadesOnFailure() != wantCascade[s.GetName()] {
-			t.Errorf("%s cascades = %v", s.GetName(), s.GetCascadesOnFailure())
+		if s.CascadesOnFailure != wantCascade[s.Name] {
+			t.Errorf("%s cascades = %v", s.Name, s.CascadesOnFailure)
 		}
-		if strings.TrimSpace(s.GetPrompt()) == "" || !strings.Contains(s.GetPrompt(), "NEVER") {
-			t.Errorf("%s has no NEVER list in its prompt", s.GetName())
+		if strings.TrimSpace(s.Prompt) == "" || !strings.Contains(s.Prompt, "NEVER") {
+			t.Errorf("%s has no NEVER list in its prompt", s.Name)
 		}
 		var schema struct {
 			Properties map[string]struct {
@@ -44,21 +44,21 @@ func TestManifest(t *testing.T) {
 			} `json:"properties"`
 			Required []string `json:"required"`
 		}
-		if err := json.Unmarshal(s.GetInputSchema(), &schema); err != nil {
+		if err := json.Unmarshal(s.InputSchema, &schema); err != nil {
 			t.Fatal(err)
 		}
 		var fields []string
 		for name, p := range schema.Properties {
 			fields = append(fields, name)
 			if p.Description == "" {
-				t.Errorf("%s.%s has no description", s.GetName(), name)
+				t.Errorf("%s.%s has no description", s.Name, name)
 			}
 		}
 		slices.Sort(fields)
-		if !slices.Equal(fields, wantFields[s.GetName()]) || !slices.Equal(schema.Required, wantRequired[s.GetName()]) {
-			t.Errorf("%s fields %v required %v", s.GetName(), fields, schema.Required)
+		if !slices.Equal(fields, wantFields[s.Name]) || !slices.Equal(schema.Required, wantRequired[s.Name]) {
+			t.Errorf("%s fields %v required %v", s.Name, fields, schema.Required)
 		}
-		if s.GetName() == "Bash" && schema.Properties["timeout"].Type != "integer" {
+		if s.Name == "Bash" && schema.Properties["timeout"].Type != "integer" {
 			t.Errorf("timeout is %q, want integer", schema.Properties["timeout"].Type)
 		}
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/riot-tools/riot/plugin"
 	"github.com/riot-tools/riot/plugin/plugintest"
-	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
+	"github.com/riot-tools/riot/shared"
 )
 
 // The parser benchmarks scale a recorded output up to about a thousand
@@ -76,24 +76,24 @@ func BenchmarkCheckGoModule(b *testing.B) {
 	}
 	dir := b.TempDir()
 	writeFiles(b, dir, benchModule)
-	cc := &toolv1.CallContext{Cwd: dir, WorkspaceRoots: []string{dir}, PermissionMode: "default"}
+	cc := shared.CallContext{Cwd: dir, WorkspaceRoots: []string{dir}, PermissionMode: "default"}
 	ctx := context.Background()
 	for b.Loop() {
-		if _, err := srv.Prepare(ctx, &toolv1.PrepareRequest{Tool: toolName, CallId: "b", Input: []byte(`{}`), Context: cc}); err != nil {
+		if _, err := srv.Prepare(ctx, shared.PrepareRequest{Tool: toolName, CallID: "b", Input: []byte(`{}`), Context: cc}); err != nil {
 			b.Fatal(err)
 		}
 		var text []byte
-		var final *toolv1.Final
-		err := srv.Call(ctx, &toolv1.CallRequest{Tool: toolName, CallId: "b", Input: []byte(`{}`), Context: cc}, func(ev *toolv1.CallEvent) error {
-			if c := ev.GetChunk(); c != nil {
-				text = append(text, c.GetData()...)
+		var final *shared.Final
+		err := srv.Call(ctx, shared.CallRequest{Tool: toolName, CallID: "b", Input: []byte(`{}`), Context: cc}, func(ev shared.CallEvent) error {
+			if c := ev.Chunk; c != nil {
+				text = append(text, c.Data...)
 			}
-			if f := ev.GetFinal(); f != nil {
+			if f := ev.Final; f != nil {
 				final = f
 			}
 			return nil
 		})
-		if err != nil || final.GetStatus() != toolv1.Status_STATUS_OK || !strings.HasSuffix(string(text), "no problems found\n") {
+		if err != nil || final == nil || final.Status != shared.StatusOK || !strings.HasSuffix(string(text), "no problems found\n") {
 			b.Fatalf("%v %v %s", err, final, text)
 		}
 	}

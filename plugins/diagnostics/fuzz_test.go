@@ -9,7 +9,7 @@ import (
 
 	"github.com/riot-tools/riot/plugin"
 	"github.com/riot-tools/riot/plugin/plugintest"
-	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
+	"github.com/riot-tools/riot/shared"
 )
 
 // FuzzNeverReadOnly is the property the issue demands: IsReadOnly is false
@@ -36,14 +36,14 @@ func FuzzNeverReadOnly(f *testing.F) {
 	})
 	tool := &Tool{}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		resp, err := srv.Prepare(context.Background(), &toolv1.PrepareRequest{
-			Tool: toolName, CallId: "fuzz", Input: raw,
-			Context: &toolv1.CallContext{Cwd: cwd, WorkspaceRoots: []string{cwd}, PermissionMode: "default"},
+		resp, err := srv.Prepare(context.Background(), shared.PrepareRequest{
+			Tool: toolName, CallID: "fuzz", Input: raw,
+			Context: shared.CallContext{Cwd: cwd, WorkspaceRoots: []string{cwd}, PermissionMode: "default"},
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if resp.GetReadOnly() {
+		if resp.ReadOnly {
 			t.Fatalf("Prepare(%q) says read-only: %+v", raw, resp)
 		}
 		in := &Input{Path: string(raw), Checker: string(raw)}

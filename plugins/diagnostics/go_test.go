@@ -217,10 +217,10 @@ func TestPrepareProperties(t *testing.T) {
 	}
 
 	m := c.Manifest()
-	if len(m) != 1 || m[0].GetName() != toolName || m[0].GetCascadesOnFailure() {
+	if len(m) != 1 || m[0].Name != toolName || m[0].CascadesOnFailure {
 		t.Errorf("manifest = %+v: one tool, Diagnostics, that does not cascade", m)
 	}
-	if b := m[0].GetResultBudget(); b.GetUnlimited() || b.GetLimitChars() != plugin.DefaultBudgetChars {
+	if b := m[0].ResultBudget; b.Unlimited || b.LimitChars != plugin.DefaultBudgetChars {
 		t.Errorf("budget = %+v", b)
 	}
 }

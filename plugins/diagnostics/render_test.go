@@ -202,7 +202,7 @@ func TestInputSchema(t *testing.T) {
 		Required             []string `json:"required"`
 		AdditionalProperties *bool    `json:"additionalProperties"`
 	}
-	if err := json.Unmarshal(c.Manifest()[0].GetInputSchema(), &schema); err != nil {
+	if err := json.Unmarshal(c.Manifest()[0].InputSchema, &schema); err != nil {
 		t.Fatal(err)
 	}
 	if len(schema.Properties) != 2 || schema.Properties["path"].Type != "string" || len(schema.Required) != 0 {
@@ -214,7 +214,7 @@ func TestInputSchema(t *testing.T) {
 	if schema.AdditionalProperties == nil || *schema.AdditionalProperties {
 		t.Error("the schema must be closed")
 	}
-	if p := c.Manifest()[0].GetPrompt(); !strings.Contains(p, "never read-only") || !strings.Contains(p, "build scripts and proc macros") {
+	if p := c.Manifest()[0].Prompt; !strings.Contains(p, "never read-only") || !strings.Contains(p, "build scripts and proc macros") {
 		t.Errorf("the prompt must say why the tool is not read-only:\n%s", p)
 	}
 }

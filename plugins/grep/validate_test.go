@@ -158,12 +158,12 @@ func TestProperties(t *testing.T) {
 func TestManifest(t *testing.T) {
 	c := serve(t, nil)
 	specs := c.Manifest()
-	if len(specs) != 1 || specs[0].GetName() != "Grep" {
+	if len(specs) != 1 || specs[0].Name != "Grep" {
 		t.Fatalf("manifest = %v", specs)
 	}
 	s := specs[0]
-	if !s.GetResultBudget().GetUnlimited() || s.GetCascadesOnFailure() {
-		t.Errorf("budget unlimited %v, cascades %v; want unlimited and no cascade", s.GetResultBudget().GetUnlimited(), s.GetCascadesOnFailure())
+	if !s.ResultBudget.Unlimited || s.CascadesOnFailure {
+		t.Errorf("budget unlimited %v, cascades %v; want unlimited and no cascade", s.ResultBudget.Unlimited, s.CascadesOnFailure)
 	}
 	var schema struct {
 		Properties map[string]struct {
@@ -173,7 +173,7 @@ func TestManifest(t *testing.T) {
 		Required             []string `json:"required"`
 		AdditionalProperties *bool    `json:"additionalProperties"`
 	}
-	if err := json.Unmarshal(s.GetInputSchema(), &schema); err != nil {
+	if err := json.Unmarshal(s.InputSchema, &schema); err != nil {
 		t.Fatal(err)
 	}
 	var names []string

@@ -566,23 +566,23 @@ func TestPrepareProperties(t *testing.T) {
 func TestManifest(t *testing.T) {
 	c := serve(t)
 	m := c.Manifest()
-	if len(m) != 1 || m[0].GetName() != "Read" {
+	if len(m) != 1 || m[0].Name != "Read" {
 		t.Fatalf("manifest = %v", m)
 	}
 	spec := m[0]
-	if !spec.GetResultBudget().GetUnlimited() || spec.GetCascadesOnFailure() {
-		t.Errorf("budget=%v cascades=%v", spec.GetResultBudget(), spec.GetCascadesOnFailure())
+	if !spec.ResultBudget.Unlimited || spec.CascadesOnFailure {
+		t.Errorf("budget=%v cascades=%v", spec.ResultBudget, spec.CascadesOnFailure)
 	}
 	var schema struct {
 		Required   []string                   `json:"required"`
 		Additional *bool                      `json:"additionalProperties"`
 		Properties map[string]json.RawMessage `json:"properties"`
 	}
-	if err := json.Unmarshal(spec.GetInputSchema(), &schema); err != nil {
+	if err := json.Unmarshal(spec.InputSchema, &schema); err != nil {
 		t.Fatal(err)
 	}
 	if fmt.Sprint(schema.Required) != "[file_path]" || schema.Additional == nil || *schema.Additional {
-		t.Errorf("schema = %s", spec.GetInputSchema())
+		t.Errorf("schema = %s", spec.InputSchema)
 	}
 	for _, f := range []string{"file_path", "offset", "limit"} {
 		if !strings.Contains(string(schema.Properties[f]), "description") {
@@ -590,7 +590,7 @@ func TestManifest(t *testing.T) {
 		}
 	}
 	for _, s := range []string{"NEVER", "Grep", "Bash", "`offset`", "`limit`", "absolute"} {
-		if !strings.Contains(spec.GetPrompt(), s) {
+		if !strings.Contains(spec.Prompt, s) {
 			t.Errorf("prompt lacks %q", s)
 		}
 	}

@@ -14,21 +14,18 @@ import (
 	goplugin "github.com/hashicorp/go-plugin"
 
 	"github.com/riot-tools/riot/shared"
-	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
 
 type empty struct{}
 
-func (empty) Manifest(context.Context) (*toolv1.ManifestResponse, error) {
-	return &toolv1.ManifestResponse{}, nil
+func (empty) Manifest(context.Context) (shared.Manifest, error) { return shared.Manifest{}, nil }
+
+func (empty) Prepare(context.Context, shared.PrepareRequest) (shared.PrepareAnswer, error) {
+	return shared.PrepareAnswer{}, nil
 }
 
-func (empty) Prepare(context.Context, *toolv1.PrepareRequest) (*toolv1.PrepareResponse, error) {
-	return &toolv1.PrepareResponse{}, nil
-}
-
-func (empty) Call(_ context.Context, _ *toolv1.CallRequest, send func(*toolv1.CallEvent) error) error {
-	return send(&toolv1.CallEvent{Event: &toolv1.CallEvent_Final{Final: &toolv1.Final{Status: toolv1.Status_STATUS_OK}}})
+func (empty) Call(_ context.Context, _ shared.CallRequest, send func(shared.CallEvent) error) error {
+	return send(shared.CallEvent{Final: &shared.Final{Status: shared.StatusOK}})
 }
 
 func main() {

@@ -7,11 +7,9 @@ import (
 	"github.com/hashicorp/go-hclog"
 	goplugin "github.com/hashicorp/go-plugin"
 	"golang.org/x/sys/unix"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/riot-tools/riot/plugin"
 	"github.com/riot-tools/riot/shared"
-	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
 
 // serveUndeclared serves the tools as a plugin whose manifest declares
@@ -44,15 +42,14 @@ func serveUndeclared(handlers ...plugin.Handler) {
 // manifest.
 type undeclared struct{ *plugin.Server }
 
-func (u undeclared) Manifest(ctx context.Context) (*toolv1.ManifestResponse, error) {
+func (u undeclared) Manifest(ctx context.Context) (shared.Manifest, error) {
 	m, err := u.Server.Manifest(ctx)
 	if err != nil {
-		return nil, err
+		return shared.Manifest{}, err
 	}
-	m = proto.CloneOf(m)
 	m.StartsNoProcesses = false
-	for _, t := range m.GetTools() {
-		t.DefaultPrepare, t.HonoursExpect = false, false
+	for i := range m.Tools {
+		m.Tools[i].DefaultPrepare, m.Tools[i].HonoursExpect = false, false
 	}
 	return m, nil
 }

@@ -7,10 +7,7 @@ import (
 	"os"
 	"unicode/utf8"
 
-	"google.golang.org/protobuf/proto"
-
 	"github.com/riot-tools/riot/shared"
-	toolv1 "github.com/riot-tools/riot/shared/proto/riot/tool/v1"
 )
 
 // replayIn is Replay's input: the text in the file From (valid UTF-8), sent
@@ -31,10 +28,10 @@ type replayIn struct {
 const replaySchema = `{"type":"object","additionalProperties":false,"required":["from","way"],"properties":{
 "from":{"type":"string"},"way":{"enum":["streamed","uncounted","counted"]},"stream":{"type":"integer"},"announce":{"type":"integer"},"lie":{"type":"integer"}}}`
 
-func replay(req *toolv1.CallRequest) ([]*toolv1.CallEvent, error) {
-	const txt = toolv1.BlockKind_BLOCK_KIND_TEXT
+func replay(req *shared.CallRequest) ([]shared.CallEvent, error) {
+	const txt = shared.BlockText
 	var in replayIn
-	if err := json.Unmarshal(req.GetInput(), &in); err != nil {
+	if err := json.Unmarshal(req.Input, &in); err != nil {
 		return nil, err
 	}
 	data, err := os.ReadFile(in.From)
@@ -45,7 +42,7 @@ func replay(req *toolv1.CallRequest) ([]*toolv1.CallEvent, error) {
 		in.Stream = len(data)
 	}
 	in.Stream = min(in.Stream, len(data))
-	var events []*toolv1.CallEvent
+	var events []shared.CallEvent
 	// Streamed chunks are cut anywhere, characters among them: the host
 	// joins them.
 	for rest := data[:in.Stream]; len(rest) > 0; {
@@ -63,12 +60,13 @@ func replay(req *toolv1.CallRequest) ([]*toolv1.CallEvent, error) {
 			for end < len(data) && !utf8.RuneStart(data[end]) {
 				end++
 			}
-			ch := &toolv1.Chunk{Kind: txt, FileOffset: uint64(off), FileLength: uint64(end - off)}
+			ch := &shared.Chunk{Kind: txt, FileOffset: uint64(off), FileLength: uint64(end - off)}
 			if in.Way == "counted" {
-				ch.FileChars = proto.Uint64(uint64(int64(utf8.RuneCount(data[off:end])) + in.Lie))
-				ch.FileNewlines = proto.Uint64(uint64(bytes.Count(data[off:end], []byte{'\n'})))
+				chars := uint64(int64(utf8.RuneCount(data[off:end])) + in.Lie)
+				newlines := uint64(bytes.Count(data[off:end], []byte{'\n'}))
+				ch.FileChars, ch.FileNewlines = &chars, &newlines
 			}
-			events = append(events, &toolv1.CallEvent{Event: &toolv1.CallEvent_Chunk{Chunk: ch}})
+			events = append(events, shared.CallEvent{Chunk: ch})
 			off = end
 		}
 	} else if in.Way != "streamed" {

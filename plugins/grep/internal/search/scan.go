@@ -192,6 +192,9 @@ func (w *worker) searchFD(fd int, display string, explicit bool) {
 		}
 		f.Lines, f.Kept = w.em.lines, w.em.kept
 		f.Out = append([]byte(nil), w.em.out...)
+	case Count, ListFiles:
+		// A count is the path and its matches; a ListFiles walk records
+		// its files without a scan (walk.go).
 	}
 	w.e.col.add(f)
 }

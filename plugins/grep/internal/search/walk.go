@@ -175,6 +175,7 @@ func (e *engine) skip(d *ignore.Dir, path, name string, isDir bool) bool {
 			return true
 		case ignore.Whitelist:
 			return false
+		case ignore.None:
 		}
 	}
 	whitelisted := false
@@ -184,6 +185,7 @@ func (e *engine) skip(d *ignore.Dir, path, name string, isDir bool) bool {
 		return true
 	case ignore.Whitelist:
 		whitelisted = true
+	case ignore.None:
 	}
 	switch e.o.Type.Match(name, isDir) {
 	case ignore.Ignore:
@@ -191,6 +193,7 @@ func (e *engine) skip(d *ignore.Dir, path, name string, isDir bool) bool {
 		return true
 	case ignore.Whitelist:
 		whitelisted = true
+	case ignore.None:
 	}
 	if !whitelisted && strings.HasPrefix(name, ".") {
 		e.stats.hidden.Add(1)

@@ -12,20 +12,20 @@ import (
 	"github.com/riot-tools/riot/shared"
 )
 
-// Probed is what a plugin binary said when it was started alone.
-type Probed struct {
+// Inspection is what a plugin binary said when it was started alone.
+type Inspection struct {
 	// Protocol is the protocol version it negotiated.
 	Protocol int
 	// Tools are its tools in its manifest's order.
 	Tools []string
 }
 
-// Probe starts the plugin binary at path once, outside any session, and
-// returns its protocol version and tools: what `riot plugins install`
-// records in the lock. Its failure is the message a session would show.
-// The process is gone when Probe returns.
+// InspectPlugin starts the plugin binary at path once, outside any
+// session, and returns its protocol version and tools: what `riot plugins
+// install` records in the lock. Its failure is the message a session would
+// show. The process is gone when InspectPlugin returns.
 // What the plugin prints goes to cfg's log file, which its messages name.
-func Probe(ctx context.Context, cfg *config.Config, name, path string) (Probed, error) {
+func InspectPlugin(ctx context.Context, cfg *config.Config, name, path string) (Inspection, error) {
 	timeout := cfg.Limits.StartTimeout
 	if timeout <= 0 {
 		timeout = defaultStartTimeout
@@ -48,14 +48,14 @@ func Probe(ctx context.Context, cfg *config.Config, name, path string) (Probed, 
 	}()
 	m, err := h.fetchManifest(ctx, p)
 	if err != nil {
-		return Probed{}, err
+		return Inspection{}, err
 	}
-	out := Probed{Protocol: p.protocol}
-	for _, t := range m.GetTools() {
-		out.Tools = append(out.Tools, t.GetName())
+	out := Inspection{Protocol: p.protocol}
+	for _, t := range m.Tools {
+		out.Tools = append(out.Tools, t.Name)
 	}
 	if len(out.Tools) == 0 {
-		return Probed{}, &startError{Msg: fmt.Sprintf("The %s plugin started but serves no tools. Fix the plugin: a riot plugin serves at least one tool.", name)}
+		return Inspection{}, &startError{Msg: fmt.Sprintf("The %s plugin started but serves no tools. Fix the plugin: a riot plugin serves at least one tool.", name)}
 	}
 	return out, nil
 }

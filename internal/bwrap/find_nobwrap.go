@@ -1,6 +1,6 @@
 //go:build riot_test_no_bwrap
 
-package sandbox
+package bwrap
 
 // trustedBwrapPaths is empty in a binary built with riot_test_no_bwrap,
 // which the end-to-end tests build to stand for a machine without bwrap:

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package wire
+package attach
 
 // ShortAddr is p: elsewhere a socket path must fit sockaddr_un as it is.
 func ShortAddr(p string) (string, func(), error) { return p, func() {}, nil }

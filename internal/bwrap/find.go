@@ -1,4 +1,9 @@
-package sandbox
+// Package bwrap owns what host and SDK must agree on about bubblewrap:
+// where the trusted binary is (Find), the namespaces every sandbox is made
+// of (Namespaces), and the one check that they work here (Probe). The
+// SDK's plugin/sandbox builds each call's command line on them; the host
+// probes with them before it sends a profile.
+package bwrap
 
 import (
 	"errors"
@@ -8,16 +13,16 @@ import (
 	"syscall"
 )
 
-// FindBwrap is the one place bwrap is resolved, for the host's probe and
+// Find is the one place bwrap is resolved, for the host's probe and
 // the SDK's alike: the first of the trusted system paths that is a regular
 // executable file owned by root, writable by root alone, in directories
 // the same holds for (a sticky directory counts, as /tmp's rule keeps
 // others from replacing root's entries). The path returned has its
 // symlinks resolved, so what was checked is what runs. Callers resolve it
 // once and keep the answer.
-func FindBwrap() (string, error) { return findBwrap(trustedBwrapPaths()) }
+func Find() (string, error) { return find(trustedBwrapPaths()) }
 
-func findBwrap(candidates []string) (string, error) {
+func find(candidates []string) (string, error) {
 	var refused []string
 	for _, c := range candidates {
 		if _, err := os.Lstat(c); err != nil {
@@ -32,7 +37,7 @@ func findBwrap(candidates []string) (string, error) {
 	if len(refused) > 0 {
 		return "", fmt.Errorf("no bwrap in the system directories can be trusted (%s); reinstall the bubblewrap package", refused[0])
 	}
-	return "", ErrNoBwrap
+	return "", ErrNotFound
 }
 
 // trustedFile is path with its symlinks resolved, if it and every
@@ -77,6 +82,6 @@ func rootOnly(path string, fi os.FileInfo, dir bool) error {
 	return nil
 }
 
-// ErrNoBwrap is bwrap missing from every trusted path. Its text is for the
+// ErrNotFound is bwrap missing from every trusted path. Its text is for the
 // user.
-var ErrNoBwrap = errors.New("bwrap was not found in the system directories (/usr/bin, /bin, /usr/local/bin); the package is bubblewrap")
+var ErrNotFound = errors.New("bwrap was not found in the system directories (/usr/bin, /bin, /usr/local/bin); the package is bubblewrap")

@@ -1,6 +1,6 @@
 //go:build !riot_test_no_bwrap
 
-package sandbox
+package bwrap
 
 // trustedBwrapPaths are where bwrap is looked for, in order: system
 // directories only root can write. Never $PATH: a directory on it may be

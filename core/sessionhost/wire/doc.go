@@ -1,5 +1,0 @@
-// Package wire is the session host's protocol as a client speaks it: the
-// frames (JSON lines), where a host's socket lives and whether it is safe
-// to use, and one turn's exchange. Package sessionhost serves the other
-// side, and wraps this client with typed permission prompts.
-package wire
