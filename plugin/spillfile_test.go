@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"unicode/utf8"
@@ -17,6 +18,9 @@ import (
 // wire is what an output sent, rebuilt as the host sees it: streamed text
 // and announced stretches of the spill file, in order.
 type wire struct {
+	// mu orders send, which the output's ticker may call while the test
+	// writes, against the test's reads in the middle of a stream.
+	mu        sync.Mutex
 	streamed  []byte
 	announced [][2]uint64
 	text      []byte // the output, taking each announced stretch from file
@@ -27,6 +31,8 @@ type wire struct {
 }
 
 func (w *wire) send(ev shared.CallEvent) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	ch := ev.Chunk
 	if ch == nil {
 		return nil
@@ -72,11 +78,16 @@ func TestOutputWritesTheOfferedSpillFile(t *testing.T) {
 		}
 	}
 	write(20_000) // 620 KB: past flushSize, with no file yet
-	if o.spill.open() || len(w.announced) > 0 {
+	// The host spills: it creates the file with what it received, while
+	// nothing more arrives.
+	w.mu.Lock()
+	announced := len(w.announced)
+	err := os.WriteFile(path, w.streamed, 0o600)
+	w.mu.Unlock()
+	if o.spill.open() || announced > 0 {
 		t.Fatal("the output wrote to a spill file the host had not created")
 	}
-	// The host spills: it creates the file with what it received.
-	if err := os.WriteFile(path, w.streamed, 0o600); err != nil {
+	if err != nil {
 		t.Fatal(err)
 	}
 	write(200_000) // 6 MB
