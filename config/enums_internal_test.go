@@ -18,9 +18,9 @@ import (
 func TestEnumListsHoldEveryConstant(t *testing.T) {
 	consts := enumConstants(t)
 	for typ, list := range map[string][]string{
-		"Mode":           asStrings(Modes),
-		"SandboxMode":    asStrings(SandboxModes),
-		"SandboxNetwork": asStrings(SandboxNetworks),
+		"Mode":        asStrings(Modes),
+		"SandboxMode": asStrings(SandboxModes),
+		"NetworkMode": asStrings(NetworkModes),
 	} {
 		if !slices.Equal(consts[typ], list) {
 			t.Errorf("the constants of %s are %q, its list %q", typ, consts[typ], list)

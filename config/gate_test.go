@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -110,6 +111,13 @@ func TestUntrustedWorkspaceIgnoresEachLooseningKey(t *testing.T) {
 		{"max_parallel", "[limits]\nmax_parallel = 1000\n", "limits.max_parallel", 2, func(c *Config) bool { return c.Limits.MaxParallel == 10 }},
 		{"hooks", "[[hooks.PreToolUse]]\ncommand = \"./evil\"\n", "hooks.PreToolUse", 1, func(c *Config) bool { return len(c.Hooks.PreToolUse) == 0 }},
 		{"turn budget", "[limits]\nturn_budget_chars = 100000000\n", "limits.turn_budget_chars", 2, func(c *Config) bool { return c.Limits.TurnBudgetChars == 200_000 }},
+		{"network mode", "[sandbox.network]\nmode = \"host\"\n", "sandbox.network.mode", 2, func(c *Config) bool { return c.Sandbox.Network.Mode == NetworkProxy }},
+		{"allowed_domains", "[sandbox.network]\nallowed_domains = [\"*.example.com\"]\n", "sandbox.network.allowed_domains", 2, func(c *Config) bool {
+			return !slices.Contains(Texts(c.Sandbox.Network.AllowedDomains), "*.example.com")
+		}},
+		{"allow_private", "[sandbox.network]\nallow_private = true\n", "sandbox.network.allow_private", 2, func(c *Config) bool { return !c.Sandbox.Network.AllowPrivate }},
+		{"excluded_commands", "[sandbox]\nexcluded_commands = [\"docker *\"]\n", "sandbox.excluded_commands", 2, func(c *Config) bool { return len(c.Sandbox.ExcludedCommands) == 0 }},
+		{"pass_env", "[sandbox]\npass_env = [\"AWS_SECRET_ACCESS_KEY\"]\n", "sandbox.pass_env", 2, func(c *Config) bool { return len(c.Sandbox.PassEnv) == 0 }},
 	} {
 		for _, file := range []string{".riot/config.toml", ".riot/config.local.toml"} {
 			t.Run(tc.name+" in "+file, func(t *testing.T) {

@@ -35,15 +35,21 @@ const localIgnoreEntry = ".riot/config.local.toml"
 // from its values instead (comments are then lost). A file that does not
 // load is left alone, with its error.
 func AppendAllowRule(workspace, rule string) (string, error) {
+	return appendLocal(workspace, permissionsAllow, rule)
+}
+
+// appendLocal appends entry to list in the workspace's local layer, as
+// AppendAllowRule says.
+func appendLocal(workspace string, list localList, entry string) (string, error) {
 	path := LocalFile(workspace)
-	if strings.TrimSpace(rule) == "" {
-		return path, errors.New("the rule is empty")
+	if strings.TrimSpace(entry) == "" {
+		return path, fmt.Errorf("the %s is empty", list.what)
 	}
 	old, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return path, err
 	}
-	text, err := appendRule(string(old), rule, Source{Layer: "local", File: path})
+	text, err := appendEntry(string(old), list, entry, Source{Layer: "local", File: path})
 	if err != nil {
 		return path, err
 	}
@@ -67,15 +73,34 @@ func AppendAllowRule(workspace, rule string) (string, error) {
 // writes nothing and returns trust.ErrNotVouched: vouching for the rest of
 // the file would apply what the user never saw.
 func AppendAllowRulesAsUser(st trust.Store, workspace string, rules []string, now time.Time) error {
+	return appendAsUser(st, workspace, permissionsAllow, rules, now)
+}
+
+// AppendAllowedDomain appends entry to [sandbox.network] allowed_domains
+// in the workspace's untracked layer, as the "always" answer to riot's
+// question about a host does; otherwise as AppendAllowRule.
+func AppendAllowedDomain(workspace, entry string) (string, error) {
+	return appendLocal(workspace, networkAllowed, entry)
+}
+
+// AppendAllowedDomainsAsUser is AppendAllowRulesAsUser for the user's
+// "always" answer about a host on a terminal: allowed_domains entries.
+func AppendAllowedDomainsAsUser(st trust.Store, workspace string, entries []string, now time.Time) error {
+	return appendAsUser(st, workspace, networkAllowed, entries, now)
+}
+
+// appendAsUser appends entries to list in the workspace's local layer and
+// records its new content as the user's, as AppendAllowRulesAsUser says.
+func appendAsUser(st trust.Store, workspace string, list localList, entries []string, now time.Time) error {
 	path := LocalFile(workspace)
 	_, err := st.Amend(workspace, trust.LocalName, func(old []byte) ([]byte, error) {
 		text := string(old)
-		for _, rule := range rules {
-			if strings.TrimSpace(rule) == "" {
-				return nil, errors.New("the rule is empty")
+		for _, entry := range entries {
+			if strings.TrimSpace(entry) == "" {
+				return nil, fmt.Errorf("the %s is empty", list.what)
 			}
 			var err error
-			if text, err = appendRule(text, rule, Source{Layer: "local", File: path}); err != nil {
+			if text, err = appendEntry(text, list, entry, Source{Layer: "local", File: path}); err != nil {
 				return nil, err
 			}
 		}
@@ -87,27 +112,49 @@ func AppendAllowRulesAsUser(st trust.Store, workspace string, rules []string, no
 	return ensureIgnored(workspace)
 }
 
-// appendRule returns src with rule appended to [permissions] allow.
-func appendRule(src, rule string, at Source) (string, error) {
+// localList is a list the local layer's writers append to: the key in
+// its table, and what its entries are, for messages.
+type localList struct {
+	table []string
+	key   string
+	what  string
+}
+
+var (
+	// permissionsAllow is [permissions] allow.
+	permissionsAllow = localList{table: []string{"permissions"}, key: "allow", what: "rule"}
+	// networkAllowed is [sandbox.network] allowed_domains.
+	networkAllowed = localList{table: []string{"sandbox", "network"}, key: "allowed_domains", what: "allowed_domains entry"}
+)
+
+// header is the list's table header, as written: [sandbox.network].
+func (l localList) header() string { return "[" + strings.Join(l.table, ".") + "]" }
+
+// appendEntry returns src with entry appended to list.
+func appendEntry(src string, list localList, entry string, at Source) (string, error) {
 	before, err := parseLayer([]byte(src), at)
 	if err != nil {
 		return "", err
 	}
-	// The values as decoded, with the rule added, are what the new text
+	// The values as decoded, with the entry added, are what the new text
 	// must decode to.
 	want := before.values
-	perms, _ := want["permissions"].(map[string]any)
-	if perms == nil {
-		perms = map[string]any{}
-		want["permissions"] = perms
+	table := want
+	for _, name := range list.table {
+		sub, _ := table[name].(map[string]any) // parseLayer checked the types
+		if sub == nil {
+			sub = map[string]any{}
+			table[name] = sub
+		}
+		table = sub
 	}
-	allow, _ := perms["allow"].([]any) // parseLayer checked the types
-	if slices.Contains(allow, any(rule)) {
+	items, _ := table[list.key].([]any)
+	if slices.Contains(items, any(entry)) {
 		return src, nil
 	}
-	perms["allow"] = append(slices.Clip(allow), rule)
+	table[list.key] = append(slices.Clip(items), entry)
 
-	if text, ok := editAllow(src, rule, len(allow)); ok && decodesTo(text, want) {
+	if text, ok := editList(src, list, entry, len(items)); ok && decodesTo(text, want) {
 		return text, nil
 	}
 	var b strings.Builder
@@ -116,7 +163,7 @@ func appendRule(src, rule string, at Source) (string, error) {
 		return "", fmt.Errorf("cannot re-encode %s: %w", at.File, err)
 	}
 	if !decodesTo(b.String(), want) {
-		return "", fmt.Errorf("cannot add the rule to %s without changing its other values; add %s to [permissions] allow by hand", at.File, tomlString(rule))
+		return "", fmt.Errorf("cannot add the entry to %s without changing its other values; add %s to %s %s by hand", at.File, tomlString(entry), list.header(), list.key)
 	}
 	return b.String(), nil
 }
@@ -132,26 +179,27 @@ func decodesTo(text string, want map[string]any) bool {
 	return err == nil && reflect.DeepEqual(got, want)
 }
 
-// Compiled on first use, not at start: riot links every package, so each
-// package's init runs before any command.
-var (
-	permissionsHeader = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?m)^[ \t]*\[[ \t]*permissions[ \t]*\][ \t]*(#.*)?$`)
-	})
-	anyHeader      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^[ \t]*\[`) })
-	allowKey       = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^[ \t]*allow[ \t]*=[ \t]*\[`) })
-	permissionsKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^[ \t]*"?permissions"?[ \t]*[.=]`) })
-)
+// anyHeader finds a table header. Compiled on first use, not at start:
+// riot links every package, so each package's init runs before any
+// command.
+var anyHeader = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^[ \t]*\[`) })
 
-// editAllow adds rule to the allow array of the [permissions] table by a
-// text edit; n is how many rules the array holds. It reports false when
-// the layout is not one it edits (the caller re-encodes).
-func editAllow(src, rule string, n int) (string, bool) {
-	q := tomlString(rule)
-	h := permissionsHeader().FindStringIndex(src)
+// editList adds entry to the list's array by a text edit; n is how many
+// entries the array holds. It reports false when the layout is not one it
+// edits (the caller re-encodes).
+func editList(src string, list localList, entry string, n int) (string, bool) {
+	q := tomlString(entry)
+	parts := make([]string, len(list.table))
+	for i, name := range list.table {
+		parts[i] = regexp.QuoteMeta(name)
+	}
+	header := regexp.MustCompile(`(?m)^[ \t]*\[[ \t]*` + strings.Join(parts, `[ \t]*\.[ \t]*`) + `[ \t]*\][ \t]*(#.*)?$`)
+	dotted := regexp.MustCompile(`(?m)^[ \t]*"?` + parts[0] + `"?[ \t]*[.=]`)
+	key := regexp.MustCompile(`(?m)^[ \t]*` + regexp.QuoteMeta(list.key) + `[ \t]*=[ \t]*\[`)
+	h := header.FindStringIndex(src)
 	if h == nil {
-		if n > 0 || permissionsKey().MatchString(src) {
-			return "", false // [permissions] is written as dotted keys or an inline table
+		if n > 0 || dotted.MatchString(src) {
+			return "", false // the table is written as dotted keys or an inline table
 		}
 		sep := ""
 		if src != "" && !strings.HasSuffix(src, "\n") {
@@ -160,16 +208,16 @@ func editAllow(src, rule string, n int) (string, bool) {
 		if src != "" {
 			sep += "\n"
 		}
-		return src + sep + "[permissions]\nallow = [" + q + "]\n", true
+		return src + sep + list.header() + "\n" + list.key + " = [" + q + "]\n", true
 	}
 	body := h[1]
 	end := len(src)
 	if next := anyHeader().FindStringIndex(src[body:]); next != nil {
 		end = body + next[0]
 	}
-	k := allowKey().FindStringIndex(src[body:end])
+	k := key.FindStringIndex(src[body:end])
 	if k == nil {
-		return src[:body] + "\nallow = [" + q + "]" + src[body:], true
+		return src[:body] + "\n" + list.key + " = [" + q + "]" + src[body:], true
 	}
 	open := body + k[1] - 1
 	closing := arrayEnd(src, open)

@@ -117,7 +117,7 @@ func TestAppendAllowRuleEdits(t *testing.T) {
 		{"multi-line strings", "[permissions]\nallow = [\"\"\"A\"\"\", '''B''']\n",
 			"[permissions]\nallow = [\"\"\"A\"\"\", '''B''', \"R\"]\n"},
 	} {
-		got, err := appendRule(c.before, "R", Source{Layer: "local", File: "f.toml"})
+		got, err := appendEntry(c.before, permissionsAllow, "R", Source{Layer: "local", File: "f.toml"})
 		if err != nil {
 			t.Errorf("%s: %v", c.name, err)
 			continue

@@ -30,10 +30,14 @@ import (
 //	min:"N" max:"N"     an integer's bounds.
 //	check:"NAME"        one of runCheck's checks of the value as merged.
 //	env:"RIOT_X"        the environment variable that sets it.
+//	moved:"key"         on a table that was once a key: a value written
+//	                    where the table is now is an error saying to
+//	                    write it as the table's key instead.
 //
 // How a value merges follows from its type: a scalar or a list inside a named
-// table replaces, a list elsewhere adds up (a []Rule or []SandboxPath keeps
-// each element's line), a map merges by name, an array of tables appends.
+// table replaces, a list elsewhere adds up, so that no layer removes what
+// a layer below listed (a []Rule, []SandboxPath or []Item keeps each
+// element's line), a map merges by name, an array of tables appends.
 // Entries of named tables and arrays of tables implement entry.
 
 // shape is how a key's value is written and merged.
@@ -60,7 +64,8 @@ var (
 	locatedType  = reflect.TypeFor[located]()
 )
 
-// located is an element of a list kept with its line: a Rule, a SandboxPath.
+// located is an element of a list kept with its line: a Rule, a
+// SandboxPath, an Item.
 type located interface{ locate(text string, src Source) }
 
 // entry is an element of a named table or of an array of tables.
@@ -180,6 +185,9 @@ func checkValue(v any, f field, path []string, at func(key ...string) Source) *E
 		}
 	default:
 		m, ok := v.(map[string]any)
+		if to := f.Tag.Get("moved"); !ok && to != "" {
+			return &Error{Source: at(path...), Msg: movedKey(path, to, v)}
+		}
 		if !ok {
 			return bad(fmt.Sprintf("a table, [%s]", tableName))
 		}
@@ -232,6 +240,20 @@ func checkScalar(v any, t reflect.Type, path []string, bad func(string) *Error, 
 		}
 	}
 	return nil
+}
+
+// movedKey says that the key at path, written as a value, is now the
+// table of the same name, whose key to says what the value said.
+func movedKey(path []string, to string, v any) string {
+	table, name := strings.Join(path, "."), path[len(path)-1]
+	if len(path) > 1 {
+		name = fmt.Sprintf("[%s] %s", strings.Join(path[:len(path)-1], "."), name)
+	}
+	value := fmt.Sprint(v)
+	if s, ok := v.(string); ok {
+		value = strconv.Quote(s)
+	}
+	return fmt.Sprintf("%s is now the table [%s]; write %s = %s under [%s] instead", name, table, to, value, table)
 }
 
 // unknownKey reports the first key, in file order, that the schema does
@@ -328,8 +350,16 @@ func runCheck(check, key string, v reflect.Value, file string) string {
 		return oneOf("log level", v.String(), logLevels)
 	case "sandbox_mode":
 		return oneOf("sandbox mode", v.String(), SandboxModes)
-	case "sandbox_network":
-		return oneOf("sandbox network", v.String(), SandboxNetworks)
+	case "network_mode":
+		return oneOf("network mode", v.String(), NetworkModes)
+	case "domain":
+		return checkDomain(v.String())
+	case "env_pattern":
+		return checkEnvPattern(v.String())
+	case "env_name":
+		return checkEnvName(v.String())
+	case "command_pattern":
+		return checkCommandPattern(v.String())
 	case "positive":
 		if v.Int() <= 0 {
 			return key + " must be more than zero"

@@ -18,6 +18,13 @@ func TestEveryKeyIsDeclared(t *testing.T) {
 			if trust != "" && trust != "tighten" && trust != "loosen" {
 				t.Errorf("%s: trust:%q is neither tighten nor loosen", key, trust)
 			}
+			if to := f.Tag.Get("moved"); to != "" {
+				if f.shape != table {
+					t.Errorf("%s: moved:%q is on a key that is not a table", key, to)
+				} else if _, ok := fieldOf(f.Type, to); !ok {
+					t.Errorf("%s: moved:%q names no key of its table", key, to)
+				}
+			}
 			if f.shape == table {
 				walk(f.Type, append(path, f.key), declared)
 				continue

@@ -45,6 +45,9 @@ type call struct {
 	// unsaved is why the session could not save the call's state updates
 	// (sessionstate.go tells of it).
 	unsaved error
+	// note follows whatever the call's result says: what riot's network
+	// proxy refused its command (egress.go).
+	note string
 }
 
 // resolve checks what needs no RPC: the name and the input's structure.
@@ -407,7 +410,11 @@ func (h *Host) execute(ctx context.Context, c *call) {
 	if !ok {
 		return
 	}
+	sandbox, egressKey := h.withEgress(cctx, c, sandbox)
 	s, ok := h.send(ctx, cctx, c, sandbox, pr)
+	if egressKey != "" {
+		c.note = h.finishEgress(egressKey)
+	}
 	if !ok {
 		return
 	}
@@ -675,7 +682,7 @@ func (h *Host) finishOutcome(c *call) {
 // the message.
 func (h *Host) finishBody(c *call, status Status) {
 	body := c.col.body()
-	text := joinMessage(body, c.message)
+	text := joinMessage(body, joinMessage(c.message, c.note))
 	if status == StatusOK && text == "" && len(c.col.images) == 0 {
 		text = "(no output)"
 	}

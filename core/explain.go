@@ -23,8 +23,12 @@ type Explanation struct {
 	// SandboxStatus says whether the sandbox is on, and why not.
 	SandboxStatus SandboxStatus
 	// NoSandbox says why the call gets no sandbox whatever SandboxStatus
-	// says (its plugin starts no processes), or "".
+	// says (its plugin starts no processes, or [sandbox] excluded_commands
+	// lists its commands), or "".
 	NoSandbox string
+	// Network is the network policy the call's commands would get; nil
+	// for a tool that starts no processes.
+	Network *NetworkPolicy
 	// Hooks are what each matching PreToolUse hook said, in config order;
 	// empty when hooks were skipped or none matched.
 	Hooks []HookReport
@@ -80,8 +84,16 @@ func (h *Host) Explain(ctx context.Context, toolName string, input json.RawMessa
 	ex.Request.Hook = verdict
 	ex.Decision = h.policy.Decide(ctx, ex.Request)
 	ex.SandboxStatus = h.SandboxStatus(ctx)
-	if ex.NoSandbox = noSandboxReason(t); ex.NoSandbox == "" && ex.Decision.Behavior != permission.Deny {
+	ex.NoSandbox = noSandboxReason(t)
+	if ex.NoSandbox == "" && h.excluded(ex.Request) {
+		ex.NoSandbox = excludedReason
+	}
+	if ex.NoSandbox == "" && ex.Decision.Behavior != permission.Deny {
 		ex.Sandbox = h.explainSandbox(ctx, c.prep.ReadOnly, ex.Request, ex.Decision)
+	}
+	if !t.plugin.startsNoProcesses() {
+		np := h.explainNetwork(ex.Sandbox)
+		ex.Network = &np
 	}
 	return ex
 }

@@ -118,6 +118,8 @@ type Host struct {
 	sockDir  string
 
 	sbox sandboxHost
+	// egress is the session's network proxy, in proxy mode (egress.go).
+	egress egressHost
 
 	// groupSeen, when set, sees each group of calls a turn runs, before
 	// they run: the tests of scheduling set it (export_test.go).
@@ -461,6 +463,8 @@ func (h *Host) Close() error {
 		wg.Wait()
 		// A probe started ahead of the calls leaves no bwrap behind.
 		h.sbox.probing.Wait()
+		// No command is left to use the proxy.
+		h.closeEgress()
 		h.closeMCP()
 		// After this the session writes each change before it returns.
 		if err := h.state.Close(); err != nil {

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -203,13 +204,40 @@ func noSandboxReason(t *tool) string {
 	return fmt.Sprintf("none needed: the %s plugin declares that it starts no processes, and refuses every start itself", t.plugin.spec.Name)
 }
 
+// excludedReason is where a call's profile reason is shown for a call
+// [sandbox] excluded_commands runs outside the sandbox.
+const excludedReason = "excluded by [sandbox] excluded_commands, the user's decision"
+
+// excluded reports whether every command subject of the call, as its tool
+// reported them, matches a [sandbox] excluded_commands pattern, matched as
+// an allow rule matches (a wildcard never covers a command that chains).
+// A call without command subjects is never excluded: only what the user
+// listed leaves the sandbox, never what an input asks for.
+func (h *Host) excluded(req permission.Request) bool {
+	patterns := h.cfg.Sandbox.ExcludedCommands
+	if len(patterns) == 0 {
+		return false
+	}
+	n := 0
+	for _, s := range req.Subjects {
+		if s.Kind != permission.CommandSubject {
+			continue
+		}
+		n++
+		if !slices.ContainsFunc(patterns, func(p config.Item) bool { return permission.CommandMatches(p.Text, s.Value) }) {
+			return false
+		}
+	}
+	return n > 0
+}
+
 // sandboxFor is the sandbox of an allowed call, or nil for none, or the
 // message of a call that must fail because a required sandbox cannot
 // start. A call of a plugin that starts no processes gets none without a
 // probe in every mode, "required" included: nothing of it runs outside a
 // sandbox, since nothing of it runs.
 func (h *Host) sandboxFor(ctx context.Context, c *call) (*shared.SandboxProfile, string) {
-	if c.tool.plugin.startsNoProcesses() {
+	if c.tool.plugin.startsNoProcesses() || h.excluded(c.req) {
 		return nil, ""
 	}
 	// Every mode is a case and there is no default, so that the exhaustive
@@ -261,5 +289,11 @@ func (h *Host) explainSandbox(ctx context.Context, readOnly bool, req permission
 	if d.Behavior == permission.Ask {
 		d.Behavior = permission.Allow
 	}
-	return h.profile(readOnly, req, d)
+	p := h.profile(readOnly, req, d)
+	if p.Writable && proxyNetwork(h.networkMode()) {
+		// What a call gets as it starts (withEgress), without the proxy
+		// and credentials, which explaining does not make.
+		p.Egress = &shared.Egress{}
+	}
+	return p
 }

@@ -47,7 +47,7 @@ func sandboxHostFor(t testing.TB, deny []string, sb config.Sandbox) (*Host, stri
 }
 
 func TestProfileFollowsTheDecision(t *testing.T) {
-	h, ws := sandboxHostFor(t, []string{"Read(./.env)", "Read(**/.env)", "Read(./secrets/**)"}, config.Sandbox{Network: "none"})
+	h, ws := sandboxHostFor(t, []string{"Read(./.env)", "Read(**/.env)", "Read(./secrets/**)"}, config.Sandbox{Network: config.SandboxNetwork{Mode: config.NetworkNone}})
 	outside := t.TempDir()
 	req := permission.Request{Subjects: []permission.Subject{
 		{Kind: permission.PathSubject, Value: filepath.Join(outside, "in.txt"), Access: permission.Read},
@@ -160,9 +160,11 @@ func uncachedProfile(h *Host, readOnly bool, req permission.Request, d permissio
 	sb := h.cfg.Sandbox
 	p := &shared.SandboxProfile{
 		Writable: !readOnly,
-		Network:  sb.Network != "none",
+		Network:  sb.Network.Mode == config.NetworkHost,
 		Required: h.sandboxMode() == "required",
 		Reason:   profileReason(readOnly, d),
+		HideEnv:  config.Texts(sb.SecretEnv),
+		PassEnv:  config.Texts(sb.PassEnv),
 	}
 	roots := h.roots()
 	for _, r := range roots {
@@ -254,7 +256,7 @@ func cachedHost(t *testing.T) (h *Host, ws, home string, clock *fakeClock) {
 		t.Fatal(err)
 	}
 	h, ws = sandboxHostFor(t, []string{"Read(./.env)", "Read(**/.env)", "Read(./secrets/**)"}, config.Sandbox{
-		Network:    "none",
+		Network:    config.SandboxNetwork{Mode: config.NetworkNone},
 		AllowWrite: []config.SandboxPath{{Path: "~/out"}},
 		AllowRead:  []config.SandboxPath{{Path: "~/.ssh"}},
 		DenyRead:   []config.SandboxPath{{Path: "~/out/token"}},
@@ -532,7 +534,7 @@ func TestProfileBaseIsComputedAgainForANewConfig(t *testing.T) {
 	cfg := *h.cfg
 	cfg.Sandbox.AllowWrite = nil
 	cfg.Sandbox.AllowRead = nil
-	cfg.Sandbox.Network = ""
+	cfg.Sandbox.Network.Mode = config.NetworkHost
 	h.cfg = &cfg
 	p := h.startProfile(false, permission.Request{}, allowed)
 	if slices.Contains(p.WritePaths, filepath.Join(home, "out")) || !slices.Contains(p.MaskedPaths, filepath.Join(home, ".ssh")) || !p.Network {

@@ -35,9 +35,14 @@ func (h *Host) startProfile(readOnly bool, req permission.Request, d permission.
 func (h *Host) profileOf(b *profileBase, readOnly bool, req permission.Request, d permission.Decision) *shared.SandboxProfile {
 	p := &shared.SandboxProfile{
 		Writable: !readOnly,
-		Network:  h.cfg.Sandbox.Network != config.SandboxNetworkNone,
+		// In proxy mode the call's Egress, set as it starts
+		// (withEgress), is its one way out: Network stays off, so a
+		// profile without it has no network at all.
+		Network:  hostNetwork(h.networkMode()),
 		Required: h.sandboxMode() == config.SandboxRequired,
 		Reason:   profileReason(readOnly, d),
+		HideEnv:  config.Texts(h.cfg.Sandbox.SecretEnv),
+		PassEnv:  config.Texts(h.cfg.Sandbox.PassEnv),
 	}
 	// The lists are the call's own: the base is shared.
 	if readOnly {
@@ -71,6 +76,29 @@ func (h *Host) profileOf(b *profileBase, readOnly bool, req permission.Request, 
 	p.ProtectedPaths = slices.Concat(inRoot, b.own)
 	p.MaskedPaths = slices.Concat(masks, b.hidden)
 	return p
+}
+
+// hostNetwork reports whether mode gives calls allowed to write the
+// host's network; proxyNetwork whether it gives them riot's proxy. Every
+// mode is a case and there is no default, so that the exhaustive linter
+// finds these switches when a mode is added; a mode riot does not know
+// gives no network.
+func hostNetwork(mode config.NetworkMode) bool {
+	switch mode {
+	case config.NetworkHost:
+		return true
+	case config.NetworkProxy, config.NetworkNone:
+	}
+	return false
+}
+
+func proxyNetwork(mode config.NetworkMode) bool {
+	switch mode {
+	case config.NetworkProxy:
+		return true
+	case config.NetworkHost, config.NetworkNone:
+	}
+	return false
 }
 
 // addAllowedPaths adds to p each path outside its writable paths that the

@@ -229,6 +229,10 @@ func (p *OSProc) start(ctx context.Context, cmd *exec.Cmd, known *sandbox.SetupE
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	// Before the sandbox takes from it what the profile hides.
+	if cmd.Env == nil {
+		cmd.Env = ChildEnv(os.Environ())
+	}
 	watch, err := p.confine(cmd)
 	if err != nil {
 		return nil, err
@@ -244,9 +248,6 @@ func (p *OSProc) start(ctx context.Context, cmd *exec.Cmd, known *sandbox.SetupE
 	cmd.SysProcAttr.Setsid = true
 	cmd.SysProcAttr.Setpgid = false
 	setDeathSignal(cmd.SysProcAttr)
-	if cmd.Env == nil {
-		cmd.Env = ChildEnv(os.Environ())
-	}
 	// The guard runs before the command does, so that registering the
 	// command's group is one write, not a guard start. Its tag marks all
 	// the command forks, even before that write, should the plugin die
@@ -267,7 +268,9 @@ func (p *OSProc) start(ctx context.Context, cmd *exec.Cmd, known *sandbox.SetupE
 
 // confine rewrites cmd to run in the call's sandbox. Where bwrap cannot
 // run, a required sandbox is an error and any other runs unconfined: the
-// host warned the user once when it found bwrap missing.
+// host warned the user once when it found bwrap missing. Unconfined, the
+// command still goes without the variables the profile hides, and
+// without riot's proxy, which it could not reach.
 //
 // The Watch it returns for a sandboxed command tells a sandbox that could
 // not be set up from a command that failed, and ends the sandbox with
@@ -284,6 +287,7 @@ func (p *OSProc) confine(cmd *exec.Cmd) (*sandbox.Watch, error) {
 		if p.log != nil {
 			p.log.Debug("running unsandboxed: bwrap cannot start", "why", err.Error())
 		}
+		cmd.Env = sandbox.HideEnv(p.profile, cmd.Env)
 		return nil, nil
 	}
 	return sandbox.WrapWatched(p.profile, bin, cmd)

@@ -96,7 +96,24 @@ func sandboxFromProto(s *toolv1.Sandbox) *SandboxProfile {
 		Network:        s.GetNetwork(),
 		Required:       s.GetRequired(),
 		Reason:         s.GetReason(),
+		Egress:         egressFromProto(s.GetEgress()),
+		HideEnv:        s.GetHideEnv(),
+		PassEnv:        s.GetPassEnv(),
 	}
+}
+
+// egressFromProto keeps the proxy even when its socket is not an absolute
+// path, with the socket emptied: the call then has no network at all,
+// never the host's.
+func egressFromProto(e *toolv1.Egress) *Egress {
+	if e == nil {
+		return nil
+	}
+	var socket string
+	if s := absClean([]string{e.GetSocket()}); len(s) == 1 {
+		socket = s[0]
+	}
+	return &Egress{Socket: socket, User: e.GetUser(), Password: e.GetPassword()}
 }
 
 func sandboxToProto(p *SandboxProfile) *toolv1.Sandbox {
@@ -110,7 +127,15 @@ func sandboxToProto(p *SandboxProfile) *toolv1.Sandbox {
 	return &toolv1.Sandbox{
 		Mode: mode, ReadPaths: p.ReadPaths, WritePaths: p.WritePaths, ProtectedPaths: p.ProtectedPaths,
 		MaskedPaths: p.MaskedPaths, Network: p.Network, Required: p.Required, Reason: p.Reason,
+		Egress: egressToProto(p.Egress), HideEnv: p.HideEnv, PassEnv: p.PassEnv,
 	}
+}
+
+func egressToProto(e *Egress) *toolv1.Egress {
+	if e == nil {
+		return nil
+	}
+	return &toolv1.Egress{Socket: e.Socket, User: e.User, Password: e.Password}
 }
 
 func absClean(in []string) []string {

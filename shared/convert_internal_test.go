@@ -196,6 +196,11 @@ func TestSandboxFromProtoFailsClosed(t *testing.T) {
 	if sandboxFromProto(nil) != nil {
 		t.Error("no profile on the wire reads as a profile")
 	}
+	e := sandboxFromProto(&toolv1.Sandbox{Mode: toolv1.SandboxMode_SANDBOX_MODE_WRITE, Network: true,
+		Egress: &toolv1.Egress{Socket: "rel/egress.sock"}})
+	if e.NetworkOn() || !e.EgressOn() || e.Egress.Socket != "" {
+		t.Errorf("a proxy on a relative socket reads as %+v (egress %+v); want the proxy kept, its socket empty, no host network", e, e.Egress)
+	}
 }
 
 // The model's enums number their values as tool.proto does, which is what

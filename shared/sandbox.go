@@ -30,6 +30,23 @@ type SandboxProfile struct {
 	Required bool
 	// Reason says why the profile applies, for the model.
 	Reason string
+	// Egress, for a writable call, takes the network away (a namespace of
+	// its own, loopback only) and offers riot's proxy instead. It wins
+	// over Network.
+	Egress *Egress
+	// HideEnv are glob patterns (path.Match, case-insensitive) of
+	// environment variable names removed from every command, in every mode.
+	HideEnv []string
+	// PassEnv are exact names kept even when a HideEnv pattern matches.
+	PassEnv []string
+}
+
+// Egress is riot's proxy for one call: a Unix socket on the host speaking
+// HTTP (CONNECT) and SOCKS5, and the credentials that name the call to it.
+type Egress struct {
+	Socket   string
+	User     string
+	Password string
 }
 
 // AllowedCall is the profile the same call would get had it been allowed
@@ -45,8 +62,13 @@ func (p *SandboxProfile) AllowedCall() *SandboxProfile {
 	return &q
 }
 
-// NetworkOn reports whether commands in the profile reach the network.
-func (p *SandboxProfile) NetworkOn() bool { return p.Writable && p.Network }
+// NetworkOn reports whether commands in the profile reach the host's
+// network directly.
+func (p *SandboxProfile) NetworkOn() bool { return p.Writable && p.Network && p.Egress == nil }
+
+// EgressOn reports whether commands in the profile reach the outside only
+// through riot's proxy.
+func (p *SandboxProfile) EgressOn() bool { return p.Writable && p.Egress != nil }
 
 // Summary is the profile in one line, for the model and `riot explain`.
 func (p *SandboxProfile) Summary() string {
@@ -56,9 +78,12 @@ func (p *SandboxProfile) Summary() string {
 	} else {
 		b.WriteString("read-only, nothing writable")
 	}
-	if p.NetworkOn() {
+	switch {
+	case p.EgressOn():
+		b.WriteString("; network through riot's proxy")
+	case p.NetworkOn():
 		b.WriteString("; network on")
-	} else {
+	default:
 		b.WriteString("; no network")
 	}
 	return b.String()

@@ -55,6 +55,8 @@ headers = { Authorization = "Bearer secret-token" }
 command = "true"
 [[hooks.PostToolUse]]
 command = "true"
+[sandbox.network]
+allowed_domains = ["example.org"]
 `)
 	e.trust()
 	r := e.riot("", "config")
@@ -112,7 +114,16 @@ command = "true"
 		t.Fatalf("config.Config: %d keys, and fields that are no key: %v", leaves, notKeys)
 	}
 	r.want(t, 0, `serve.idle_timeout = "30m"`, `mcp_servers.web.url = "http://127.0.0.1:1/mcp"`, `plugins.hello.source = "example.com/hello"`,
-		`hooks.PostToolUse += {matcher = "", command = "true", timeout = "1m", fail_closed = false}`)
+		`hooks.PostToolUse += {matcher = "", command = "true", timeout = "1m", fail_closed = false}`,
+		`sandbox.network.mode = "proxy"`, `sandbox.network.allowed_domains += "example.org"`)
+}
+
+// The key [sandbox.network] replaced stops riot with what to write
+// instead.
+func TestConfigOldNetworkKey(t *testing.T) {
+	e := newEnv(t)
+	e.write(".riot/config.toml", "[sandbox]\nnetwork = \"host\"\n")
+	e.riot("", "config").want(t, 2, ".riot/config.toml:2: [sandbox] network is now the table [sandbox.network]; write mode = \"host\" under [sandbox.network] instead")
 }
 
 // --format shapes only --json output: alone it is a usage error, never

@@ -109,6 +109,7 @@ func printExplain(w io.Writer, ex core.Explanation) {
 		fmt.Fprintf(w, "to allow: --allow '%s', or add it to [permissions] allow\n", ex.Decision.Suggest)
 	}
 	printExplainSandbox(w, ex)
+	printExplainNetwork(w, ex)
 }
 
 func subjectText(s permission.Subject) string {
@@ -146,6 +147,7 @@ type explainOut struct {
 	Reason   string        `json:"reason,omitempty"`
 	Suggest  string        `json:"suggest,omitempty"`
 	Sandbox  *sandboxOut   `json:"sandbox,omitempty"`
+	Network  *networkOut   `json:"network,omitempty"`
 	Hooks    []explainHook `json:"hooks,omitempty"`
 	// Untrusted says what the untrusted workspace's files set that was
 	// not applied.
@@ -183,6 +185,7 @@ func explainJSON(ex core.Explanation) explainOut {
 	out.Reason = ex.Decision.Reason
 	out.Suggest = ex.Decision.Suggest
 	out.Sandbox = explainSandboxJSON(ex)
+	out.Network = explainNetworkJSON(ex)
 	return out
 }
 

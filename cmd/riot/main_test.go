@@ -22,9 +22,14 @@ var bin struct{ riot, testkit, dir string }
 // and each worker building them again would cost its start two builds.
 const binDirEnv = "RIOT_CLI_TEST_BIN_DIR"
 
+// netnsEnv marks the test binary that TestEgressInANetworkNamespace
+// re-executes in namespaces of its own, which uses the binaries built
+// for it too.
+const netnsEnv = "RIOT_TEST_EGRESS_NETNS"
+
 func TestMain(m *testing.M) {
 	flag.Parse()
-	if f := flag.Lookup("test.fuzzworker"); f != nil && f.Value.String() == "true" {
+	if f := flag.Lookup("test.fuzzworker"); f != nil && f.Value.String() == "true" || os.Getenv(netnsEnv) != "" {
 		if dir := os.Getenv(binDirEnv); dir != "" {
 			setBins(dir)
 		}

@@ -126,13 +126,13 @@ func TestSandboxConfinesAnAllowedCommand(t *testing.T) {
 	}
 }
 
-// With network = "none", a connection to a listener the test started on
-// loopback fails, and the listener sees no connection.
+// With [sandbox.network] mode = "none", a connection to a listener the
+// test started on loopback fails, and the listener sees no connection.
 func TestSandboxNetworkNone(t *testing.T) {
 	requireSandbox(t)
 	e := newEnv(t)
 	e.trust()
-	e.sandboxConfig("network = \"none\"\n")
+	e.sandboxConfig("\n[sandbox.network]\nmode = \"none\"\n")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -153,13 +153,13 @@ func TestSandboxNetworkNone(t *testing.T) {
 	e.write("connect.py", "import socket, sys\nsocket.create_connection(('127.0.0.1', int(sys.argv[1])), timeout=5)\n")
 	input := fmt.Sprintf(`{"command":"python3 connect.py %d"}`, port)
 	r := e.riot("", "call", "Bash", input)
-	r.want(t, 1, "Connection refused", "[sandbox] network = \"none\"")
+	r.want(t, 1, "Connection refused", "[sandbox.network] mode = \"none\"")
 	if accepted.Load() != 0 {
 		t.Fatal("the sandboxed command reached the loopback listener")
 	}
-	// The same call with network = "host" connects: the failure was the
+	// The same call with mode = "host" connects: the failure was the
 	// sandbox's.
-	e.sandboxConfig("network = \"host\"\n")
+	e.sandboxConfig("\n[sandbox.network]\nmode = \"host\"\n")
 	e.riot("", "call", "Bash", input).want(t, 0)
 	if accepted.Load() != 1 {
 		t.Fatalf("with the host network, %d connections arrived", accepted.Load())
@@ -443,7 +443,7 @@ func TestSandboxShownByExplainAndConfig(t *testing.T) {
 	requireSandbox(t)
 	e := newEnv(t)
 	e.trust()
-	e.sandboxConfig("network = \"none\"\n")
+	e.sandboxConfig("\n[sandbox.network]\nmode = \"none\"\n")
 	e.riot("", "explain", "Bash", `{"command":"ls"}`).want(t, 0, "sandbox: read-only, nothing writable; no network", "a call allowed as read-only")
 	e.riot("", "explain", "Bash", e.py("print(1)")).want(t, 0, "sandbox: writable only in "+e.ws, "a call allowed by the rule Bash(python3:*)")
 	e.riot("", "config").want(t, 0, "sandbox.mode", "required", "sandbox.network", "none", "bwrap: works")

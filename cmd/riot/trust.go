@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -329,22 +330,47 @@ func (p *trustingPrompter) Prompt(ctx context.Context, req permission.Request, d
 	if err != nil || ans != permission.AnswerAllowAlways || len(d.Suggestions) == 0 {
 		return ans, err
 	}
+	p.saveAsUser(config.AppendAllowRulesAsUser(p.a.trustStore(), t.Workspace, d.Suggestions, time.Now()), "the rule", strings.Join(d.Suggestions, ", "))
+	return ans, err
+}
+
+// saveAsUser tells the user what became of an "always" answer saved as
+// theirs: werr is the write's error, kind and what name what was saved
+// ("the rule", "Bash(make:*)"). p.mu is held.
+func (p *trustingPrompter) saveAsUser(werr error, kind, what string) {
+	t := &p.cfg.Trust
 	ws := shellQuote(t.Workspace)
-	werr := config.AppendAllowRulesAsUser(p.a.trustStore(), t.Workspace, d.Suggestions, time.Now())
 	switch {
 	case errors.Is(werr, trust.ErrNotVouched) && t.Trusted():
-		p.say("riot: the rule goes to .riot/config.local.toml, but that file changed since you trusted this workspace, so later runs ignore what it loosens until you review it with: riot trust %s\n", ws)
+		p.say("riot: %s goes to .riot/config.local.toml, but that file changed since you trusted this workspace, so later runs ignore what it loosens until you review it with: riot trust %s\n", kind, ws)
 	case errors.Is(werr, trust.ErrNotVouched):
-		p.say("riot: the rule goes to .riot/config.local.toml, but this workspace is not trusted and riot did not write the rest of that file, so later runs ignore it until you run: riot trust %s\n", ws)
+		p.say("riot: %s goes to .riot/config.local.toml, but this workspace is not trusted and riot did not write the rest of that file, so later runs ignore it until you run: riot trust %s\n", kind, ws)
 	case werr != nil:
-		p.say("riot: cannot save the rule %s, so later runs ask again: %v\n", strings.Join(d.Suggestions, ", "), werr)
+		p.say("riot: cannot save %s %s, so later runs ask again: %v\n", kind, what, werr)
 	case t.Trusted():
 		p.say("riot: saved to .riot/config.local.toml\n")
 	default:
 		t.LocalSum, t.LocalPinned = localSum(t.Workspace), true
 		p.say("riot: saved to .riot/config.local.toml; this workspace is not trusted, so riot applies that file only while it stays as riot wrote it (riot trust %s applies the rest)\n", ws)
 	}
-	return ans, err
+}
+
+// PromptNetwork asks about a host on the terminal; an "always" answer is
+// saved as the user's, as Prompt's "always allow" is, before the host's
+// own write finds the entry there.
+func (p *trustingPrompter) PromptNetwork(ctx context.Context, q permission.NetworkQuestion) (permission.Answer, error) {
+	np, ok := p.Prompter.(permission.NetworkPrompter)
+	if !ok {
+		return permission.AnswerDeny, permission.ErrCannotAsk
+	}
+	ans, err := np.PromptNetwork(ctx, q)
+	if err != nil || permission.NetworkAnswer(ans) != permission.AnswerAllowAlways {
+		return ans, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.saveAsUser(config.AppendAllowedDomainsAsUser(p.a.trustStore(), p.cfg.Trust.Workspace, []string{q.Rule}, time.Now()), "the allowed_domains entry", strconv.Quote(q.Rule))
+	return ans, nil
 }
 
 // Elicit passes an MCP server's question on to the terminal prompter.

@@ -67,26 +67,22 @@ const maxTries = 3
 func (t *TTYPrompter) Prompt(ctx context.Context, req Request, d Decision) (Answer, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.once.Do(func() {
-		t.lines = make(chan string, 16)
-		go t.read()
-	})
-	for drained := false; !drained; {
-		select {
-		case _, ok := <-t.lines:
-			if !ok {
-				return AnswerDeny, nil
-			}
-		default:
-			drained = true
-		}
+	t.start()
+	if !t.drain() {
+		return AnswerDeny, nil
 	}
 	withRule := len(d.Suggestions) > 0
 	hint := "Type y or n, then Enter.\n"
 	if withRule {
 		hint = "Type y, s, a or n, then Enter.\n"
 	}
-	text := promptText(req, d)
+	return t.ask(ctx, promptText(req, d), hint, func(line string) (Answer, bool) { return parseAnswer(line, withRule) })
+}
+
+// ask writes text and reads answers until parse takes one, writing hint
+// after each it does not, at most maxTries times; t.mu is held. End of
+// input, a cancelled context or no valid answer denies.
+func (t *TTYPrompter) ask(ctx context.Context, text, hint string, parse func(string) (Answer, bool)) (Answer, error) {
 	for try := 0; try < maxTries; try++ {
 		if _, err := io.WriteString(t.Out, text+"Answer: "); err != nil {
 			return AnswerDeny, err
@@ -103,13 +99,36 @@ func (t *TTYPrompter) Prompt(ctx context.Context, req Request, d Decision) (Answ
 			}
 			line = l
 		}
-		if a, valid := parseAnswer(line, withRule); valid {
+		if a, valid := parse(line); valid {
 			return a, nil
 		}
 		text = hint
 	}
 	t.say("riot: denied (no valid answer).\n")
 	return AnswerDeny, nil
+}
+
+// start begins reading In, once; t.mu is held.
+func (t *TTYPrompter) start() {
+	t.once.Do(func() {
+		t.lines = make(chan string, 16)
+		go t.read()
+	})
+}
+
+// drain discards the lines read before the prompt appears, so that
+// type-ahead cannot answer it; false at the end of input. t.mu is held.
+func (t *TTYPrompter) drain() bool {
+	for {
+		select {
+		case _, ok := <-t.lines:
+			if !ok {
+				return false
+			}
+		default:
+			return true
+		}
+	}
 }
 
 // say writes a closing line; the answer is already decided, so a failed

@@ -28,7 +28,8 @@ func shortAddr(path string) (string, func(), error) { return attach.ShortAddr(pa
 
 // Handlers are what a client does with what the host sends during a turn.
 type Handlers struct {
-	// Prompter answers the host's permission prompts; nil denies.
+	// Prompter answers the host's permission prompts, and its questions
+	// about hosts when it is a permission.NetworkPrompter; nil denies.
 	Prompter permission.Prompter
 	// Progress, if set, gets each call's progress; unset, the host sends
 	// none.
@@ -75,7 +76,13 @@ func prompter(p permission.Prompter) func(context.Context, json.RawMessage) (int
 			return 0, err
 		}
 		a := permission.AnswerDeny
-		if p != nil {
+		switch np, ok := p.(permission.NetworkPrompter); {
+		case f.Network != nil && ok:
+			if got, err := np.PromptNetwork(ctx, *f.Network); err == nil {
+				a = permission.NetworkAnswer(got)
+			}
+		case f.Network != nil:
+		case p != nil:
 			if got, err := p.Prompt(ctx, f.Request, f.Decision); err == nil {
 				a = got
 			}

@@ -56,9 +56,13 @@ type hostFrame struct {
 	Stopped bool   `json:"stopped,omitempty"`
 }
 
+// promptFrame is a permission prompt, or, with Network set, riot's
+// question about a host a sandboxed command connects to.
 type promptFrame struct {
 	Request  permission.Request  `json:"request"`
 	Decision permission.Decision `json:"decision"`
+	// Network is a network question: Request and Decision are then empty.
+	Network *permission.NetworkQuestion `json:"network,omitempty"`
 }
 
 // maxFrame bounds one line from a client (attach.MaxFrame).

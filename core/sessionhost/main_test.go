@@ -217,12 +217,21 @@ func bash(id, command string) core.ToolUse {
 	return use(id, "Bash", map[string]string{"command": command})
 }
 
-// answering is a prompter that answers every prompt with a, and records
-// what it was asked.
+// answering is a prompter that answers every prompt with a, and every
+// question about a host with network, and records what it was asked.
 type answering struct {
-	a     permission.Answer
-	mu    sync.Mutex
-	asked []permission.Request
+	a       permission.Answer
+	network permission.Answer
+	mu      sync.Mutex
+	asked   []permission.Request
+	hosts   []permission.NetworkQuestion
+}
+
+func (p *answering) PromptNetwork(_ context.Context, q permission.NetworkQuestion) (permission.Answer, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.hosts = append(p.hosts, q)
+	return p.network, nil
 }
 
 func (p *answering) Prompt(_ context.Context, req permission.Request, _ permission.Decision) (permission.Answer, error) {

@@ -434,6 +434,12 @@ func (s *Server) refresh(ctx context.Context) string {
 // Prompt asks the client of the running turn, when a person is at it;
 // otherwise it cannot ask, as without a terminal.
 func (r *Relay) Prompt(ctx context.Context, req permission.Request, d permission.Decision) (permission.Answer, error) {
+	return r.ask(ctx, promptFrame{Request: req, Decision: d})
+}
+
+// ask sends a prompt to the running turn's client and waits for its
+// answer.
+func (r *Relay) ask(ctx context.Context, f promptFrame) (permission.Answer, error) {
 	r.mu.Lock()
 	t := r.cur
 	r.mu.Unlock()
@@ -442,7 +448,7 @@ func (r *Relay) Prompt(ctx context.Context, req permission.Request, d permission
 	}
 	t.askMu.Lock() // one prompt at a time on the client's terminal
 	defer t.askMu.Unlock()
-	if err := t.send(hostFrame{Prompt: &promptFrame{Request: req, Decision: d}}); err != nil {
+	if err := t.send(hostFrame{Prompt: &f}); err != nil {
 		return permission.AnswerDeny, permission.ErrCannotAsk
 	}
 	select {
@@ -451,6 +457,12 @@ func (r *Relay) Prompt(ctx context.Context, req permission.Request, d permission
 	case <-ctx.Done():
 		return permission.AnswerDeny, ctx.Err()
 	}
+}
+
+// PromptNetwork asks the client of the running turn about a host its
+// command connects to, when a person is at it; otherwise it cannot ask.
+func (r *Relay) PromptNetwork(ctx context.Context, q permission.NetworkQuestion) (permission.Answer, error) {
+	return r.ask(ctx, promptFrame{Network: &q})
 }
 
 // Progress forwards a call's progress to the running turn's client: all

@@ -483,3 +483,68 @@ func TestRenderedReply(t *testing.T) {
 		t.Fatalf("Turn gets results whatever its hello says: %+v %v", rs, err)
 	}
 }
+
+// A question about a host, asked while a turn runs, goes to that turn's
+// client on its terminal and its answer comes back; a client whose
+// prompter does not answer such questions denies, and one not at a
+// terminal cannot be asked.
+func TestNetworkQuestionsGoToTheirClient(t *testing.T) {
+	h := startHost(t, terminalsTrusted)
+	q := permission.NetworkQuestion{Host: "example.com", Port: 443, Rule: "example.com:443", Tool: "Block"}
+	type reply struct {
+		a   permission.Answer
+		err error
+	}
+	// ask runs a Block call and, once it runs, asks the relay q; the turn
+	// is then cancelled.
+	ask := func(terminal bool, p permission.Prompter) reply {
+		t.Helper()
+		hello := self(h.ws)
+		hello.Terminal = terminal
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		got := make(chan reply, 1)
+		var once sync.Once
+		_, err := Turn(ctx, h.srv.Paths.Socket, hello, []core.ToolUse{use("b", "Block", map[string]any{})}, Handlers{Prompter: p, Progress: func(pr core.Progress) {
+			if strings.HasPrefix(pr.Message, "pid=") {
+				once.Do(func() {
+					go func() {
+						a, err := h.srv.relay.PromptNetwork(context.Background(), q)
+						got <- reply{a, err}
+						cancel()
+					}()
+				})
+			}
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return <-got
+	}
+	always := &answering{a: permission.AnswerAllowOnce, network: permission.AnswerAllowAlways}
+	if r := ask(true, always); r.a != permission.AnswerAllowAlways || r.err != nil {
+		t.Errorf("a terminal client's answer: %v %v", r.a, r.err)
+	}
+	if len(always.hosts) != 1 || always.hosts[0] != q || len(always.asked) != 0 {
+		t.Errorf("the client was asked %+v and %+v", always.hosts, always.asked)
+	}
+	// "Once" is no answer to a question about a host.
+	if r := ask(true, &answering{network: permission.AnswerAllowOnce}); r.a != permission.AnswerDeny || r.err != nil {
+		t.Errorf("allow once: %v %v", r.a, r.err)
+	}
+	// A prompter that only answers permission prompts denies.
+	if r := ask(true, promptOnly{&answering{a: permission.AnswerAllowOnce}}); r.a != permission.AnswerDeny || r.err != nil {
+		t.Errorf("a prompter without network questions: %v %v", r.a, r.err)
+	}
+	// A client not at a terminal cannot be asked.
+	if r := ask(false, always); r.a != permission.AnswerDeny || !errors.Is(r.err, permission.ErrCannotAsk) {
+		t.Errorf("a client not at a terminal: %v %v", r.a, r.err)
+	}
+}
+
+// promptOnly hides its prompter's answers to questions about hosts.
+type promptOnly struct{ p permission.Prompter }
+
+func (p promptOnly) Prompt(ctx context.Context, req permission.Request, d permission.Decision) (permission.Answer, error) {
+	return p.p.Prompt(ctx, req, d)
+}

@@ -108,6 +108,58 @@ func (prompter) Prompt(ctx context.Context, req permission.Request, d permission
 	return permission.AnswerDeny, errAsking
 }
 
+// networkInput is the id of riot's question about a host in a call's
+// input requests.
+const networkInput = "riot-network"
+
+const (
+	networkSession = "allow for this session"
+	networkAlways  = "always allow"
+	networkDeny    = "deny"
+)
+
+// PromptNetwork asks the client, while the call runs, about a host its
+// command connects to: as a wrapped server's question is asked, with
+// riot's own words and choices. Without a client that takes questions
+// there is no one to ask.
+func (prompter) PromptNetwork(ctx context.Context, q permission.NetworkQuestion) (permission.Answer, error) {
+	ask, _ := ctx.Value(askKey{}).(*mcpAsk)
+	if ask == nil || ask.session == nil || ask.questions == nil || !canElicit(ask.session) {
+		return permission.AnswerDeny, permission.ErrCannotAsk
+	}
+	res, err := ask.put(ctx, &question{
+		input: networkInput,
+		params: &mcp.ElicitParams{
+			Message: permission.NetworkMessage(q),
+			RequestedSchema: map[string]any{
+				"type": "object",
+				"properties": map[string]any{
+					"decision": map[string]any{
+						"type": "string", "title": "Decision",
+						"enum": []string{networkSession, networkAlways, networkDeny},
+					},
+				},
+				"required": []string{"decision"},
+			},
+		},
+		answer: make(chan *mcp.ElicitResult, 1),
+	})
+	if err != nil {
+		return permission.AnswerDeny, err
+	}
+	if res == nil || res.Action != "accept" {
+		return permission.AnswerDeny, nil
+	}
+	switch res.Content["decision"] {
+	case networkSession:
+		return permission.AnswerAllowSession, nil
+	case networkAlways:
+		return permission.AnswerAllowAlways, nil
+	default:
+		return permission.AnswerDeny, nil
+	}
+}
+
 // askStatePrefix starts the request state of riot's own permission
 // question; a wrapped server's question is parked under parkPrefix.
 const askStatePrefix = "riot-p-"

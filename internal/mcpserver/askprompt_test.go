@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -82,5 +83,55 @@ func TestPromptTakesOnlyTheAnswerToItsQuestion(t *testing.T) {
 	ask := &mcpAsk{answer: answer("accept", answerOnce), answered: question}
 	if got, err := (prompter{}).Prompt(context.WithValue(context.Background(), askKey{}, ask), req, d); got != permission.AnswerDeny || !errors.Is(err, permission.ErrCannotAsk) {
 		t.Fatalf("without a session: %v %v", got, err)
+	}
+}
+
+// A question about a host, from a running call's command, goes to the
+// request that waits on the call as riot's own question, under its own
+// input id; the answer maps to the session, always or deny.
+func TestPromptNetworkAsksThroughTheCall(t *testing.T) {
+	ss := elicitingSession(t)
+	q := permission.NetworkQuestion{Host: "example.com", Port: 443, Rule: "example.com:443", Tool: "Bash", Describe: "npm install"}
+	for _, c := range []struct {
+		name string
+		res  *mcp.ElicitResult
+		want permission.Answer
+	}{
+		{"session", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": networkSession}}, permission.AnswerAllowSession},
+		{"always", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": networkAlways}}, permission.AnswerAllowAlways},
+		{"deny", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": networkDeny}}, permission.AnswerDeny},
+		{"a permission answer", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": answerOnce}}, permission.AnswerDeny},
+		{"decline", &mcp.ElicitResult{Action: "decline", Content: map[string]any{"decision": networkAlways}}, permission.AnswerDeny},
+	} {
+		ask := &mcpAsk{session: ss, questions: make(chan *question)}
+		ctx := context.WithValue(context.Background(), askKey{}, ask)
+		type reply struct {
+			a   permission.Answer
+			err error
+		}
+		got := make(chan reply, 1)
+		go func() {
+			a, err := prompter{}.PromptNetwork(ctx, q)
+			got <- reply{a, err}
+		}()
+		asked := <-ask.questions
+		if asked.input != networkInput || !strings.HasPrefix(asked.params.Message, "riot: a command of Bash (npm install) wants to connect to example.com:443") {
+			t.Errorf("%s: the question %q: %s", c.name, asked.input, asked.params.Message)
+		}
+		asked.answer <- c.res
+		if r := <-got; r.a != c.want || r.err != nil {
+			t.Errorf("%s: %v %v, want %v", c.name, r.a, r.err, c.want)
+		}
+	}
+	// Without a client that takes elicitation, or outside a call, no one
+	// can be asked.
+	for _, ask := range []*mcpAsk{{questions: make(chan *question)}, nil} {
+		ctx := context.Background()
+		if ask != nil {
+			ctx = context.WithValue(ctx, askKey{}, ask)
+		}
+		if a, err := (prompter{}).PromptNetwork(ctx, q); a != permission.AnswerDeny || !errors.Is(err, permission.ErrCannotAsk) {
+			t.Errorf("no one to ask: %v %v", a, err)
+		}
 	}
 }

@@ -35,8 +35,13 @@ const parkLimit = 10 * time.Minute
 // parkPrefix starts the request state of a parked call.
 const parkPrefix = "riot-q-"
 
-// question is one wrapped server's question on its way to the client.
+// question is one question of a running call on its way to the client:
+// a wrapped server's, or riot's own about a host the call's command
+// connects to.
 type question struct {
+	// input is the id of the question in the call's input requests
+	// (elicitInput or networkInput), under which the answer comes back.
+	input  string
 	params *mcp.ElicitParams
 	answer chan *mcp.ElicitResult // buffered: one answer
 }
@@ -111,19 +116,30 @@ func (prompter) Elicit(ctx context.Context, from, message string, schema json.Ra
 		return "decline", nil, mcpsource.ErrNoOneToAsk
 	}
 	q := &question{
+		input:  elicitInput,
 		params: &mcp.ElicitParams{Message: serverQuestion(from, message), RequestedSchema: requested},
 		answer: make(chan *mcp.ElicitResult, 1),
 	}
+	res, err := ask.put(ctx, q)
+	if err != nil {
+		return "cancel", nil, err
+	}
+	return res.Action, res.Content, nil
+}
+
+// put sends a running call's question to the request that waits on the
+// call, and waits for the answer.
+func (a *mcpAsk) put(ctx context.Context, q *question) (*mcp.ElicitResult, error) {
 	select {
-	case ask.questions <- q:
+	case a.questions <- q:
 	case <-ctx.Done():
-		return "cancel", nil, ctx.Err()
+		return nil, ctx.Err()
 	}
 	select {
 	case res := <-q.answer:
-		return res.Action, res.Content, nil
+		return res, nil
 	case <-ctx.Done():
-		return "cancel", nil, ctx.Err()
+		return nil, ctx.Err()
 	}
 }
 
@@ -186,7 +202,7 @@ func (s *Server) await(ctx context.Context, req *mcp.CallToolRequest, run *turnR
 				continue
 			}
 			state := s.parked.park(run, q, bindCall(req))
-			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{elicitInput: q.params}, RequestState: state}, nil
+			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{q.input: q.params}, RequestState: state}, nil
 		}
 	}
 }
@@ -200,7 +216,7 @@ func (s *Server) resume(ctx context.Context, req *mcp.CallToolRequest, state str
 			Text: "This call's question for the user expired or was already answered, so the call is over. Call the tool again if you still need it.",
 		}}}, nil
 	}
-	res, _ := req.Params.InputResponses[elicitInput].(*mcp.ElicitResult)
+	res, _ := req.Params.InputResponses[q.input].(*mcp.ElicitResult)
 	if res == nil {
 		res = &mcp.ElicitResult{Action: "cancel"}
 	}

@@ -119,10 +119,13 @@ func Note(p *Profile, command string, s Signs) string {
 		why = append(why, fmt.Sprintf("%s is not in the sandbox: only the workspace roots, the system directories and [sandbox] allow_read are shown, and deny rules' paths and secrets are hidden. If the command needs it, the user adds it to [sandbox] allow_read (or allow_write); do not work around the sandbox.", strings.Join(hidden, ", ")))
 	}
 	if s.Network && !p.NetworkOn() {
-		if !p.Writable {
-			why = append(why, "The sandbox gives a read-only call no network. If the command needs it, the user adds an allow rule for it; an allowed call has the network unless [sandbox] network = \"none\".")
-		} else {
-			why = append(why, "The sandbox has no network ([sandbox] network = \"none\"); the user can set network = \"host\".")
+		switch {
+		case !p.Writable:
+			why = append(why, "The sandbox gives a read-only call no network. If the command needs it, the user adds an allow rule for it; an allowed call reaches the network unless [sandbox.network] mode = \"none\".")
+		case p.EgressOn():
+			why = append(why, "The command reaches the network only through riot's proxy, which its http_proxy, https_proxy and ALL_PROXY variables name: a program that ignores them finds no network, and a domain the policy does not allow is refused. If the command needs a domain, the user adds it to allowed_domains under [sandbox.network]; do not work around the proxy.")
+		default:
+			why = append(why, "The sandbox has no network ([sandbox.network] mode = \"none\"); the user can set mode = \"proxy\", which lets through the domains allowed_domains lists, or mode = \"host\".")
 		}
 	}
 	if mentionsSecretCommand(command) {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 
 	"github.com/riot-tools/riot/internal/bwrap"
 )
@@ -77,7 +78,9 @@ func Args(p *Profile, dir string) []string {
 // namespaces and the filesystem. Two calls whose mountArgs are equal see
 // the same sandbox.
 func mountArgs(p *Profile, dir string) []string {
-	// The namespaces the host's probe checked (internal/bwrap).
+	p = withDaemonMasks(p)
+	// The namespaces the host's probe checked (internal/bwrap): without
+	// the host's network, one of the sandbox's own with loopback up.
 	args := bwrap.Namespaces(p.NetworkOn())
 	for _, d := range systemDirs {
 		args = append(args, systemArg(d)...)
@@ -89,6 +92,13 @@ func mountArgs(p *Profile, dir string) []string {
 	// The private /tmp is the temporary directory, whatever TMPDIR named
 	// outside, which the sandbox does not show.
 	args = append(args, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--setenv", "TMPDIR", "/tmp")
+	// riot's proxy, read-only: connecting needs no write, and a command
+	// must not change the host's socket. Before the binds, so that bwrap
+	// makes its directories in its own root; a profile that shows /run
+	// hides it, which leaves the command no way out, not a wider one.
+	if forwarded(p) {
+		args = append(args, "--ro-bind-try", p.Egress.Socket, egressSocket)
+	}
 	// A hidden directory is made read-only once what it shows again
 	// below it (a root inside riot's state dir, the session's own spilled
 	// results) is mounted, since bwrap makes their mount points in it.
@@ -360,15 +370,38 @@ func depth(p string) int {
 	return n
 }
 
-// Wrap rewrites cmd to run in profile p under the bwrap at bin. cmd.Dir
-// stays the directory bwrap starts in, and the command's own.
-func Wrap(p *Profile, bin string, cmd *exec.Cmd) {
-	args := append([]string{bin}, Args(p, cmd.Dir)...)
+// Wrap rewrites cmd to run in profile p under the bwrap at bin, with the
+// environment CommandEnv gives it. cmd.Dir stays the directory bwrap
+// starts in, and the command's own. In proxy mode the command runs under
+// the forwarder, this binary, which bwrap runs from a descriptor passed in
+// cmd.ExtraFiles: call started once cmd.Start has returned, to close it.
+func Wrap(p *Profile, bin string, cmd *exec.Cmd) (started func()) {
+	started = func() {}
+	cmd.Env = CommandEnv(p, cmd.Env)
+	args := append([]string{bin}, mountArgs(p, cmd.Dir)...)
+	if cmd.Dir != "" {
+		args = append(args, "--chdir", cmd.Dir)
+	}
+	var err error
+	if forwarded(p) {
+		// Found again inside by the descriptor, as a long-lived
+		// sandbox's init is: the sandbox need not show where it lives.
+		var exe *os.File
+		if exe, err = os.Open("/proc/self/exe"); err == nil {
+			fd := strconv.Itoa(3 + len(cmd.ExtraFiles))
+			cmd.ExtraFiles = append(cmd.ExtraFiles, exe)
+			args = append(args, "--setenv", initEnv, "1", "--", "/proc/self/fd/"+fd, egressArg, fd)
+			started = func() { _ = exe.Close() }
+		}
+	} else {
+		args = append(args, "--")
+	}
 	args = append(args, cmd.Path)
 	if len(cmd.Args) > 0 {
 		args = append(args, cmd.Args[1:]...)
 	}
 	cmd.Path = bin
 	cmd.Args = args
-	cmd.Err = nil
+	cmd.Err = err
+	return started
 }

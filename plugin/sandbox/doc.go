@@ -13,6 +13,17 @@
 // terminal. Protected paths stay read-only whether they exist yet or not,
 // and the directories above them cannot be moved aside. bwrap itself is
 // found only in the system directories (internal/bwrap.Find), never on $PATH.
+// The host daemons' sockets a profile would show (docker's, podman's, the
+// user's runtime directory, ssh-agent's) are hidden unless it lists them.
+//
+// Every command goes without the environment variables the profile hides
+// (HideEnv, PassEnv). In proxy mode (Profile.EgressOn) a command has a
+// network namespace of its own with loopback alone; riot's proxy socket is
+// bound in, and a forwarder, this binary again, relays ProxyAddr in the
+// sandbox to it, which the command's proxy variables name (egress.go,
+// forward_linux.go). The forwarder runs in the sandbox's PID namespace and
+// ends with it: beside a long-lived sandbox's init, or as the parent of a
+// command in a bwrap of its own.
 //
 // A Pool keeps such sandboxes running (bwrap with this binary as its init,
 // pool_linux.go and init_linux.go), so that a command in a profile already

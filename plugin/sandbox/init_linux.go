@@ -23,13 +23,13 @@ import (
 // bwrap of its own.
 
 const (
-	// initArg and initEnv together mark this binary as a sandbox's init.
+	// initArg and initEnv (egress.go) together mark this binary as a
+	// sandbox's init.
 	initArg = "__riot_sandbox_init"
 	// probeArg is the init's first child, started as a command is: it
 	// shows that the namespaces can be created and that it has no
 	// capability.
 	probeArg = "__riot_sandbox_probe"
-	initEnv  = "RIOT_SANDBOX_INIT"
 	// initFD is the init's end of the socketpair; exeFD is this binary,
 	// which bwrap runs through /proc/self/fd.
 	initFD = 3
@@ -40,13 +40,16 @@ const (
 // package is linked into every plugin and into test binaries), so that the
 // plugin's own executable serves as the init without a hook in its main.
 func init() {
-	if len(os.Args) == 2 && os.Getenv(initEnv) == "1" {
-		switch os.Args[1] {
-		case initArg:
-			os.Exit(runInit())
-		case probeArg:
-			os.Exit(probeCaps())
-		}
+	if len(os.Args) < 2 || os.Getenv(initEnv) != "1" {
+		return
+	}
+	switch {
+	case len(os.Args) == 2 && os.Args[1] == initArg:
+		os.Exit(runInit())
+	case len(os.Args) == 2 && os.Args[1] == probeArg:
+		os.Exit(probeCaps())
+	case os.Args[1] == egressArg:
+		os.Exit(runForwarder(os.Args[2:]))
 	}
 }
 
@@ -87,6 +90,18 @@ func runInit() int {
 		s.reply(reply{Err: startErrText(err)})
 		return 1
 	}
+	// In proxy mode the forwarder listens before any command starts; a
+	// sandbox without it would give commands no way out, so it does not
+	// start.
+	if os.Getenv(egressEnv) == "1" {
+		fwd, err := startForwarder()
+		if err != nil {
+			s.reply(reply{Err: "riot's proxy cannot be offered in it: " + startErrText(err)})
+			return 1
+		}
+		s.fwd = fwd
+	}
+	_ = os.Unsetenv(egressEnv)
 	_ = os.Unsetenv(initEnv)
 	s.reply(reply{})
 	s.serve()
@@ -104,6 +119,9 @@ type initServer struct {
 	in *msgBuf
 	// procs are the running commands, by request.
 	procs map[uint64]*child
+	// fwd is the proxy forwarder in proxy mode, or nil. Should it end, so
+	// does the sandbox: its commands would have no way out.
+	fwd *child
 }
 
 // child is a running command: its pid is its group, and pidfd becomes
@@ -120,6 +138,10 @@ func (s *initServer) serve() {
 			if errors.Is(err, unix.EINTR) {
 				continue
 			}
+			return
+		}
+		if s.fwd != nil && fds[len(fds)-1].Revents != 0 {
+			_ = s.fwd.cmd.Wait()
 			return
 		}
 		// Ends first: a command that exited is reported before the next
@@ -152,14 +174,17 @@ func (s *initServer) serve() {
 }
 
 // pollSet is the socket, then each running command's pidfd, with the
-// commands' ids in the same order.
+// commands' ids in the same order, then the forwarder's pidfd if any.
 func (s *initServer) pollSet() ([]uint64, []unix.PollFd) {
 	ids := make([]uint64, 0, len(s.procs))
-	fds := make([]unix.PollFd, 1, len(s.procs)+1)
+	fds := make([]unix.PollFd, 1, len(s.procs)+2)
 	fds[0] = unix.PollFd{Fd: int32(s.fd), Events: unix.POLLIN}
 	for id, c := range s.procs {
 		ids = append(ids, id)
 		fds = append(fds, unix.PollFd{Fd: int32(c.pidfd), Events: unix.POLLIN})
+	}
+	if s.fwd != nil {
+		fds = append(fds, unix.PollFd{Fd: int32(s.fwd.pidfd), Events: unix.POLLIN})
 	}
 	return ids, fds
 }

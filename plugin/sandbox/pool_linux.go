@@ -59,6 +59,7 @@ func (pl *Pool) Start(bwrap string, p *Profile, cmd *exec.Cmd) (*Process, error)
 	if err != nil {
 		return nil, err
 	}
+	env := CommandEnv(p, cmd.Env)
 	// A sandbox found dead before the command started costs nothing to
 	// replace: one more try, in a new one.
 	for try := 0; ; try++ {
@@ -66,7 +67,7 @@ func (pl *Pool) Start(bwrap string, p *Profile, cmd *exec.Cmd) (*Process, error)
 		if err != nil {
 			return nil, err
 		}
-		proc, err := b.run(cmd, files, fds)
+		proc, err := b.run(cmd, env, files, fds)
 		var lost *LostError
 		if errors.As(err, &lost) && !lost.Started && try == 0 {
 			continue
@@ -117,7 +118,7 @@ func (pl *Pool) get(bwrap string, p *Profile, dir string) (*box, error) {
 		b.used = pl.tick
 		return b, nil
 	}
-	b, err := startBox(pl, bwrap, args, key, ids)
+	b, err := startBox(pl, bwrap, args, key, ids, forwarded(p))
 	if err != nil {
 		if !errors.As(err, new(*SetupError)) {
 			pl.broken = err
@@ -200,9 +201,14 @@ func cmdFiles(cmd *exec.Cmd) ([]*os.File, []int, error) {
 // mounts it because nothing else shows it. A directory the profile shows
 // is not one: commands in other directories share the sandbox.
 func watched(p *Profile, dir string) []string {
-	paths := slices.Concat(p.ReadPaths, p.WritePaths, p.ProtectedPaths, p.MaskedPaths)
+	paths := slices.Concat(p.ReadPaths, p.WritePaths, p.ProtectedPaths, withDaemonMasks(p).MaskedPaths)
 	if dir != "" && !shows(p, dir) {
 		paths = append(paths, dir)
+	}
+	// A proxy restarted on the same path is another socket, which the
+	// sandbox's bind does not reach.
+	if forwarded(p) {
+		paths = append(paths, p.Egress.Socket)
 	}
 	return paths
 }
@@ -256,8 +262,9 @@ type box struct {
 }
 
 // startBox starts bwrap with the sandbox's mounts and this binary as its
-// init, and waits for the init to say that it can start commands.
-func startBox(pl *Pool, bwrap string, mounts []string, key string, ids []pathID) (*box, error) {
+// init, and waits for the init to say that it can start commands. With
+// egress the init starts the proxy forwarder first.
+func startBox(pl *Pool, bwrap string, mounts []string, key string, ids []pathID, egress bool) (*box, error) {
 	conn, initEnd, err := socketpair()
 	if err != nil {
 		return nil, err
@@ -276,6 +283,9 @@ func startBox(pl *Pool, bwrap string, mounts []string, key string, ids []pathID)
 		"--", "/proc/self/fd/"+strconv.Itoa(exeFD), initArg)
 	cmd := exec.Command(bwrap, args...)
 	cmd.Env = []string{initEnv + "=1"}
+	if egress {
+		cmd.Env = append(cmd.Env, egressEnv+"=1")
+	}
 	cmd.ExtraFiles = []*os.File{initEnd, exe}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	// bwrap's own messages, should it fail to set the sandbox up, to say
@@ -415,12 +425,13 @@ func (b *box) read() {
 	}
 }
 
-// run asks the init to start cmd and waits until it has. The command is
-// counted out of b when it ends, or at once when it never started.
-func (b *box) run(cmd *exec.Cmd, files []*os.File, fds []int) (*Process, error) {
+// run asks the init to start cmd with env and waits until it has. The
+// command is counted out of b when it ends, or at once when it never
+// started.
+func (b *box) run(cmd *exec.Cmd, env []string, files []*os.File, fds []int) (*Process, error) {
 	req := request{Op: opStart, FDs: fds}
 	raw := make([]int, 0, len(files)+1)
-	sp := spec{Path: cmd.Path, Args: cmd.Args, Env: sandboxEnv(cmd.Env), Dir: cmd.Dir}
+	sp := spec{Path: cmd.Path, Args: cmd.Args, Env: env, Dir: cmd.Dir}
 	enc, err := json.Marshal(sp)
 	if err != nil {
 		b.pool.release(b)
@@ -484,19 +495,6 @@ func (b *box) retire() {
 	b.pool.mu.Lock()
 	b.retired = true
 	b.pool.mu.Unlock()
-}
-
-// sandboxEnv is env with the private /tmp as the temporary directory,
-// whatever TMPDIR named outside, which the sandbox does not show (bwrap's
-// --setenv reaches only the init).
-func sandboxEnv(env []string) []string {
-	out := make([]string, 0, len(env)+1)
-	for _, kv := range env {
-		if !strings.HasPrefix(kv, "TMPDIR=") {
-			out = append(out, kv)
-		}
-	}
-	return append(out, "TMPDIR=/tmp")
 }
 
 func (b *box) forget(p *Process) {

@@ -179,7 +179,9 @@ func TestNoteSaysWhatToAdd(t *testing.T) {
 	}{
 		{ro, "touch x", Signs{ReadOnlyFS: true}, []string{"a call allowed as read-only", "allow rule"}},
 		{w, "make", Signs{ReadOnlyFS: true}, []string{"Bash(make:*)", "[sandbox] allow_write"}},
-		{w, "make", Signs{Network: true}, []string{"network = \"none\""}},
+		{w, "make", Signs{Network: true}, []string{"[sandbox.network] mode = \"none\"", "mode = \"proxy\""}},
+		{&Profile{Writable: true, Network: true, Egress: &Egress{Socket: "/s"}}, "go mod download", Signs{Network: true},
+			[]string{"only through riot's proxy", "allowed_domains under [sandbox.network]"}},
 		{ro, "curl x", Signs{Network: true}, []string{"gives a read-only call no network"}},
 		{w, "cat x", Signs{Missing: []string{"/home/u/notes", "/ws/gone"}}, []string{"/home/u/notes is not in the sandbox", "allow_read"}},
 		{w, "git push origin main", Signs{}, []string{"~/.ssh", "allow_read"}},
@@ -348,6 +350,8 @@ func TestSummaryAndReason(t *testing.T) {
 		{Profile{Writable: true, WritePaths: []string{"/a", "/b"}, Network: true}, "writable only in /a, /b; network on"},
 		{Profile{Writable: true}, "writable only in none; no network"},
 		{Profile{Network: true}, "read-only, nothing writable; no network"},
+		{Profile{Writable: true, WritePaths: []string{"/a"}, Network: true, Egress: &Egress{Socket: "/s"}}, "writable only in /a; network through riot's proxy"},
+		{Profile{Network: true, Egress: &Egress{Socket: "/s"}}, "read-only, nothing writable; no network"},
 	} {
 		if got := tc.p.Summary(); got != tc.want {
 			t.Errorf("Summary = %q, want %q", got, tc.want)

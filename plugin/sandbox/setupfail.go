@@ -85,6 +85,8 @@ type Watch struct {
 	// inner is a pidfd of the sandbox's first process, once known.
 	mu    sync.Mutex
 	inner int
+	// wrapped is what Wrap returned, called once cmd.Start returned.
+	wrapped func()
 }
 
 // WrapWatched is Wrap with a Watch: call Started after cmd.Start, and
@@ -94,7 +96,7 @@ func WrapWatched(p *Profile, bin string, cmd *exec.Cmd) (*Watch, error) {
 	if err != nil {
 		return nil, err
 	}
-	Wrap(p, bin, cmd)
+	w.wrapped = Wrap(p, bin, cmd)
 	w.attach(cmd)
 	return w, nil
 }
@@ -120,6 +122,9 @@ func (w *Watch) attach(cmd *exec.Cmd) {
 // read until bwrap exits.
 func (w *Watch) Started(startErr error) {
 	_ = w.w.Close()
+	if w.wrapped != nil {
+		w.wrapped()
+	}
 	if startErr != nil {
 		_ = w.r.Close()
 		close(w.first)

@@ -992,7 +992,16 @@ type Sandbox struct {
 	// unconfined.
 	Required bool `protobuf:"varint,7,opt,name=required,proto3" json:"required,omitempty"`
 	// Why this profile applies, for the model: "allowed as read-only".
-	Reason        string `protobuf:"bytes,8,opt,name=reason,proto3" json:"reason,omitempty"`
+	Reason string `protobuf:"bytes,8,opt,name=reason,proto3" json:"reason,omitempty"`
+	// For a WRITE call: no network of its own (a network namespace with
+	// loopback only), the outside reached only through riot's proxy. Wins
+	// over network.
+	Egress *Egress `protobuf:"bytes,9,opt,name=egress,proto3" json:"egress,omitempty"`
+	// Glob patterns (path.Match, case-insensitive) of environment variable
+	// names removed from every command in the sandbox, whatever the mode.
+	HideEnv []string `protobuf:"bytes,10,rep,name=hide_env,json=hideEnv,proto3" json:"hide_env,omitempty"`
+	// Exact names kept even when a hide_env pattern matches them.
+	PassEnv       []string `protobuf:"bytes,11,rep,name=pass_env,json=passEnv,proto3" json:"pass_env,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1083,6 +1092,90 @@ func (x *Sandbox) GetReason() string {
 	return ""
 }
 
+func (x *Sandbox) GetEgress() *Egress {
+	if x != nil {
+		return x.Egress
+	}
+	return nil
+}
+
+func (x *Sandbox) GetHideEnv() []string {
+	if x != nil {
+		return x.HideEnv
+	}
+	return nil
+}
+
+func (x *Sandbox) GetPassEnv() []string {
+	if x != nil {
+		return x.PassEnv
+	}
+	return nil
+}
+
+// Egress is riot's proxy for one call: a Unix socket on the host that
+// speaks HTTP (CONNECT) and SOCKS5, and the credentials that name the call.
+type Egress struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Absolute path of the proxy's Unix socket on the host.
+	Socket        string `protobuf:"bytes,1,opt,name=socket,proto3" json:"socket,omitempty"`
+	User          string `protobuf:"bytes,2,opt,name=user,proto3" json:"user,omitempty"`
+	Password      string `protobuf:"bytes,3,opt,name=password,proto3" json:"password,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Egress) Reset() {
+	*x = Egress{}
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Egress) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Egress) ProtoMessage() {}
+
+func (x *Egress) ProtoReflect() protoreflect.Message {
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Egress.ProtoReflect.Descriptor instead.
+func (*Egress) Descriptor() ([]byte, []int) {
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *Egress) GetSocket() string {
+	if x != nil {
+		return x.Socket
+	}
+	return ""
+}
+
+func (x *Egress) GetUser() string {
+	if x != nil {
+		return x.User
+	}
+	return ""
+}
+
+func (x *Egress) GetPassword() string {
+	if x != nil {
+		return x.Password
+	}
+	return ""
+}
+
 type PrepareRequest struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	Tool   string                 `protobuf:"bytes,1,opt,name=tool,proto3" json:"tool,omitempty"`
@@ -1096,7 +1189,7 @@ type PrepareRequest struct {
 
 func (x *PrepareRequest) Reset() {
 	*x = PrepareRequest{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[9]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1108,7 +1201,7 @@ func (x *PrepareRequest) String() string {
 func (*PrepareRequest) ProtoMessage() {}
 
 func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[9]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1121,7 +1214,7 @@ func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareRequest.ProtoReflect.Descriptor instead.
 func (*PrepareRequest) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{9}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *PrepareRequest) GetTool() string {
@@ -1165,7 +1258,7 @@ type Subject struct {
 
 func (x *Subject) Reset() {
 	*x = Subject{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[10]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1177,7 +1270,7 @@ func (x *Subject) String() string {
 func (*Subject) ProtoMessage() {}
 
 func (x *Subject) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[10]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1190,7 +1283,7 @@ func (x *Subject) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Subject.ProtoReflect.Descriptor instead.
 func (*Subject) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{10}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Subject) GetKind() SubjectKind {
@@ -1232,7 +1325,7 @@ type PrepareResponse struct {
 
 func (x *PrepareResponse) Reset() {
 	*x = PrepareResponse{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[11]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1244,7 +1337,7 @@ func (x *PrepareResponse) String() string {
 func (*PrepareResponse) ProtoMessage() {}
 
 func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[11]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1257,7 +1350,7 @@ func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareResponse.ProtoReflect.Descriptor instead.
 func (*PrepareResponse) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{11}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *PrepareResponse) GetRejected() string {
@@ -1342,7 +1435,7 @@ type CallRequest struct {
 
 func (x *CallRequest) Reset() {
 	*x = CallRequest{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[12]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1354,7 +1447,7 @@ func (x *CallRequest) String() string {
 func (*CallRequest) ProtoMessage() {}
 
 func (x *CallRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[12]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1367,7 +1460,7 @@ func (x *CallRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallRequest.ProtoReflect.Descriptor instead.
 func (*CallRequest) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{12}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *CallRequest) GetTool() string {
@@ -1427,7 +1520,7 @@ type CallEvent struct {
 
 func (x *CallEvent) Reset() {
 	*x = CallEvent{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[13]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1439,7 +1532,7 @@ func (x *CallEvent) String() string {
 func (*CallEvent) ProtoMessage() {}
 
 func (x *CallEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[13]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1452,7 +1545,7 @@ func (x *CallEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallEvent.ProtoReflect.Descriptor instead.
 func (*CallEvent) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{13}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *CallEvent) GetEvent() isCallEvent_Event {
@@ -1537,7 +1630,7 @@ type Progress struct {
 
 func (x *Progress) Reset() {
 	*x = Progress{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[14]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1549,7 +1642,7 @@ func (x *Progress) String() string {
 func (*Progress) ProtoMessage() {}
 
 func (x *Progress) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[14]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1562,7 +1655,7 @@ func (x *Progress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Progress.ProtoReflect.Descriptor instead.
 func (*Progress) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{14}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Progress) GetMessage() string {
@@ -1602,7 +1695,7 @@ type Chunk struct {
 
 func (x *Chunk) Reset() {
 	*x = Chunk{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[15]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1614,7 +1707,7 @@ func (x *Chunk) String() string {
 func (*Chunk) ProtoMessage() {}
 
 func (x *Chunk) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[15]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1627,7 +1720,7 @@ func (x *Chunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Chunk.ProtoReflect.Descriptor instead.
 func (*Chunk) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{15}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Chunk) GetBlock() uint32 {
@@ -1703,7 +1796,7 @@ type Final struct {
 
 func (x *Final) Reset() {
 	*x = Final{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[16]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1715,7 +1808,7 @@ func (x *Final) String() string {
 func (*Final) ProtoMessage() {}
 
 func (x *Final) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[16]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1728,7 +1821,7 @@ func (x *Final) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Final.ProtoReflect.Descriptor instead.
 func (*Final) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{16}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Final) GetStatus() Status {
@@ -1824,7 +1917,7 @@ const file_riot_tool_v1_tool_proto_rawDesc = "" +
 	"\x06values\x18\x01 \x03(\v2%.riot.tool.v1.PluginState.ValuesEntryR\x06values\x1a9\n" +
 	"\vValuesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x92\x02\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xf6\x02\n" +
 	"\aSandbox\x12-\n" +
 	"\x04mode\x18\x01 \x01(\x0e2\x19.riot.tool.v1.SandboxModeR\x04mode\x12\x1d\n" +
 	"\n" +
@@ -1835,7 +1928,15 @@ const file_riot_tool_v1_tool_proto_rawDesc = "" +
 	"\fmasked_paths\x18\x05 \x03(\tR\vmaskedPaths\x12\x18\n" +
 	"\anetwork\x18\x06 \x01(\bR\anetwork\x12\x1a\n" +
 	"\brequired\x18\a \x01(\bR\brequired\x12\x16\n" +
-	"\x06reason\x18\b \x01(\tR\x06reason\"\x88\x01\n" +
+	"\x06reason\x18\b \x01(\tR\x06reason\x12,\n" +
+	"\x06egress\x18\t \x01(\v2\x14.riot.tool.v1.EgressR\x06egress\x12\x19\n" +
+	"\bhide_env\x18\n" +
+	" \x03(\tR\ahideEnv\x12\x19\n" +
+	"\bpass_env\x18\v \x03(\tR\apassEnv\"P\n" +
+	"\x06Egress\x12\x16\n" +
+	"\x06socket\x18\x01 \x01(\tR\x06socket\x12\x12\n" +
+	"\x04user\x18\x02 \x01(\tR\x04user\x12\x1a\n" +
+	"\bpassword\x18\x03 \x01(\tR\bpassword\"\x88\x01\n" +
 	"\x0ePrepareRequest\x12\x12\n" +
 	"\x04tool\x18\x01 \x01(\tR\x04tool\x12\x17\n" +
 	"\acall_id\x18\x02 \x01(\tR\x06callId\x12\x14\n" +
@@ -1941,7 +2042,7 @@ func file_riot_tool_v1_tool_proto_rawDescGZIP() []byte {
 }
 
 var file_riot_tool_v1_tool_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
-var file_riot_tool_v1_tool_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
+var file_riot_tool_v1_tool_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_riot_tool_v1_tool_proto_goTypes = []any{
 	(SandboxMode)(0),         // 0: riot.tool.v1.SandboxMode
 	(PermissionBehavior)(0),  // 1: riot.tool.v1.PermissionBehavior
@@ -1958,55 +2059,57 @@ var file_riot_tool_v1_tool_proto_goTypes = []any{
 	(*SpillFile)(nil),        // 12: riot.tool.v1.SpillFile
 	(*PluginState)(nil),      // 13: riot.tool.v1.PluginState
 	(*Sandbox)(nil),          // 14: riot.tool.v1.Sandbox
-	(*PrepareRequest)(nil),   // 15: riot.tool.v1.PrepareRequest
-	(*Subject)(nil),          // 16: riot.tool.v1.Subject
-	(*PrepareResponse)(nil),  // 17: riot.tool.v1.PrepareResponse
-	(*CallRequest)(nil),      // 18: riot.tool.v1.CallRequest
-	(*CallEvent)(nil),        // 19: riot.tool.v1.CallEvent
-	(*Progress)(nil),         // 20: riot.tool.v1.Progress
-	(*Chunk)(nil),            // 21: riot.tool.v1.Chunk
-	(*Final)(nil),            // 22: riot.tool.v1.Final
-	nil,                      // 23: riot.tool.v1.CallContext.StateEntry
-	nil,                      // 24: riot.tool.v1.CallContext.SharedStateEntry
-	nil,                      // 25: riot.tool.v1.PluginState.ValuesEntry
-	nil,                      // 26: riot.tool.v1.Final.StateUpdatesEntry
+	(*Egress)(nil),           // 15: riot.tool.v1.Egress
+	(*PrepareRequest)(nil),   // 16: riot.tool.v1.PrepareRequest
+	(*Subject)(nil),          // 17: riot.tool.v1.Subject
+	(*PrepareResponse)(nil),  // 18: riot.tool.v1.PrepareResponse
+	(*CallRequest)(nil),      // 19: riot.tool.v1.CallRequest
+	(*CallEvent)(nil),        // 20: riot.tool.v1.CallEvent
+	(*Progress)(nil),         // 21: riot.tool.v1.Progress
+	(*Chunk)(nil),            // 22: riot.tool.v1.Chunk
+	(*Final)(nil),            // 23: riot.tool.v1.Final
+	nil,                      // 24: riot.tool.v1.CallContext.StateEntry
+	nil,                      // 25: riot.tool.v1.CallContext.SharedStateEntry
+	nil,                      // 26: riot.tool.v1.PluginState.ValuesEntry
+	nil,                      // 27: riot.tool.v1.Final.StateUpdatesEntry
 }
 var file_riot_tool_v1_tool_proto_depIdxs = []int32{
 	8,  // 0: riot.tool.v1.ManifestResponse.tools:type_name -> riot.tool.v1.ToolSpec
 	10, // 1: riot.tool.v1.ToolSpec.result_budget:type_name -> riot.tool.v1.Budget
 	9,  // 2: riot.tool.v1.ToolSpec.annotations:type_name -> riot.tool.v1.Annotations
-	23, // 3: riot.tool.v1.CallContext.state:type_name -> riot.tool.v1.CallContext.StateEntry
+	24, // 3: riot.tool.v1.CallContext.state:type_name -> riot.tool.v1.CallContext.StateEntry
 	14, // 4: riot.tool.v1.CallContext.sandbox:type_name -> riot.tool.v1.Sandbox
-	24, // 5: riot.tool.v1.CallContext.shared_state:type_name -> riot.tool.v1.CallContext.SharedStateEntry
+	25, // 5: riot.tool.v1.CallContext.shared_state:type_name -> riot.tool.v1.CallContext.SharedStateEntry
 	12, // 6: riot.tool.v1.CallContext.spill_file:type_name -> riot.tool.v1.SpillFile
-	25, // 7: riot.tool.v1.PluginState.values:type_name -> riot.tool.v1.PluginState.ValuesEntry
+	26, // 7: riot.tool.v1.PluginState.values:type_name -> riot.tool.v1.PluginState.ValuesEntry
 	0,  // 8: riot.tool.v1.Sandbox.mode:type_name -> riot.tool.v1.SandboxMode
-	11, // 9: riot.tool.v1.PrepareRequest.context:type_name -> riot.tool.v1.CallContext
-	2,  // 10: riot.tool.v1.Subject.kind:type_name -> riot.tool.v1.SubjectKind
-	3,  // 11: riot.tool.v1.Subject.access:type_name -> riot.tool.v1.Access
-	1,  // 12: riot.tool.v1.PrepareResponse.permission:type_name -> riot.tool.v1.PermissionBehavior
-	16, // 13: riot.tool.v1.PrepareResponse.subjects:type_name -> riot.tool.v1.Subject
-	11, // 14: riot.tool.v1.CallRequest.context:type_name -> riot.tool.v1.CallContext
-	17, // 15: riot.tool.v1.CallRequest.expect:type_name -> riot.tool.v1.PrepareResponse
-	20, // 16: riot.tool.v1.CallEvent.progress:type_name -> riot.tool.v1.Progress
-	21, // 17: riot.tool.v1.CallEvent.chunk:type_name -> riot.tool.v1.Chunk
-	22, // 18: riot.tool.v1.CallEvent.final:type_name -> riot.tool.v1.Final
-	17, // 19: riot.tool.v1.CallEvent.prepared:type_name -> riot.tool.v1.PrepareResponse
-	4,  // 20: riot.tool.v1.Chunk.kind:type_name -> riot.tool.v1.BlockKind
-	5,  // 21: riot.tool.v1.Final.status:type_name -> riot.tool.v1.Status
-	26, // 22: riot.tool.v1.Final.state_updates:type_name -> riot.tool.v1.Final.StateUpdatesEntry
-	13, // 23: riot.tool.v1.CallContext.SharedStateEntry.value:type_name -> riot.tool.v1.PluginState
-	6,  // 24: riot.tool.v1.ToolPlugin.Manifest:input_type -> riot.tool.v1.ManifestRequest
-	15, // 25: riot.tool.v1.ToolPlugin.Prepare:input_type -> riot.tool.v1.PrepareRequest
-	18, // 26: riot.tool.v1.ToolPlugin.Call:input_type -> riot.tool.v1.CallRequest
-	7,  // 27: riot.tool.v1.ToolPlugin.Manifest:output_type -> riot.tool.v1.ManifestResponse
-	17, // 28: riot.tool.v1.ToolPlugin.Prepare:output_type -> riot.tool.v1.PrepareResponse
-	19, // 29: riot.tool.v1.ToolPlugin.Call:output_type -> riot.tool.v1.CallEvent
-	27, // [27:30] is the sub-list for method output_type
-	24, // [24:27] is the sub-list for method input_type
-	24, // [24:24] is the sub-list for extension type_name
-	24, // [24:24] is the sub-list for extension extendee
-	0,  // [0:24] is the sub-list for field type_name
+	15, // 9: riot.tool.v1.Sandbox.egress:type_name -> riot.tool.v1.Egress
+	11, // 10: riot.tool.v1.PrepareRequest.context:type_name -> riot.tool.v1.CallContext
+	2,  // 11: riot.tool.v1.Subject.kind:type_name -> riot.tool.v1.SubjectKind
+	3,  // 12: riot.tool.v1.Subject.access:type_name -> riot.tool.v1.Access
+	1,  // 13: riot.tool.v1.PrepareResponse.permission:type_name -> riot.tool.v1.PermissionBehavior
+	17, // 14: riot.tool.v1.PrepareResponse.subjects:type_name -> riot.tool.v1.Subject
+	11, // 15: riot.tool.v1.CallRequest.context:type_name -> riot.tool.v1.CallContext
+	18, // 16: riot.tool.v1.CallRequest.expect:type_name -> riot.tool.v1.PrepareResponse
+	21, // 17: riot.tool.v1.CallEvent.progress:type_name -> riot.tool.v1.Progress
+	22, // 18: riot.tool.v1.CallEvent.chunk:type_name -> riot.tool.v1.Chunk
+	23, // 19: riot.tool.v1.CallEvent.final:type_name -> riot.tool.v1.Final
+	18, // 20: riot.tool.v1.CallEvent.prepared:type_name -> riot.tool.v1.PrepareResponse
+	4,  // 21: riot.tool.v1.Chunk.kind:type_name -> riot.tool.v1.BlockKind
+	5,  // 22: riot.tool.v1.Final.status:type_name -> riot.tool.v1.Status
+	27, // 23: riot.tool.v1.Final.state_updates:type_name -> riot.tool.v1.Final.StateUpdatesEntry
+	13, // 24: riot.tool.v1.CallContext.SharedStateEntry.value:type_name -> riot.tool.v1.PluginState
+	6,  // 25: riot.tool.v1.ToolPlugin.Manifest:input_type -> riot.tool.v1.ManifestRequest
+	16, // 26: riot.tool.v1.ToolPlugin.Prepare:input_type -> riot.tool.v1.PrepareRequest
+	19, // 27: riot.tool.v1.ToolPlugin.Call:input_type -> riot.tool.v1.CallRequest
+	7,  // 28: riot.tool.v1.ToolPlugin.Manifest:output_type -> riot.tool.v1.ManifestResponse
+	18, // 29: riot.tool.v1.ToolPlugin.Prepare:output_type -> riot.tool.v1.PrepareResponse
+	20, // 30: riot.tool.v1.ToolPlugin.Call:output_type -> riot.tool.v1.CallEvent
+	28, // [28:31] is the sub-list for method output_type
+	25, // [25:28] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_riot_tool_v1_tool_proto_init() }
@@ -2014,20 +2117,20 @@ func file_riot_tool_v1_tool_proto_init() {
 	if File_riot_tool_v1_tool_proto != nil {
 		return
 	}
-	file_riot_tool_v1_tool_proto_msgTypes[13].OneofWrappers = []any{
+	file_riot_tool_v1_tool_proto_msgTypes[14].OneofWrappers = []any{
 		(*CallEvent_Progress)(nil),
 		(*CallEvent_Chunk)(nil),
 		(*CallEvent_Final)(nil),
 		(*CallEvent_Prepared)(nil),
 	}
-	file_riot_tool_v1_tool_proto_msgTypes[15].OneofWrappers = []any{}
+	file_riot_tool_v1_tool_proto_msgTypes[16].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_riot_tool_v1_tool_proto_rawDesc), len(file_riot_tool_v1_tool_proto_rawDesc)),
 			NumEnums:      6,
-			NumMessages:   21,
+			NumMessages:   22,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
