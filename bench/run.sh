@@ -2,7 +2,7 @@
 # Whole-command benchmarks for BENCHMARKS.md, with hyperfine (Debian's
 # package). Run from the repository root on a quiet machine:
 #
-#   bench/run.sh [section...]    # sections: version tools grep bash stream
+#   bench/run.sh [section...]    # sections: version tools grep bash stream egress
 #
 # Each section prints hyperfine's table and the ratios it reports.
 set -euo pipefail
@@ -68,7 +68,7 @@ sections=("$@")
 ratios() {
 	local name=$1 a=$2 b=$3 i
 	for i in 1 2 3; do
-		hyperfine -N --warmup 5 --runs "${RUNS:-40}" --export-json "$work/h.json" -n A "$a" -n B "$b" >/dev/null
+		hyperfine -N --warmup "${WARMUP:-5}" --runs "${RUNS:-40}" --export-json "$work/h.json" -n A "$a" -n B "$b" >/dev/null
 		python3 - "$work/h.json" <<-'PY'
 			import json, sys
 			a, b = json.load(open(sys.argv[1]))["results"]
@@ -198,6 +198,27 @@ bash)
 		-n "riot call Bash" "$riot call Bash '{\"command\":\"$cmd\"}' --mode bypassPermissions --json > /dev/null" \
 		-n "riot alone call Bash" "$alone call Bash '{\"command\":\"$cmd\"}' --mode bypassPermissions --json > /dev/null" \
 		-n "bash to a file" "bash -c '$cmd > $work/out'"
+	;;
+egress)
+	# A download through riot's egress proxy ([sandbox.network] mode =
+	# "proxy") against the same command with the host's network, from a
+	# server on this machine's own non-loopback address (the sandbox's
+	# proxy variables exempt loopback, and the proxy refuses private
+	# addresses unless allow_private and a rule name them).
+	ip=$(hostname -I | awk '{print $1}')
+	mkdir -p "$work/www" && truncate -s 1G "$work/www/1g" && echo x > "$work/www/small"
+	python3 -m http.server --bind "$ip" 18080 --directory "$work/www" >/dev/null 2>&1 &
+	srv=$!
+	trap 'kill $srv 2>/dev/null; rm -rf "$work"' EXIT
+	until curl -s -o /dev/null "http://$ip:18080/small"; do :; done
+	printf '[sandbox]\nmode = "required"\n\n[sandbox.network]\nmode = "host"\n' > "$work/host.toml"
+	printf '[sandbox]\nmode = "required"\n\n[sandbox.network]\nmode = "proxy"\nallow_private = true\nallowed_domains = ["%s"]\n' "$ip" > "$work/proxy.toml"
+	for f in 1g small; do
+		get="'{\"command\":\"curl -sS --fail -o /dev/null http://$ip:18080/$f\"}'"
+		echo "## $f: riot call Bash curl through the proxy (A) vs the host's network (B)"
+		ratios "egress $f" "$riot --config $work/proxy.toml call Bash $get --mode bypassPermissions" \
+			"$riot --config $work/host.toml call Bash $get --mode bypassPermissions"
+	done
 	;;
 stream)
 	echo "## 1 GB through a spilling tool: riot's peak RSS and throughput vs cat to a file"

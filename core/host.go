@@ -66,6 +66,9 @@ type Options struct {
 	Stderr io.Writer
 	// OnProgress, if set, is told when calls start, report progress and end.
 	OnProgress func(Progress)
+	// OnToolsChanged, if set, is told when an MCP server has added tools
+	// (notifications/tools/list_changed); Tools() then lists them at the end.
+	OnToolsChanged func()
 	// Now is the clock for crash windows; nil means time.Now.
 	Now func() time.Time
 	// OneShot says the host serves one invocation and closes after it, as

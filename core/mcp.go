@@ -25,6 +25,7 @@ func (h *Host) addMCPServers() {
 		src := mcpsource.New(mcpsource.Options{
 			Server: srv, Roots: h.roots(), Cache: h.mcpCache, Now: h.now, Log: log,
 			StartupTimeout: h.startTimeout, ToolTimeout: h.cfg.Limits.CallTimeout, Elicitor: elicitor,
+			OnToolsChanged: h.opts.OnToolsChanged,
 		})
 		spec := PluginSpec{Name: mcpsource.Prefix + srv.Name, Timeout: src.CallTimeout(), impl: src}
 		h.mcp = append(h.mcp, src)

@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/riot-tools/riot/cmd/riot/internal/turnio"
 	"github.com/riot-tools/riot/core"
+	"github.com/riot-tools/riot/core/mcpsource"
 )
 
 func (a *app) callCommand() *cobra.Command {
@@ -65,8 +67,37 @@ func (a *app) callOne(ctx context.Context, use core.ToolUse, onProgress func(cor
 		return core.ToolResult{}, err
 	}
 	defer h.Close()
+	if err := mcpNotStarted(h, use.Name); err != nil {
+		return core.ToolResult{}, err
+	}
 	if err := a.checkToolName(h, use.Name); err != nil {
 		return core.ToolResult{}, err
 	}
 	return h.RunTurn(ctx, []core.ToolUse{use})[0], nil
+}
+
+// mcpNotStarted makes a call of a tool of an MCP server that did not start
+// a usage error that names the server and why, rather than an unknown
+// tool: the server's tools are missing because it did not start.
+func mcpNotStarted(h *core.Host, name string) error {
+	if !strings.HasPrefix(name, mcpsource.Prefix) {
+		return nil
+	}
+	for _, t := range h.Tools() {
+		if t.Name == name {
+			return nil
+		}
+	}
+	// The longest server name that prefixes the tool's is its server.
+	var owner *core.MCPServerInfo
+	servers := h.MCPServers()
+	for i, srv := range servers {
+		if strings.HasPrefix(name, mcpsource.ToolName(srv.Name, "")) && (owner == nil || len(srv.Name) > len(owner.Name)) {
+			owner = &servers[i]
+		}
+	}
+	if owner == nil || owner.Problem == "" || len(owner.Tools) > 0 {
+		return nil
+	}
+	return usageErr("the MCP server %s did not start, so %s cannot be called: %s Fix [mcp_servers.%s] and run the call again (`riot plugins` shows the server's state).", owner.Name, name, serverCause(owner.Problem), owner.Name)
 }

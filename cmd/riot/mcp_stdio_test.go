@@ -348,7 +348,8 @@ func TestMCPVersionNegotiation(t *testing.T) {
 		}
 		caps, _ := res["capabilities"].(map[string]any)
 		tools, _ := caps["tools"].(map[string]any)
-		if tools == nil || tools["listChanged"] == true || caps["resources"] == nil || caps["logging"] != nil || caps["prompts"] != nil {
+		// listChanged: a wrapped server's added tools are announced.
+		if tools == nil || tools["listChanged"] != true || caps["resources"] == nil || caps["logging"] != nil || caps["prompts"] != nil {
 			t.Errorf("capabilities = %v", caps)
 		}
 	}

@@ -36,6 +36,7 @@ func (a *app) toolsCommand() *cobra.Command {
 			}
 			defer h.Close()
 			tools := h.Tools()
+			missingServers(cmd.ErrOrStderr(), h)
 			var out bytes.Buffer
 			if asJSON {
 				err = writeToolsJSON(&out, tools, format)
@@ -56,6 +57,28 @@ func (a *app) toolsCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the tools[] array")
 	cmd.Flags().StringVar(&format, "format", "anthropic", "API shape of the --json output: anthropic or openai")
 	return cmd
+}
+
+// missingServers says on w which MCP servers did not start, and why, so
+// that their missing tools are not a silent gap in the list. A server
+// disabled for the session has said why in the log already.
+func missingServers(w io.Writer, h *core.Host) {
+	for _, srv := range h.MCPServers() {
+		if srv.State == "failed to start" && len(srv.Tools) == 0 && srv.Problem != "" {
+			fmt.Fprintf(w, "riot: the MCP server %s did not start, so its tools are missing: %s\n", srv.Name, serverCause(srv.Problem))
+		}
+	}
+}
+
+// serverCause is a server's problem for the user: what happened, without
+// the advice addressed to the model that follows it.
+func serverCause(problem string) string {
+	for _, cut := range []string{" Tell the user", " Do not retry", " do not retry"} {
+		if i := strings.Index(problem, cut); i > 0 {
+			problem = problem[:i]
+		}
+	}
+	return strings.TrimSpace(problem)
 }
 
 func checkFormat(f string) error {

@@ -85,10 +85,16 @@ type boundedTransport struct {
 	next  http.RoundTripper
 	limit int
 	over  *oversize
+	// refused, if set, keeps the first status of an error response, so
+	// that a server that never started is named with it.
+	refused *refusal
 }
 
 func (t *boundedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp, err := t.next.RoundTrip(r)
+	if err == nil && resp.StatusCode >= 400 && t.refused != nil {
+		t.refused.set(resp.StatusCode)
+	}
 	if err != nil || resp.Body == nil {
 		return resp, err
 	}
@@ -151,3 +157,34 @@ func (b *boundedBody) exceeded(what string) error {
 }
 
 func (b *boundedBody) Close() error { return b.rc.Close() }
+
+// refusal is the first HTTP error status a remote server answered.
+type refusal struct {
+	mu     sync.Mutex
+	status int
+}
+
+func (r *refusal) set(status int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.status == 0 {
+		r.status = status
+	}
+}
+
+// code is the status, 0 when none came.
+func (r *refusal) code() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.status
+}
+
+// text is the status as "HTTP 401 Unauthorized", or "" when none came.
+func (r *refusal) text() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.status == 0 {
+		return ""
+	}
+	return fmt.Sprintf("HTTP %d %s", r.status, http.StatusText(r.status))
+}

@@ -42,10 +42,16 @@ func (s *Source) Call(ctx context.Context, req shared.CallRequest, send func(sha
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.opts.ToolTimeout)
 	defer cancel()
-	cctx, state, end := s.begin(cctx)
+	cctx, state, end := s.begin(cctx, req.CallID, send)
 	defer end()
+	params := &mcp.CallToolParams{Name: t.Name, Arguments: args}
+	if req.CallID != "" {
+		// The server's progress is passed on as the call's.
+		params.SetProgressToken(progressPrefix + req.CallID)
+	}
 	// Cancelling cctx makes the SDK send notifications/cancelled.
-	res, err := c.sess.CallTool(cctx, &mcp.CallToolParams{Name: t.Name, Arguments: args})
+	res, err := c.sess.CallTool(cctx, params)
+	state.finish()
 	if err != nil {
 		return s.callFailed(ctx, cctx, c, req.Tool, err, send)
 	}
@@ -82,6 +88,46 @@ func (s *Source) callFailed(ctx, cctx context.Context, c *conn, tool string, err
 	s.lost(c)
 	s.crash()
 	return send(failed(fmt.Sprintf("The %s MCP server stopped while running %s%s. It may have partially run; check before retrying. The next call restarts the server.", s.name, tool, why)))
+}
+
+// progressPrefix starts the progress token of a call: the prefix, then
+// the call's id.
+const progressPrefix = "riot-"
+
+// progressed passes a server's notifications/progress on to the call it
+// names; a token of no call in flight is dropped.
+func (s *Source) progressed(p *mcp.ProgressNotificationParams) {
+	if p == nil {
+		return
+	}
+	token, ok := p.ProgressToken.(string)
+	id, isOurs := strings.CutPrefix(token, progressPrefix)
+	if !ok || !isOurs || id == "" {
+		return
+	}
+	var call *callState
+	s.mu.Lock()
+	for _, c := range s.calls {
+		if c.token == id {
+			call = c
+		}
+	}
+	s.mu.Unlock()
+	if call == nil {
+		return
+	}
+	line := strings.TrimSpace(p.Message)
+	switch {
+	case line != "":
+	case p.Total > 0:
+		line = fmt.Sprintf("%g of %g", p.Progress, p.Total)
+	default:
+		line = fmt.Sprintf("%g", p.Progress)
+	}
+	if r := []rune(line); len(r) > 300 {
+		line = string(r[:300]) + "…"
+	}
+	call.progress(fmt.Sprintf("%s: %s", s.name, line))
 }
 
 // quoteServer bounds and marks text the server wrote.

@@ -10,12 +10,19 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/riot-tools/riot/internal/jsonschema"
+	"github.com/riot-tools/riot/shared"
 )
 
 // ErrNoOneToAsk is what an Elicitor returns when there is no one to put a
 // server's question to: no terminal, or an MCP client without elicitation.
 var ErrNoOneToAsk = errors.New("mcpsource: no one to ask")
+
+// ErrFormTooNew is what an Elicitor returns when whom it would ask cannot
+// show the question's form: an MCP client on a revision before the form's
+// fields (multi-select, 2025-11-25).
+var ErrFormTooNew = errors.New("mcpsource: the form is newer than the client")
 
 // callKey marks the context of a call, so that an elicitation during the
 // call reaches the prompter through the call's context: in `riot mcp`,
@@ -28,6 +35,29 @@ type callState struct {
 	ctx   context.Context
 	mu    sync.Mutex
 	notes []string
+	// token is the progress token the call was sent with (set before the
+	// call is registered, never changed); send passes the server's
+	// progress on until the call is finished.
+	token    string
+	send     func(shared.CallEvent) error
+	finished bool
+}
+
+// progress passes a progress line of the server's on, while the call runs.
+func (c *callState) progress(line string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.finished || c.send == nil {
+		return
+	}
+	_ = c.send(shared.CallEvent{Progress: &shared.Progress{Message: line}})
+}
+
+// finish ends the progress: the call's own events follow.
+func (c *callState) finish() {
+	c.mu.Lock()
+	c.finished = true
+	c.mu.Unlock()
 }
 
 func (c *callState) note(s string) {
@@ -53,9 +83,10 @@ func containsString(list []string, s string) bool {
 	return false
 }
 
-// begin registers a call in flight and returns its context.
-func (s *Source) begin(ctx context.Context) (context.Context, *callState, func()) {
-	cs := &callState{}
+// begin registers a call in flight, with its progress token and where its
+// progress goes, and returns its context.
+func (s *Source) begin(ctx context.Context, token string, send func(shared.CallEvent) error) (context.Context, *callState, func()) {
+	cs := &callState{token: token, send: send}
 	ctx = context.WithValue(ctx, callKey{}, cs)
 	cs.ctx = ctx
 	s.mu.Lock()
@@ -148,6 +179,8 @@ func (s *Source) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Elici
 		return &mcp.ElicitResult{Action: "cancel"}, nil
 	case errors.Is(err, ErrNoOneToAsk):
 		return decline(noOneToAsk)
+	case errors.Is(err, ErrFormTooNew):
+		return decline("the user's MCP client speaks a protocol revision that cannot show this question's form (multi-select fields need 2025-11-25 or later). If the call needs the answer, ask the user yourself")
 	case err != nil:
 		s.opts.Log.Debug("elicitation not answered", "server", s.name, "error", err)
 		return decline("riot could not ask the user")
@@ -174,8 +207,9 @@ type form struct {
 }
 
 // elicitForm checks that a requested schema is what MCP allows, a flat
-// object of strings, numbers, integers and booleans, and compiles it, with
-// no loader: a reference outside the schema is an error, never a fetch.
+// object of strings, numbers, integers, booleans and multi-selects of
+// strings, and compiles it, with no loader: a reference outside the
+// schema is an error, never a fetch.
 func elicitForm(requested any) (json.RawMessage, *form, error) {
 	raw, err := json.Marshal(requested)
 	if err != nil {
@@ -191,15 +225,20 @@ func elicitForm(requested any) (json.RawMessage, *form, error) {
 	f := &form{props: map[string]bool{}}
 	for name, prop := range shape.Properties {
 		var ps struct {
-			Type string `json:"type"`
+			Type  string          `json:"type"`
+			Items json.RawMessage `json:"items"`
 		}
 		if err := json.Unmarshal(prop, &ps); err != nil {
 			return nil, nil, fmt.Errorf("field %q is not a schema", name)
 		}
 		switch ps.Type {
 		case "string", "number", "integer", "boolean":
+		case "array":
+			if !multiSelect(ps.Items) {
+				return nil, nil, fmt.Errorf("field %q is an array but not a multi-select of strings (items with enum, or anyOf of const)", name)
+			}
 		default:
-			return nil, nil, fmt.Errorf("field %q is not a string, number, integer or boolean", name)
+			return nil, nil, fmt.Errorf("field %q is not a string, number, integer, boolean or multi-select", name)
 		}
 		f.props[name] = true
 	}
@@ -217,6 +256,39 @@ func elicitForm(requested any) (json.RawMessage, *form, error) {
 		return nil, nil, errors.New("not a valid schema")
 	}
 	return raw, f, nil
+}
+
+// multiSelect reports whether an array field's items are what MCP allows
+// since 2025-11-25: strings from an enum, or from anyOf options each a
+// const string (with its title).
+func multiSelect(items json.RawMessage) bool {
+	var it struct {
+		Type  string `json:"type"`
+		Enum  []any  `json:"enum"`
+		AnyOf []struct {
+			Const any `json:"const"`
+		} `json:"anyOf"`
+	}
+	if json.Unmarshal(items, &it) != nil {
+		return false
+	}
+	var values []any
+	switch {
+	case len(it.Enum) > 0 && it.Type == "string" && len(it.AnyOf) == 0:
+		values = it.Enum
+	case len(it.AnyOf) > 0 && len(it.Enum) == 0 && (it.Type == "" || it.Type == "string"):
+		for _, o := range it.AnyOf {
+			values = append(values, o.Const)
+		}
+	default:
+		return false
+	}
+	for _, v := range values {
+		if _, ok := v.(string); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // noLoader loads nothing.

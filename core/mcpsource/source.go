@@ -51,6 +51,9 @@ type Options struct {
 	// an HTTP response body, a server-sent event); 0 is
 	// DefaultMaxMessageBytes. A server that sends more is stopped.
 	MaxMessageBytes int
+	// OnToolsChanged, if set, is told when the server has added tools
+	// after its Manifest; Tools then lists them at the end.
+	OnToolsChanged func()
 }
 
 // Elicitor asks the user what a server's elicitation/create requests. It
@@ -114,6 +117,8 @@ type conn struct {
 	killOnce sync.Once
 	// over is set when the server sent a message over the size bound.
 	over *oversize
+	// refused is the HTTP error status a remote server answered.
+	refused *refusal
 }
 
 // New returns a Source that starts nothing until it is needed.
@@ -409,14 +414,14 @@ func (s *Source) start() (*conn, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), s.opts.StartupTimeout)
 	defer cancel()
 	srv := s.opts.Server
-	c := &conn{exited: make(chan struct{}), bad: make(chan struct{}), stderr: &tail{}, over: &oversize{done: make(chan struct{})}}
+	c := &conn{exited: make(chan struct{}), bad: make(chan struct{}), stderr: &tail{}, over: &oversize{done: make(chan struct{})}, refused: &refusal{}}
 	limit := s.opts.MaxMessageBytes
 	// The SDK's own bounds stay as a backstop, set past riot's so that
 	// riot's fires first and knows the cause.
 	sdkLimit := 2*limit + 64<<10
 	var transport mcp.Transport
 	if srv.URL != "" {
-		hc := &http.Client{Transport: &boundedTransport{next: headerTransport(srv.Headers), limit: limit, over: c.over}}
+		hc := &http.Client{Transport: &boundedTransport{next: headerTransport(srv.Headers), limit: limit, over: c.over, refused: c.refused}}
 		transport = &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: hc, DisableStandaloneSSE: false, MaxEventSize: sdkLimit}
 	} else {
 		if err := s.nested(); err != nil {
@@ -457,6 +462,9 @@ func (s *Source) start() (*conn, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "riot", Version: "1"}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { s.relist() },
 		ElicitationHandler:     s.elicit,
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			s.progressed(req.Params)
+		},
 	})
 	for _, r := range s.opts.Roots {
 		//nolint:staticcheck // roots/list is still what servers ask; the issue requires answering it.
@@ -491,6 +499,12 @@ func (s *Source) startFailure(ctx context.Context, c *conn) string {
 		return fmt.Sprintf("The %s MCP server did not finish starting within %s and was stopped. %s", s.name, seconds(s.opts.StartupTimeout), fix)
 	case c.cmd != nil:
 		return fmt.Sprintf("The %s MCP server exited while starting (%s)%s. %s", s.name, c.how, c.stderr.said(), fix)
+	case c.refused.text() != "":
+		status := c.refused.text()
+		if code := c.refused.code(); code == http.StatusUnauthorized || code == http.StatusForbidden {
+			return fmt.Sprintf("The %s MCP server at %s refused riot (%s) while starting: it needs credentials riot did not send or it did not accept, such as an Authorization header in [mcp_servers.%s] headers. %s", s.name, s.opts.Server.URL, status, s.name, fix)
+		}
+		return fmt.Sprintf("The %s MCP server at %s answered %s while starting. %s", s.name, s.opts.Server.URL, status, fix)
 	default:
 		return fmt.Sprintf("The %s MCP server at %s could not be reached or did not answer MCP's initialize. %s", s.name, s.opts.Server.URL, fix)
 	}
@@ -575,13 +589,19 @@ func (s *Source) toolsChanged(ctx context.Context) {
 		s.opts.Log.Warn("MCP server's new tool list is unreadable", "server", s.name, "error", err)
 		return
 	}
+	added := false
 	s.mu.Lock()
 	for _, t := range tools {
-		s.addLocked(t)
+		if s.addLocked(t) {
+			added = true
+		}
 	}
 	s.mu.Unlock()
 	if s.opts.Cache != nil {
 		s.opts.Cache.put(s.opts.Server, tools)
+	}
+	if added && s.opts.OnToolsChanged != nil {
+		s.opts.OnToolsChanged()
 	}
 }
 

@@ -64,8 +64,7 @@ func (prompter) Prompt(ctx context.Context, req permission.Request, d permission
 	if ask == nil || ask.session == nil {
 		return permission.AnswerDeny, permission.ErrCannotAsk
 	}
-	init := ask.session.InitializeParams()
-	if init == nil || init.Capabilities == nil || init.Capabilities.Elicitation == nil {
+	if !canElicit(ask.session) {
 		return permission.AnswerDeny, permission.ErrCannotAsk
 	}
 	what := req.Describe

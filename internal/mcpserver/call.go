@@ -78,7 +78,9 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 // blocks, a spilled output's full text as a resource link, and the UI
 // payload in _meta, never in structuredContent, which a client may give the
 // model in place of the content; riot's tools declare no output schema.
-func (s *Server) result(r core.ToolResult) *mcp.CallToolResult {
+// A client on a revision before resource links (2025-06-18) is told the
+// resource's URI in a text block instead.
+func (s *Server) result(r core.ToolResult, revision string) *mcp.CallToolResult {
 	res := &mcp.CallToolResult{IsError: r.IsError(), Content: []mcp.Content{}}
 	for _, b := range r.Content {
 		if b.Type == "image" {
@@ -88,7 +90,11 @@ func (s *Server) result(r core.ToolResult) *mcp.CallToolResult {
 		}
 	}
 	if r.Spill != nil {
-		if link := s.resultLink(r); link != nil {
+		switch link := s.resultLink(r); {
+		case link == nil:
+		case revision != "" && revision < "2025-06-18":
+			res.Content = append(res.Content, &mcp.TextContent{Text: fmt.Sprintf("[riot: %s Read it with resources/read, URI %s.]", link.Description, link.URI)})
+		default:
 			res.Content = append(res.Content, link)
 		}
 	}
@@ -202,4 +208,16 @@ func (p *callProgress) send(msg string) {
 	// Sent under the lock, so notifications go out in order.
 	_ = p.session.NotifyProgress(p.ctx, params)
 	p.mu.Unlock()
+}
+
+// protocolOf is the revision a session negotiated; "" when unknown, which
+// is taken as the newest.
+func protocolOf(ss *mcp.ServerSession) string {
+	if ss == nil {
+		return ""
+	}
+	if init := ss.InitializeParams(); init != nil {
+		return init.ProtocolVersion
+	}
+	return ""
 }

@@ -115,6 +115,9 @@ func (prompter) Elicit(ctx context.Context, from, message string, schema json.Ra
 	if err := json.Unmarshal(schema, &requested); err != nil {
 		return "decline", nil, mcpsource.ErrNoOneToAsk
 	}
+	if v := protocolOf(ask.session); v != "" && v < "2025-11-25" && hasMultiSelect(requested) {
+		return "decline", nil, mcpsource.ErrFormTooNew
+	}
 	q := &question{
 		input:  elicitInput,
 		params: &mcp.ElicitParams{Message: serverQuestion(from, message), RequestedSchema: requested},
@@ -125,6 +128,18 @@ func (prompter) Elicit(ctx context.Context, from, message string, schema json.Ra
 		return "cancel", nil, err
 	}
 	return res.Action, res.Content, nil
+}
+
+// hasMultiSelect reports whether a form has an array (multi-select)
+// field, which revisions before 2025-11-25 do not have.
+func hasMultiSelect(form map[string]any) bool {
+	props, _ := form["properties"].(map[string]any)
+	for _, p := range props {
+		if f, _ := p.(map[string]any); f["type"] == "array" {
+			return true
+		}
+	}
+	return false
 }
 
 // put sends a running call's question to the request that waits on the
@@ -152,9 +167,12 @@ func serverQuestion(from, message string) string {
 	return from + " asks (this question is the server's, not riot's): " + message
 }
 
+// canElicit reports whether the client takes questions: it declares
+// elicitation, on a revision that has it (2025-06-18 and later), whatever
+// an older client declares.
 func canElicit(ss *mcp.ServerSession) bool {
 	init := ss.InitializeParams()
-	return init != nil && init.Capabilities != nil && init.Capabilities.Elicitation != nil
+	return init != nil && init.Capabilities != nil && init.Capabilities.Elicitation != nil && init.ProtocolVersion >= "2025-06-18"
 }
 
 // multiRoundTrip reports whether the client speaks multi round-trip
@@ -182,7 +200,7 @@ func (s *Server) await(ctx context.Context, req *mcp.CallToolRequest, run *turnR
 				state := s.asks.issue(bind, time.Now())
 				return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{permissionInput: q}, RequestState: state}, nil
 			}
-			return s.result(r), nil
+			return s.result(r, protocolOf(req.Session)), nil
 		case q := <-run.ask.questions:
 			if req.Session == nil {
 				q.answer <- &mcp.ElicitResult{Action: "decline"}

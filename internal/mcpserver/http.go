@@ -16,8 +16,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // HTTPOptions configures the Streamable HTTP transport.
@@ -36,9 +34,8 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, opts HTTPOption
 	if opts.Token == "" {
 		return errors.New("mcp over HTTP needs a bearer token")
 	}
-	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, nil)
 	srv := &http.Server{
-		Handler:           guard(s.posts.bind(handler), opts),
+		Handler:           guard(s.posts.bind(newHTTPRoute(s.mcp)), opts),
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return s.callsCtx },
 	}

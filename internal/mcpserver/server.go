@@ -5,8 +5,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -17,9 +19,14 @@ import (
 // Server is one riot host served over MCP. Every MCP session, on stdio or
 // HTTP, shares the host: its permission chain, its session and its budgets.
 type Server struct {
-	host  *core.Host
-	mcp   *mcp.Server
-	tools []*mcp.Tool
+	host *core.Host
+	mcp  *mcp.Server
+
+	// tools are the host's tools in tools[] order; a wrapped server's
+	// added tools are appended, never reordering the rest.
+	toolsMu sync.Mutex
+	tools   []*mcp.Tool
+	listed  map[string]bool
 
 	progress progressRouter
 	posts    posts
@@ -46,24 +53,23 @@ func New(ctx context.Context, version string, build func(context.Context, core.O
 	if err := RefuseSelf(ctx, os.Getenv, nil, nil); err != nil {
 		return nil, err
 	}
-	s := &Server{progress: progressRouter{sinks: map[string]*callProgress{}}, spills: map[string]string{}}
+	s := &Server{progress: progressRouter{sinks: map[string]*callProgress{}}, spills: map[string]string{}, listed: map[string]bool{}}
 	s.callsCtx, s.stopCalls = context.WithCancel(context.Background())
-	h, err := build(ctx, core.Options{Prompter: prompter{}, OnProgress: s.progress.event})
+	h, err := build(ctx, core.Options{Prompter: prompter{}, OnProgress: s.progress.event, OnToolsChanged: s.syncTools})
 	if err != nil {
 		s.stopCalls()
 		return nil, err
 	}
-	s.host = h
-	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "riot", Version: version}, &mcp.ServerOptions{
-		// No logging: riot logs to its log file, not the client. No
-		// listChanged: the tool set is fixed for the host's lifetime.
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Resources: &mcp.ResourceCapabilities{}},
+	server := mcp.NewServer(&mcp.Implementation{Name: "riot", Version: version}, &mcp.ServerOptions{
+		// No logging: riot logs to its log file, not the client.
+		// listChanged: a wrapped MCP server may add tools, which riot
+		// appends and announces.
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}, Resources: &mcp.ResourceCapabilities{}},
 	})
-	for _, t := range h.Tools() {
-		tool := mcpTool(t)
-		s.tools = append(s.tools, tool)
-		s.mcp.AddTool(tool, s.callTool)
-	}
+	s.toolsMu.Lock()
+	s.host, s.mcp = h, server
+	s.toolsMu.Unlock()
+	s.syncTools()
 	s.addResults()
 	s.mcp.AddReceivingMiddleware(s.inOrder)
 	return s, nil
@@ -89,15 +95,58 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 	return err
 }
 
+// syncTools serves the host's tools not yet served, appended in the
+// host's order; the SDK then tells the clients their list changed. It is
+// core.Options.OnToolsChanged, which may come before the host is built.
+func (s *Server) syncTools() {
+	s.toolsMu.Lock()
+	defer s.toolsMu.Unlock()
+	if s.host == nil || s.mcp == nil {
+		return
+	}
+	for _, t := range s.host.Tools() {
+		if s.listed[t.Name] {
+			continue
+		}
+		tool := mcpTool(t)
+		s.listed[t.Name] = true
+		s.tools = append(s.tools, tool)
+		s.mcp.AddTool(tool, s.callTool)
+	}
+}
+
+// listedTools are the tools served, in order.
+func (s *Server) listedTools() []*mcp.Tool {
+	s.toolsMu.Lock()
+	defer s.toolsMu.Unlock()
+	return slices.Clone(s.tools)
+}
+
 // inOrder answers tools/list with the host's tools[] order: the SDK lists
 // tools sorted by name, and the order is part of the prompt-cache prefix.
-// Every tool is on the one page, so no cursor is ever handed out.
+// The SDK still builds the result, so that every field the negotiated
+// revision requires (resultType, cacheScope) is set as for any other list;
+// riot only puts every tool on the one page, in order, with no cursor.
 func (s *Server) inOrder(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if method != "tools/list" {
 			return next(ctx, method, req)
 		}
-		return &mcp.ListToolsResult{Tools: s.tools}, nil
+		s.syncTools()
+		if lr, ok := req.(*mcp.ListToolsRequest); ok && lr.Params != nil {
+			// A cursor riot never handed out would page the SDK's list.
+			lr.Params.Cursor = ""
+		}
+		res, err := next(ctx, method, req)
+		if err != nil {
+			return nil, err
+		}
+		list, ok := res.(*mcp.ListToolsResult)
+		if !ok {
+			return nil, fmt.Errorf("tools/list: the SDK answered %T", res)
+		}
+		list.Tools, list.NextCursor = s.listedTools(), ""
+		return list, nil
 	}
 }
 

@@ -42,7 +42,11 @@ func main() {
 		opts = &mcp.ServerOptions{SupportedProtocolVersions: []string{"2025-11-25"}}
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "mcpserve", Version: "1"}, opts)
-	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echo text."}, func(ctx context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
+	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echo text."}, func(ctx context.Context, req *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
+		// With MCPSERVE_PROGRESS set, it reports progress first.
+		if token := req.Params.GetProgressToken(); token != nil && os.Getenv("MCPSERVE_PROGRESS") != "" {
+			_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: 1, Total: 2, Message: "echoing " + in.Text})
+		}
 		switch mode {
 		case "hang":
 			say("MCPSERVE_STARTED", "started")
@@ -99,18 +103,36 @@ func main() {
 	})
 	// ask asks the user for a color with elicitation, as a multi
 	// round-trip request: the question first, the answer on the retry.
+	// With MCPSERVE_PICK set, it asks for colors with a multi-select field
+	// (valid since 2025-11-25), its options titled.
+	field := "color"
+	form := map[string]any{
+		"type": "object", "required": []string{"color"},
+		"properties": map[string]any{"color": map[string]any{"type": "string", "enum": []string{"red", "blue"}}},
+	}
+	if os.Getenv("MCPSERVE_PICK") != "" {
+		field = "colors"
+		form = map[string]any{
+			"type": "object", "required": []string{"colors"},
+			"properties": map[string]any{"colors": map[string]any{
+				"type": "array", "title": "Colors", "minItems": 1,
+				"items": map[string]any{"anyOf": []any{
+					map[string]any{"const": "red", "title": "Red"},
+					map[string]any{"const": "green", "title": "Green"},
+					map[string]any{"const": "blue", "title": "Blue"},
+				}},
+			}},
+		}
+	}
 	mcp.AddTool(s, &mcp.Tool{Name: "ask", Description: "Ask the user for a color."}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
 		answered := func(res *mcp.ElicitResult) *mcp.CallToolResult {
-			text := fmt.Sprintf("%s %v", res.Action, res.Content["color"])
+			text := fmt.Sprintf("%s %v", res.Action, res.Content[field])
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 		}
-		if res, ok := req.Params.InputResponses["color"].(*mcp.ElicitResult); ok {
+		if res, ok := req.Params.InputResponses[field].(*mcp.ElicitResult); ok {
 			return answered(res), nil, nil
 		}
-		q := &mcp.ElicitParams{Message: "Which color?", RequestedSchema: map[string]any{
-			"type": "object", "required": []string{"color"},
-			"properties": map[string]any{"color": map[string]any{"type": "string", "enum": []string{"red", "blue"}}},
-		}}
+		q := &mcp.ElicitParams{Message: "Which color?", RequestedSchema: form}
 		if mode == "classic" {
 			res, err := req.Session.Elicit(ctx, q)
 			if err != nil {
@@ -118,7 +140,7 @@ func main() {
 			}
 			return answered(res), nil, nil
 		}
-		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"color": q}}, nil, nil
+		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{field: q}}, nil, nil
 	})
 	if mode == "badnames" {
 		for _, name := range badNames() {
