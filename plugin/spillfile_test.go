@@ -84,14 +84,14 @@ func TestOutputWritesTheOfferedSpillFile(t *testing.T) {
 	announced := len(w.announced)
 	err := os.WriteFile(path, w.streamed, 0o600)
 	w.mu.Unlock()
-	if o.spill.open() || announced > 0 {
+	if o.tookFile() || announced > 0 {
 		t.Fatal("the output wrote to a spill file the host had not created")
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
 	write(200_000) // 6 MB
-	if !o.spill.open() {
+	if !o.tookFile() {
 		t.Fatal("the output did not take the host's spill file")
 	}
 	if _, err := o.close(); err != nil {
@@ -129,7 +129,7 @@ func TestOutputCountsWhatItWrites(t *testing.T) {
 		if _, err := o.Write([]byte(p)); err != nil {
 			t.Fatal(err)
 		}
-		if !o.spill.open() {
+		if !o.tookFile() {
 			t.Fatal("the output did not take the spill file")
 		}
 		// What the flusher does on its tick.
@@ -204,7 +204,7 @@ func TestOutputStopsWritingTheSpillFileWhenCancelled(t *testing.T) {
 	if _, err := o.Write(big); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := o.Write(big); err != nil || !o.spill.open() {
+	if _, err := o.Write(big); err != nil || !o.tookFile() {
 		t.Fatalf("the output did not write the file: %v", err)
 	}
 	cancel()
@@ -233,7 +233,7 @@ func TestOutputStreamsAfterASpillFileWriteFails(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if !o.spill.open() {
+	if !o.tookFile() {
 		t.Fatal("the output did not take the spill file")
 	}
 	// The file's descriptor goes bad, as on a full or failing disk.
@@ -243,7 +243,7 @@ func TestOutputStreamsAfterASpillFileWriteFails(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if o.spill.open() {
+	if o.tookFile() {
 		t.Fatal("the output kept writing a file that fails")
 	}
 	if _, err := o.close(); err != nil {
@@ -269,13 +269,13 @@ func TestOutputSpillFileThresholds(t *testing.T) {
 	if _, err := o.Write([]byte(strings.Repeat("x", flushSize))); err != nil {
 		t.Fatal(err)
 	}
-	if o.spill.open() {
+	if o.tookFile() {
 		t.Fatal("the file was opened at after_bytes, not past it")
 	}
 	if _, err := o.Write([]byte(strings.Repeat("x", flushSize))); err != nil {
 		t.Fatal(err)
 	}
-	if !o.spill.open() {
+	if !o.tookFile() {
 		t.Fatal("the file was not opened past after_bytes")
 	}
 	if _, err := o.Write([]byte(strings.Repeat("y", announceSize))); err != nil {
@@ -285,4 +285,12 @@ func TestOutputSpillFileThresholds(t *testing.T) {
 		t.Fatalf("announced %v after %d bytes in the file, want them at once", w.announced, announceSize)
 	}
 	_, _ = o.close()
+}
+
+// tookFile reports whether the output writes to the host's spill file,
+// read under the lock its ticker holds while it may take the file.
+func (o *output) tookFile() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.spill.open()
 }

@@ -35,7 +35,9 @@ type SandboxProfile struct {
 	// over Network.
 	Egress *Egress
 	// HideEnv are glob patterns (path.Match, case-insensitive) of
-	// environment variable names removed from every command, in every mode.
+	// environment variable names removed from every command, in every mode,
+	// but for the few every command needs (PATH, HOME, the locale: the SDK
+	// keeps them).
 	HideEnv []string
 	// PassEnv are exact names kept even when a HideEnv pattern matches.
 	PassEnv []string
