@@ -15,7 +15,7 @@ BIN      := bin
 # libc's threads, 7-10 ms less per `riot call` (see BENCHMARKS.md).
 BUILD    := CGO_ENABLED=0 $(GO) build -buildvcs=auto
 
-.PHONY: all build plugins proto test test-short race vet lint ci bench mutate fuzz clean demo
+.PHONY: all build plugins proto test test-short race vet lint ci bench mutate fuzz clean demo image examples
 
 all: build plugins
 
@@ -30,6 +30,13 @@ plugins:
 		$(BUILD) -o $(BIN)/riot-tool-$$p ./plugins/$$p/cmd/riot-tool-$$p || exit 1; \
 	done
 	$(BUILD) -o $(BIN)/riot-tool-hello ./examples/hello-tool/cmd/riot-tool-hello
+
+## image: riot's container image (IMAGE, default localhost/riot:VERSION), built
+## without a registry: a Debian root filesystem by mmdebstrap from this
+## machine's apt sources, riot's static binaries on top (deploy/image/build.sh)
+IMAGE ?=
+image:
+	GO="$(GO)" BUILTINS="$(BUILTINS)" IMAGE="$(IMAGE)" deploy/image/build.sh
 
 ## proto: regenerate the committed gRPC code from shared/proto
 proto:
@@ -61,8 +68,17 @@ race:
 	@echo "== go test -race: each package's line appears when it finishes; cmd/riot's end-to-end suite is the last and longest"
 	$(GO) test -race -timeout 15m ./...
 
+## examples: the examples that are Go modules of their own, which the
+## main module's ./... does not enter (their dependencies stay out of riot's)
+EXAMPLE_MODULES := examples/agent-sandbox
+examples:
+	@for m in $(EXAMPLE_MODULES); do \
+		echo "== $$m: go vet and go test"; \
+		(cd $$m && $(GO) vet ./... && $(GO) test ./...) || exit 1; \
+	done
+
 ## ci: what .ci/run runs on every submission
-ci: vet lint race
+ci: vet lint race examples
 
 ## bench: the Go benchmarks; see BENCHMARKS.md for the whole-command ones
 bench:

@@ -2,7 +2,7 @@
 # Whole-command benchmarks for BENCHMARKS.md, with hyperfine (Debian's
 # package). Run from the repository root on a quiet machine:
 #
-#   bench/run.sh [section...]    # sections: version tools grep bash stream egress
+#   bench/run.sh [section...]    # sections: version tools tools20 grep bash stream egress pods
 #
 # Each section prints hyperfine's table and the ratios it reports.
 set -euo pipefail
@@ -151,6 +151,22 @@ tools)
 		hyperfine -N --warmup 2 --runs 20 -n "$layout: cold" --prepare "rm -rf $XDG_STATE_HOME/riot/cache" "$r tools --json"
 	done
 	;;
+tools20)
+	# Issue 33: riot tools --json with 20 MCP servers whose tool lists are
+	# cached (A) against none (B), at most 1.2x. Each server is the
+	# mcpserve fixture (4 tools) behind a script that counts its starts:
+	# a cached listing must start none.
+	(cd "$repo" && build -o "$work/mcpserve" ./internal/testplugins/mcpserve)
+	printf '#!/bin/sh\necho >> %s/starts\nexec %s/mcpserve ok\n' "$work" "$work" > "$work/mcpserve.sh"
+	chmod +x "$work/mcpserve.sh"
+	: > "$work/mcp0.toml"
+	for i in $(seq -w 1 20); do printf '[mcp_servers.s%s]\ncommand = "%s/mcpserve.sh"\n\n' "$i" "$work"; done > "$work/mcp20.toml"
+	"$riot" --config "$work/mcp20.toml" tools --json > /dev/null # fills the cache: starts the 20
+	: > "$work/starts"
+	echo "## riot tools --json: 20 MCP servers, cached (A) vs none (B); $("$riot" --config "$work/mcp20.toml" tools --json | grep -c '^    "name"') tools vs $("$riot" --config "$work/mcp0.toml" tools --json | grep -c '^    "name"')"
+	ratios "tools20" "$riot --config $work/mcp20.toml tools --json" "$riot --config $work/mcp0.toml tools --json"
+	echo "tools20: MCP servers started by the cached listings: $(wc -l < "$work/starts")"
+	;;
 grep)
 	src=$(go env GOROOT)/src
 	# Each figure is hyperfine's interleaved ratio, three times over
@@ -230,6 +246,19 @@ stream)
 	hyperfine --warmup 1 --runs 5 --prepare "$clean" \
 		-n "riot call Stream 1 GB" "$riot call Stream '{\"bytes\":1000000000}' --json > /dev/null" \
 		-n "cat 1 GB to a file" "cat $work/1g > $work/out"
+	;;
+pods)
+	# A new session pod's time from `podman kube play` of pod.yaml to its
+	# first tool result, against `podman run` of an empty static
+	# container (POD_RUNS of each, 20 by default); and the memory of idle
+	# session pods, one and ten (deploy/kubernetes/bench_test.go). On the
+	# image RIOT_TEST_IMAGE names, or one `make image` builds; as root, to
+	# read the pods' /proc.
+	echo "## session pods: kube play to the first tool result vs podman run of an empty container; idle pods' memory"
+	image=${RIOT_TEST_IMAGE:-localhost/riot:bench}
+	[ -n "${RIOT_TEST_IMAGE:-}" ] || (cd "$repo" && make image IMAGE="$image" >/dev/null)
+	(cd "$repo" && CONTAINERS_CONF="$repo/deploy/podman/containers.conf" RIOT_TEST_IMAGE="$image" RIOT_BENCH_PODS="${POD_RUNS:-20}" \
+		go test -count=1 -timeout 30m -run '^TestBenchPod' -v ./deploy/kubernetes/) | grep -vE '^(=== RUN|--- PASS|PASS$|ok )'
 	;;
 *) echo "unknown section $s"; exit 2 ;;
 esac

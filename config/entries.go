@@ -98,6 +98,10 @@ func (c *Config) entries(v reflect.Value, path []string, unset Source, inEntry b
 // tables as an inline table, a located string as its text.
 func format(v reflect.Value) string {
 	switch {
+	case v.Kind() == reflect.Pointer && v.IsNil():
+		return "(unset)"
+	case v.Kind() == reflect.Pointer:
+		return format(v.Elem())
 	case v.Type() == durationType:
 		return strconv.Quote(FormatDuration(time.Duration(v.Int())))
 	case v.Kind() == reflect.Struct && isLocated(v.Type()):
@@ -105,7 +109,11 @@ func format(v reflect.Value) string {
 	case v.Kind() == reflect.Struct:
 		var kv []string
 		for f := range fields(v.Type()) {
-			kv = append(kv, f.key+" = "+format(v.FieldByIndex(f.Index)))
+			fv := v.FieldByIndex(f.Index)
+			if _, opt, _ := strings.Cut(f.Tag.Get("toml"), ","); opt == "omitempty" && fv.IsZero() {
+				continue
+			}
+			kv = append(kv, f.key+" = "+formatField(f, fv))
 		}
 		return "{" + strings.Join(kv, ", ") + "}"
 	case v.Kind() == reflect.String:
@@ -114,6 +122,27 @@ func format(v reflect.Value) string {
 		return strconv.FormatBool(v.Bool())
 	}
 	return strconv.FormatInt(v.Int(), 10)
+}
+
+// formatField is an entry's field as an inline table writes it: lists and
+// maps too, a secret map's values hidden.
+func formatField(f field, v reflect.Value) string {
+	switch f.shape {
+	case list:
+		return "[" + strings.Join(quoteAll(v.Interface().([]string)), ", ") + "]"
+	case stringMap:
+		var kv []string
+		for _, name := range slices.Sorted(maps.Keys(v.Interface().(map[string]string))) {
+			value := strconv.Quote(v.MapIndex(reflect.ValueOf(name)).String())
+			if f.Tag.Get("secret") != "" {
+				value = strconv.Quote("(set, not shown)")
+			}
+			kv = append(kv, name+" = "+value)
+		}
+		return "{" + strings.Join(kv, ", ") + "}"
+	case scalar, table, namedTables, arrayTables:
+	}
+	return format(v)
 }
 
 func quoteAll(ss []string) []string {

@@ -2,30 +2,77 @@ package config
 
 import (
 	"fmt"
+	"net/url"
 	"regexp"
 	"strings"
 	"time"
 )
 
-// Hooks are the [[hooks.PreToolUse]] and [[hooks.PostToolUse]] tables of
-// every layer, in layer order.
+// Hooks are the [hooks] table: the hook tables of every event riot runs,
+// each in layer order, then those imported from Claude Code's settings.
 type Hooks struct {
-	PreToolUse  []Hook `toml:"PreToolUse" trust:"loosen"`
-	PostToolUse []Hook `toml:"PostToolUse" trust:"loosen"`
+	// ImportClaude reads the hooks of ~/.claude/settings.json and of the
+	// workspace's .claude/settings.json (claudehooks.go).
+	ImportClaude bool `toml:"import_claude" trust:"loosen"`
+	// The events, as Claude Code names them (HookEvents).
+	PreToolUse         []Hook `toml:"PreToolUse" trust:"loosen"`
+	PermissionRequest  []Hook `toml:"PermissionRequest" trust:"loosen"`
+	PostToolUse        []Hook `toml:"PostToolUse" trust:"loosen"`
+	PostToolUseFailure []Hook `toml:"PostToolUseFailure" trust:"loosen"`
+	Notification       []Hook `toml:"Notification" trust:"loosen"`
+	SessionStart       []Hook `toml:"SessionStart" trust:"loosen"`
+	SessionEnd         []Hook `toml:"SessionEnd" trust:"loosen"`
 }
 
-// Hook is one hook table: a command run with `sh -c` before or after each
-// call whose tool name its matcher matches.
+// HookEvents are the events riot runs hooks for, in Claude Code's names.
+func HookEvents() []string {
+	return []string{"PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure", "Notification", "SessionStart", "SessionEnd"}
+}
+
+// Event is the hook tables of an event of HookEvents; nil for another.
+func (h *Hooks) Event(name string) *[]Hook {
+	switch name {
+	case "PreToolUse":
+		return &h.PreToolUse
+	case "PermissionRequest":
+		return &h.PermissionRequest
+	case "PostToolUse":
+		return &h.PostToolUse
+	case "PostToolUseFailure":
+		return &h.PostToolUseFailure
+	case "Notification":
+		return &h.Notification
+	case "SessionStart":
+		return &h.SessionStart
+	case "SessionEnd":
+		return &h.SessionEnd
+	}
+	return nil
+}
+
+// Hook is one hook table: a handler run on each event whose subject its
+// matcher matches (the tool's name; for Notification the notification's
+// type, for SessionStart its source, for SessionEnd its reason). The
+// handler is a command run with `sh -c`, a program run with its args and
+// no shell, or, with type = "http", a URL the event is POSTed to.
 type Hook struct {
-	// Matcher is a tool name, names joined by |, a regular expression
-	// matched against the whole tool name, or "*" (or empty) for every
-	// tool.
+	// Matcher is a name, names joined by |, a regular expression matched
+	// against the whole subject, or "*" (or empty) for every one.
 	Matcher string `toml:"matcher"`
-	Command string `toml:"command"`
+	// Type is "command" (the default) or "http".
+	Type    string   `toml:"type,omitempty"`
+	Command string   `toml:"command"`
+	Args    []string `toml:"args,omitempty"`
+	URL     string   `toml:"url,omitempty"`
+	// Headers are sent with an HTTP hook's POST; $NAME and ${NAME} expand
+	// only for the variables AllowedEnvVars lists.
+	Headers        map[string]string `toml:"headers,omitempty" secret:"true"`
+	AllowedEnvVars []string          `toml:"allowed_env_vars,omitempty"`
 	// Timeout bounds one run; the default is 60 s.
 	Timeout time.Duration `toml:"timeout" check:"positive"`
 	// FailClosed makes a hook that fails (exits with a status other than 0
-	// or 2, or times out) block the call instead of letting it go on.
+	// or 2, answers an HTTP status other than 2xx, or times out) block
+	// instead of letting the event go on.
 	FailClosed bool `toml:"fail_closed"`
 	Source     Source
 
@@ -63,8 +110,40 @@ func (h *Hook) begin(_ string, src Source) { h.Timeout, h.Source = DefaultHookTi
 
 // finish checks a hook table of the event key names once read.
 func (h *Hook) finish(key []string, src Source) error {
-	if strings.TrimSpace(h.Command) == "" {
-		return &Error{Source: src, Msg: fmt.Sprintf("a [[%s]] table needs a command, such as command = \"./scripts/check.sh\"", strings.Join(key, "."))}
+	return h.check("[["+strings.Join(key, ".")+"]] table", src)
+}
+
+// check checks a hook read from a config table or imported, which what
+// names, and compiles its matcher.
+func (h *Hook) check(what string, src Source) error {
+	bad := func(format string, args ...any) error {
+		return &Error{Source: src, Msg: fmt.Sprintf("a %s ", what) + fmt.Sprintf(format, args...)}
+	}
+	command := strings.TrimSpace(h.Command) != ""
+	switch h.Type {
+	case "", "command":
+		switch {
+		case command && len(h.Args) > 0:
+			return bad("sets both command and args; keep command for a shell line, or args to run a program without a shell")
+		case !command && len(h.Args) == 0:
+			return bad("needs a command, such as command = \"./scripts/check.sh\", or args = [\"./scripts/check.sh\", \"--strict\"]")
+		case len(h.Args) > 0 && strings.TrimSpace(h.Args[0]) == "":
+			return bad("has args whose first element, the program, is empty")
+		case h.URL != "" || len(h.Headers) > 0:
+			return bad("sets url or headers without type = \"http\"")
+		}
+	case "http":
+		switch {
+		case command || len(h.Args) > 0:
+			return bad("of type \"http\" posts to its url and runs nothing; remove command and args")
+		case h.URL == "":
+			return bad("of type \"http\" needs a url, such as url = \"http://127.0.0.1:8080/hook\"")
+		}
+		if u, err := url.Parse(h.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
+			return bad("has url %q, which is not an http:// or https:// URL", h.URL)
+		}
+	default:
+		return bad("has type %q, which riot does not run; use \"command\" or \"http\"", h.Type)
 	}
 	h.Matcher = strings.TrimSpace(h.Matcher)
 	if h.Matcher != "" && h.Matcher != "*" {

@@ -138,6 +138,10 @@ func (c *Config) merge(l *parsedLayer, dst reflect.Value, values map[string]any,
 				return err
 			}
 		default:
+			if fv.Kind() == reflect.Pointer {
+				fv.Set(reflect.New(fv.Type().Elem()))
+				fv = fv.Elem()
+			}
 			switch x := v.(type) {
 			case string:
 				if f.Type == durationType {

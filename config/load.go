@@ -153,6 +153,9 @@ func Load(opts Options) (*Config, error) {
 		return nil, err
 	}
 	c.applyFlags(opts.Flags)
+	if err := c.importClaudeHooks(opts.Workspace, getenv); err != nil {
+		return nil, err
+	}
 	if c.ResolvedStateDir(getenv) == "" {
 		return nil, &Error{Msg: "riot needs a directory for its state, and without a home directory it has none: set RIOT_STATE_DIR (or state_dir, XDG_STATE_HOME or HOME)"}
 	}

@@ -9,16 +9,14 @@ import (
 // listing is of little use without a line.
 type locator struct {
 	lines []string
+	// first is the first line (1-based) that defines each key or table,
+	// by its path joined with NULs, indexed once: a layer asks for the
+	// line of each of its keys.
+	first map[string]int
 }
 
 func newLocator(text string) locator {
-	return locator{lines: strings.Split(text, "\n")}
-}
-
-// line returns the 1-based line that defines key, or of its nearest
-// enclosing table; 0 if neither is found.
-func (l locator) line(key []string) int {
-	best, bestLen := 0, 0
+	l := locator{lines: strings.Split(text, "\n"), first: map[string]int{}}
 	var table []string
 	for i, raw := range l.lines {
 		s := strings.TrimSpace(raw)
@@ -34,15 +32,22 @@ func (l locator) line(key []string) int {
 		} else {
 			continue
 		}
-		n := matchLen(path, key)
-		if n == len(path) && n > bestLen {
-			best, bestLen = i+1, n
-			if n == len(key) {
-				return best
-			}
+		if k := strings.Join(path, "\x00"); l.first[k] == 0 {
+			l.first[k] = i + 1
 		}
 	}
-	return best
+	return l
+}
+
+// line returns the 1-based line that defines key, or of its nearest
+// enclosing table; 0 if neither is found.
+func (l locator) line(key []string) int {
+	for n := len(key); n > 0; n-- {
+		if line := l.first[strings.Join(key[:n], "\x00")]; line > 0 {
+			return line
+		}
+	}
+	return 0
 }
 
 // element returns the line of the string value v in the array at key.
@@ -61,14 +66,6 @@ func (l locator) element(key []string, v string) int {
 		}
 	}
 	return start
-}
-
-func matchLen(path, key []string) int {
-	n := 0
-	for n < len(path) && n < len(key) && path[n] == key[n] {
-		n++
-	}
-	return n
 }
 
 // splitKey splits a dotted TOML key, unquoting its parts.

@@ -34,6 +34,9 @@ type MCPServer struct {
 	// ToolTimeout one call. Zero means the host's defaults.
 	StartupTimeout time.Duration `toml:"startup_timeout" unset:"limits.start_timeout"`
 	ToolTimeout    time.Duration `toml:"tool_timeout" unset:"limits.call_timeout"`
+	// IdleTimeout ends a call during which the server sent nothing (no
+	// progress, no result) for this long. Zero means no idle limit.
+	IdleTimeout time.Duration `toml:"idle_timeout" unset:"no idle limit"`
 	// EnabledTools, if set, are the only tools served; DisabledTools are
 	// never served.
 	EnabledTools  []string `toml:"enabled_tools" unset:"every tool"`
@@ -42,7 +45,21 @@ type MCPServer struct {
 	// an MCP tool is treated as read-only, since a server's annotations are
 	// untrusted.
 	ReadOnlyTools []string `toml:"read_only_tools"`
-	Source        Source
+	// DeferLoading says whether the server's tools are deferred: kept out
+	// of the model's first view of tools[] until ToolSearch finds them.
+	// Unset (nil) defers a server that serves more than [mcp]
+	// defer_threshold tools.
+	DeferLoading *bool `toml:"defer_loading" unset:"deferred above mcp.defer_threshold tools"`
+	Source       Source
+}
+
+// Deferred reports whether the server's tools are deferred, given how many
+// it serves and the [mcp] defer_threshold.
+func (s MCPServer) Deferred(tools, threshold int) bool {
+	if s.DeferLoading != nil {
+		return *s.DeferLoading
+	}
+	return tools > threshold
 }
 
 // Serves reports whether the server's tool is served at all.
@@ -145,14 +162,17 @@ func (c *Config) LoadMCPJSON(workspace string) error {
 			Env     map[string]string `json:"env"`
 			URL     string            `json:"url"`
 			Headers map[string]string `json:"headers"`
+			// DeferLoading is riot's own key: Claude Code ignores what
+			// it does not know.
+			DeferLoading *bool `json:"defer_loading"`
 		}
 		if err := json.Unmarshal(doc.MCPServers[name], &e); err != nil {
-			return &Error{Source: src, Msg: fmt.Sprintf("mcpServers.%s: each server is an object with command, args and env, or type \"http\", url and headers", name)}
+			return &Error{Source: src, Msg: fmt.Sprintf("mcpServers.%s: each server is an object with command, args and env, or type \"http\", url and headers (and, for riot, defer_loading true or false)", name)}
 		}
 		if msg := badMCPName(name); msg != "" {
 			return &Error{Source: src, Msg: "mcpServers: " + msg}
 		}
-		s := MCPServer{Name: name, Command: e.Command, Args: e.Args, Env: e.Env, URL: e.URL, Headers: e.Headers, Enabled: true, Source: src}
+		s := MCPServer{Name: name, Command: e.Command, Args: e.Args, Env: e.Env, URL: e.URL, Headers: e.Headers, DeferLoading: e.DeferLoading, Enabled: true, Source: src}
 		if e.Type != "" && e.Type != "stdio" && e.Type != "http" {
 			return &Error{Source: src, Msg: fmt.Sprintf("mcpServers.%s: type %q is not one riot speaks; use \"stdio\" or \"http\" (Streamable HTTP)", name, e.Type)}
 		}
@@ -168,39 +188,22 @@ func (c *Config) LoadMCPJSON(workspace string) error {
 // map has none).
 func orderedKeys(data []byte) []string {
 	dec := json.NewDecoder(bytes.NewReader(data))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+	if !enterObject(dec, "mcpServers") {
 		return nil
 	}
+	var names []string
 	for dec.More() {
-		k, err := dec.Token()
+		name, err := dec.Token()
 		if err != nil {
-			return nil
+			return names
 		}
-		if k != "mcpServers" {
-			var skip json.RawMessage
-			if dec.Decode(&skip) != nil {
-				return nil
-			}
-			continue
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return names
 		}
-		if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-			return nil
+		if s, ok := name.(string); ok && !slices.Contains(names, s) {
+			names = append(names, s)
 		}
-		var names []string
-		for dec.More() {
-			name, err := dec.Token()
-			if err != nil {
-				return names
-			}
-			var skip json.RawMessage
-			if dec.Decode(&skip) != nil {
-				return names
-			}
-			if s, ok := name.(string); ok && !slices.Contains(names, s) {
-				names = append(names, s)
-			}
-		}
-		return names
 	}
-	return nil
+	return names
 }

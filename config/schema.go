@@ -24,9 +24,13 @@ type Config struct {
 	Hooks Hooks `toml:"hooks"`
 	// Serve configures session hosts; see Serve.
 	Serve Serve `toml:"serve"`
+	// MCP holds what applies to every MCP server riot wraps and to riot mcp.
+	MCP MCP `toml:"mcp"`
 	// MCPServers are the MCP servers, in the order a layer first names
 	// them, then those of a trusted workspace's .mcp.json.
 	MCPServers []MCPServer `toml:"mcp_servers,named" trust:"loosen"`
+	// Remote sends riot run's turns to a session served elsewhere.
+	Remote Remote `toml:"remote"`
 
 	// Sources says where each effective value came from, by dotted key.
 	Sources map[string]Source
@@ -63,6 +67,29 @@ type Classifier struct {
 	URL     string        `toml:"url" trust:"loosen" check:"url"`
 	Model   string        `toml:"model" trust:"loosen"`
 	Timeout time.Duration `toml:"timeout" trust:"loosen"`
+}
+
+// MCP is the [mcp] table.
+type MCP struct {
+	// ProgressInterval is how long a call through riot mcp runs before riot
+	// reports it with a progress notification, and how often after that,
+	// so that a client's own timeout sees the call alive.
+	ProgressInterval time.Duration `toml:"progress_interval" trust:"loosen" check:"positive"`
+	// DeferThreshold defers the tools of a server that serves more than
+	// this many, unless its defer_loading says otherwise.
+	DeferThreshold int `toml:"defer_threshold" trust:"loosen" min:"0" max:"100000"`
+}
+
+// Remote is the [remote] table: a session served by `riot mcp --listen`
+// elsewhere (a pod, say), which riot run sends its turns to when URL is
+// set. It loosens: it decides where calls run and whose token they carry.
+type Remote struct {
+	URL string `toml:"url" trust:"loosen" check:"url"`
+	// TokenFile holds the session's bearer token.
+	TokenFile string `toml:"token_file" trust:"loosen" check:"relative_to_file"`
+	// Timeout is how long a call may go without word from the session
+	// (its progress heartbeat or its result) before it fails.
+	Timeout time.Duration `toml:"timeout" trust:"loosen" check:"positive"`
 }
 
 // Limits is the [limits] table.

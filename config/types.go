@@ -20,7 +20,10 @@ import (
 // each value's Source (layer.go), the trust gate (gate.go) and what riot
 // config prints (Entries) all follow from them:
 //
-//	toml:"name"         the key; a field without one is not a key.
+//	toml:"name"         the key; a field without one is not a key. A
+//	                    *bool is a boolean that stays nil until a layer
+//	                    sets it, for a key whose unset means a default
+//	                    decided elsewhere.
 //	toml:"name,named"   a table of tables by name, [plugins.NAME], kept as a
 //	                    slice in the order a layer first names each.
 //	trust:"tighten"     an untrusted workspace file may set it: it can only
@@ -215,6 +218,9 @@ func checkValue(v any, f field, path []string, at func(key ...string) Source) *E
 }
 
 func checkScalar(v any, t reflect.Type, path []string, bad func(string) *Error, at func(key ...string) Source) *Error {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem() // optional: nil until a layer sets it
+	}
 	switch t.Kind() {
 	case reflect.String:
 		if _, ok := v.(string); !ok {

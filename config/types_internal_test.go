@@ -40,6 +40,9 @@ func TestEveryKeyIsDeclared(t *testing.T) {
 				continue
 			}
 			elem := f.Type
+			if elem.Kind() == reflect.Pointer && elem.Elem().Kind() == reflect.Bool {
+				elem = elem.Elem()
+			}
 			if f.shape == list || f.shape == stringMap {
 				elem = f.Type.Elem()
 				if isLocated(elem) {

@@ -48,6 +48,10 @@ type call struct {
 	// note follows whatever the call's result says: what riot's network
 	// proxy refused its command (egress.go).
 	note string
+	// stop is a hook's continue: false on this call, which stops the rest
+	// of the turn; failureHooked says its PostToolUseFailure hooks ran.
+	stop          *cascadeCause
+	failureHooked bool
 }
 
 // resolve checks what needs no RPC: the name and the input's structure.
@@ -126,13 +130,18 @@ func (h *Host) judge(ctx context.Context, c *call) *call {
 	case ctx.Err() != nil:
 		c.finish(StatusCancelled, "Cancelled before it ran.")
 		return c
+	case hooks.stop != nil:
+		c.finish(StatusDenied, hooks.stop.message())
+		c.stop = hooks.stop.cause(c.use)
+		return c
 	case hooks.conflict != "":
 		c.finish(StatusDenied, hooks.conflict)
 		return c
 	case hooks.updated != nil && !h.rewrite(ctx, c, hooks.updated, hooks.verdict):
 		return c
 	}
-	req := permissionRequest(use.Name, *c.prep)
+	req := h.tmpRequest(ctx, c, permissionRequest(use.Name, *c.prep))
+	req.Input, req.Params = c.use.Input, c.tool.params()
 	req.Hook = hooks.verdict
 	d := h.policy.Decide(ctx, req)
 	if c.elided && d.Behavior != permission.Allow {
@@ -143,7 +152,8 @@ func (h *Host) judge(ctx context.Context, c *call) *call {
 		if !h.unelide(ctx, c) {
 			return c
 		}
-		req = permissionRequest(use.Name, *c.prep)
+		req = h.tmpRequest(ctx, c, permissionRequest(use.Name, *c.prep))
+		req.Input, req.Params = c.use.Input, c.tool.params()
 		req.Hook = hooks.verdict
 		d = h.policy.Decide(ctx, req)
 	}
@@ -152,8 +162,16 @@ func (h *Host) judge(ctx context.Context, c *call) *call {
 	case permission.Allow:
 		return c
 	case permission.Ask:
-		if d = h.ask(ctx, req, d); d.Behavior == permission.Allow {
+		var stop *hookStop
+		if d, stop = h.ask(ctx, req, d); stop != nil {
+			c.stop = stop.cause(c.use)
+		}
+		if d.Behavior == permission.Allow && stop == nil {
 			c.decision = d
+			return c
+		}
+		if d.Behavior == permission.Allow {
+			c.finish(StatusDenied, stop.message())
 			return c
 		}
 	case permission.Deny:
@@ -246,13 +264,31 @@ const prepareTimeout = 30 * time.Second
 // size as it is decoded, checked and copied.
 const maxInputBytes = 4 << 20
 
-// ask resolves an Ask: with the prompter, which may grant rules for the
-// session or for good, or by denying when nobody can be asked. It returns
-// the final decision.
-func (h *Host) ask(ctx context.Context, req permission.Request, d permission.Decision) permission.Decision {
-	d, err := h.policy.Resolve(ctx, h.opts.Prompter, req, d)
-	if err != nil {
-		h.log.Warn("an allow rule could not be saved; it holds for this session only", "error", err)
+// ask resolves an Ask: by the PermissionRequest hooks, which answer in the
+// user's place and are recorded as the user's answer; else with the
+// prompter, which may grant rules for the session or for good, or by
+// denying when nobody can be asked. It returns the final decision, and a
+// hook's stop of the turn.
+func (h *Host) ask(ctx context.Context, req permission.Request, d permission.Decision) (permission.Decision, *hookStop) {
+	step := d.Step
+	hd, decided, stop := h.permissionRequest(ctx, req, d)
+	if decided {
+		d = hd
+		rec := d
+		rec.ByUser = true // the hook answered for the user
+		h.recordAsk(ctx, req, step, rec)
+	} else {
+		defer func() { h.recordAsk(ctx, req, step, d) }()
+		wait := func() {}
+		if h.opts.Prompter != nil {
+			wait = h.notify(ctx, "permission_prompt", fmt.Sprintf("riot needs your permission to use %s", req.Tool))
+		}
+		var err error
+		d, err = h.policy.Resolve(ctx, h.opts.Prompter, req, d)
+		wait()
+		if err != nil {
+			h.log.Warn("an allow rule could not be saved; it holds for this session only", "error", err)
+		}
 	}
 	if d.Behavior == permission.Allow && d.ByUser {
 		grants, err := h.state.AddGrants(h.policy.Grants())
@@ -266,7 +302,7 @@ func (h *Host) ask(ctx context.Context, req permission.Request, d permission.Dec
 			}
 		}
 	}
-	return d
+	return d, stop
 }
 
 func (c *call) finish(status Status, text string) {

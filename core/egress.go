@@ -40,8 +40,9 @@ type egressHost struct {
 	// calls are the registered calls by caller key, for the questions
 	// their commands' connections raise.
 	calls map[string]egressCall
-	// unasked are the host:port questions refused because nobody could be
-	// asked; refused those the user refused.
+	// unasked are the questions refused because nobody could be asked;
+	// refused those the user refused. Both are keyed by the question's
+	// Rule, as the proxy keys its questions (egressRuleKey).
 	unasked, refused map[string]bool
 	// resolver, when set (by tests), is the proxy's resolver.
 	resolver egress.Resolver
@@ -239,7 +240,7 @@ func (h *Host) finishEgress(key string) string {
 // persistDomain.
 func (h *Host) askEgress(ctx context.Context, q egress.Question) egress.Answer {
 	e := &h.egress
-	key := hostPortKey(q.Host, q.Port)
+	key := q.Rule
 	e.mu.Lock()
 	c, ok := e.calls[q.Caller]
 	e.mu.Unlock()
@@ -292,6 +293,20 @@ func hostPortKey(host string, port int) string {
 	return net.JoinHostPort(host, strconv.Itoa(port))
 }
 
+// egressRuleKey is the key of the proxy's question about a refused
+// host:port: the allowed_domains entry naming exactly it, in the form
+// the proxy gives Question.Rule (the entry parsed and printed again). A
+// host that does not parse was never asked about, and keeps its
+// host:port form, which no question's key equals.
+func egressRuleKey(host string, port int) string {
+	target := hostPortKey(host, port)
+	r, err := egress.ParseRule(target)
+	if err != nil {
+		return target
+	}
+	return r.String()
+}
+
 // denialNote is what a call's result says of the connections the proxy
 // refused its command: each host:port, why, and for a name no rule
 // covers that nobody could be asked about, the line that would allow it.
@@ -305,9 +320,10 @@ func (h *Host) denialNote(denied []egress.Denial) string {
 	b.WriteString("(riot's network proxy refused connections this command tried to make:")
 	for _, d := range denied {
 		target := hostPortKey(d.Host, d.Port)
+		key := egressRuleKey(d.Host, d.Port)
 		e.mu.Lock()
-		unasked := e.unasked[target] || !e.asks
-		refused := e.refused[target]
+		unasked := e.unasked[key] || !e.asks
+		refused := e.refused[key]
 		e.mu.Unlock()
 		verdict := e.policy.Check(d.Host, d.Port).Verdict
 		switch {

@@ -29,15 +29,23 @@ import (
 
 // bashBin builds the Bash builtin's standalone binary once, beside the
 // test plugins.
-var bashBin = sync.OnceValues(func() (string, error) {
-	out := filepath.Join(filepath.Dir(bins.testkit), "riot-tool-bash")
-	cmd := exec.Command("go", "build", "-o", out, "./plugins/bash/cmd/riot-tool-bash")
+var bashBin = sync.OnceValues(func() (string, error) { return buildBash("riot-tool-bash") })
+
+// buildBash builds the Bash builtin beside the test plugins as name, with
+// the build tags given.
+func buildBash(name string, tags ...string) (string, error) {
+	out := filepath.Join(filepath.Dir(bins.testkit), name)
+	args := []string{"build"}
+	if len(tags) > 0 {
+		args = append(args, "-tags", strings.Join(tags, ","))
+	}
+	cmd := exec.Command("go", append(args, "-o", out, "./plugins/bash/cmd/riot-tool-bash")...)
 	cmd.Dir = ".."
 	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build the Bash plugin: %w\n%s", err, b)
+		return "", fmt.Errorf("build the Bash plugin %s: %w\n%s", name, err, b)
 	}
 	return out, nil
-})
+}
 
 // requireBwrap skips a test where bubblewrap cannot start a sandbox, and
 // fails it where RIOT_REQUIRE_SANDBOX is set.

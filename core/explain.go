@@ -81,6 +81,7 @@ func (h *Host) Explain(ctx context.Context, toolName string, input json.RawMessa
 	}
 	ex.Describe = c.prep.Describe
 	ex.Request = permissionRequest(toolName, *c.prep)
+	ex.Request.Input, ex.Request.Params = c.use.Input, t.params()
 	ex.Request.Hook = verdict
 	ex.Decision = h.policy.Decide(ctx, ex.Request)
 	ex.SandboxStatus = h.SandboxStatus(ctx)

@@ -22,3 +22,7 @@ func EgressDir(h *Host) string {
 	defer h.egress.mu.Unlock()
 	return h.egress.dir
 }
+
+// SessionTempDir is where h's session keeps the directory its sandboxed
+// commands see at /tmp, made or not.
+func SessionTempDir(h *Host) string { return h.sessionTempDir() }

@@ -42,6 +42,12 @@ type Options struct {
 	// plugin.NewServer builds one).
 	// Their tools come last in tools[].
 	HostTools []shared.ToolPlugin
+	// ToolSearch defers the tools of the MCP servers the config defers
+	// ([mcp_servers.NAME] defer_loading, [mcp] defer_threshold) to the end
+	// of tools[] (ToolInfo.Deferred), and serves the ToolSearch tool that
+	// finds them, right after the builtins. riot mcp leaves it off: an MCP
+	// client lists every tool and defers them itself.
+	ToolSearch bool
 	// NotEnabled names the plugins discovered but not enabled: a call of
 	// an unknown tool says they are there, since the tool may be theirs.
 	NotEnabled []string
@@ -129,9 +135,18 @@ type Host struct {
 	groupSeen func(group []*call)
 
 	closeOnce sync.Once
+	// hookState runs SessionStart once and SessionEnd at Close (hooks.go).
+	hookState sessionHooks
 
 	mcp      []*mcpsource.Source
 	mcpCache *mcpsource.Cache
+	// mcpProcs are mcp's plugins, and mcpSeen how many of each one's
+	// tools syncMCP has registered (under regMu).
+	mcpProcs []*pluginProc
+	mcpSeen  []int
+	// search is ToolSearch and the deferral of tools, with
+	// Options.ToolSearch (toolsearch.go).
+	search *toolSearch
 	// regMu guards tools and byName after New, which MCP servers'
 	// notifications/tools/list_changed append to.
 	regMu sync.RWMutex
@@ -149,6 +164,10 @@ type tool struct {
 	once sync.Once
 	val  *validator
 	err  error
+
+	// paramNames are the input schema's top-level properties (params.go).
+	paramsOnce sync.Once
+	paramNames []string
 
 	// prepares counts the Prepare exchanges of the tool's calls, which
 	// the tests of elision read.
@@ -231,6 +250,7 @@ func New(ctx context.Context, opts Options) (_ *Host, err error) {
 		return nil, err
 	}
 	h.cache = loadManifestCache(filepath.Join(h.stateDir, "cache", manifestCacheFile))
+	h.addToolSearch()
 	for _, spec := range opts.Plugins {
 		h.plugins = append(h.plugins, &pluginProc{h: h, spec: spec, log: h.log.Named(spec.Name), fileLog: h.fileLog.Named(spec.Name)})
 	}
@@ -248,6 +268,7 @@ func New(ctx context.Context, opts Options) (_ *Host, err error) {
 		h.log.Warn("cannot save the manifest cache", "error", err)
 	}
 	h.results.startPrune()
+	h.warnRuleProblems()
 	return h, nil
 }
 
@@ -262,7 +283,9 @@ func (h *Host) buildPolicy() error {
 		Mode: perms.Mode, Allow: perms.Allow, Ask: perms.Ask, Deny: perms.Deny,
 		// Only this session's results: another session's, or another
 		// workspace's, spilled output is not this call's to read.
-		Roots: roots, ReadOnlyRoots: []string{h.resultDir}, Classifier: classifier,
+		// The session's temporary directory, /tmp in the sandbox, is a
+		// root of its own (sandboxtmp.go).
+		Roots: append(roots, h.sessionTmpRoots()...), ReadOnlyRoots: []string{h.resultDir}, Classifier: classifier,
 		// riot's own config and state decide what tools may do, so a tool
 		// must not change them without asking.
 		Protect: []string{config.UserConfigDir(os.Getenv), h.stateDir},
@@ -418,10 +441,11 @@ func (h *Host) fetchManifest(ctx context.Context, p *pluginProc) (*shared.Manife
 	return &m, nil
 }
 
-// Tools lists the tools the model sees, in their fixed order. A tool a
-// bare deny rule names is left out: the model never sees it.
+// Tools lists the tools the model sees, in their fixed order, the
+// deferred ones last. A tool a bare deny rule names is left out: the model
+// never sees it.
 func (h *Host) Tools() []ToolInfo {
-	tools := h.toolList()
+	tools, deferred := h.search.order(h.toolList())
 	out := make([]ToolInfo, 0, len(tools))
 	for _, t := range tools {
 		if h.policy.Hidden(t.spec.Name) {
@@ -430,7 +454,8 @@ func (h *Host) Tools() []ToolInfo {
 		out = append(out, ToolInfo{
 			Name: t.spec.Name, Description: t.spec.Prompt,
 			InputSchema: t.spec.InputSchema, Plugin: t.plugin.spec.Name,
-			Annotations: annotationsOf(t.spec.Annotations),
+			Annotations: annotationsOf(t.spec.Annotations), OutputSchema: t.spec.OutputSchema,
+			Deferred: deferred[t.plugin], Cascades: t.spec.CascadesOnFailure,
 		})
 	}
 	return out
@@ -456,6 +481,7 @@ func (h *Host) FlushSession() error {
 // them (what they change later is written at once).
 func (h *Host) Close() error {
 	h.closeOnce.Do(func() {
+		h.endSession()
 		var wg sync.WaitGroup
 		for _, p := range h.plugins {
 			wg.Add(1)
@@ -466,6 +492,7 @@ func (h *Host) Close() error {
 		wg.Wait()
 		// A probe started ahead of the calls leaves no bwrap behind.
 		h.sbox.probing.Wait()
+		h.closeSessionTmp()
 		// No command is left to use the proxy.
 		h.closeEgress()
 		h.closeMCP()
@@ -533,6 +560,9 @@ func (h *Host) builtinStartError() error {
 
 // unknownTool is the message for a name no tool has.
 func (h *Host) unknownTool(name string) string {
+	if msg := h.MissingMCPTool(name); msg != "" {
+		return msg
+	}
 	for _, p := range h.plugins {
 		err, ok := h.startErrs[p.spec.Name]
 		if ok && p.spec.Lock != nil && slices.Contains(p.spec.Lock.Tools, name) {
@@ -544,7 +574,7 @@ func (h *Host) unknownTool(name string) string {
 	var failed []string
 	for _, p := range h.plugins {
 		if err, ok := h.startErrs[p.spec.Name]; ok {
-			failed = append(failed, err.Error())
+			failed = append(failed, h.startProblem(p.spec.Name, err))
 		}
 	}
 	slices.Sort(failed)
@@ -580,6 +610,7 @@ type PluginInfo struct {
 // Plugins lists the host's plugins in order, with their tools.
 func (h *Host) Plugins() []PluginInfo {
 	var out []PluginInfo
+	tools := h.toolList()
 	for _, p := range h.plugins {
 		if p.spec.impl != nil {
 			continue
@@ -587,7 +618,7 @@ func (h *Host) Plugins() []PluginInfo {
 		p.mu.Lock()
 		info := PluginInfo{Name: p.spec.Name, Path: p.spec.Path, Args: p.spec.Args, Protocol: p.protocol}
 		p.mu.Unlock()
-		for _, t := range h.toolList() {
+		for _, t := range tools {
 			if t.plugin == p {
 				info.Tools = append(info.Tools, t.spec.Name)
 				if t.spec.ReadOnlyWithoutSubjects {

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,7 +16,7 @@ func (h *Host) addMCPServers() {
 	if len(h.cfg.MCPServers) == 0 {
 		return
 	}
-	h.mcpCache = mcpsource.LoadCache(filepath.Join(h.stateDir, "cache", "mcp-tools.json"))
+	h.mcpCache = mcpsource.LoadCache(filepath.Join(h.stateDir, "cache", "mcp-tools.gob"))
 	for _, srv := range h.cfg.MCPServers {
 		if !srv.Enabled {
 			continue
@@ -28,9 +29,12 @@ func (h *Host) addMCPServers() {
 			OnToolsChanged: h.opts.OnToolsChanged,
 		})
 		spec := PluginSpec{Name: mcpsource.Prefix + srv.Name, Timeout: src.CallTimeout(), impl: src}
+		p := &pluginProc{h: h, spec: spec, log: log, fileLog: h.fileLog.Named("mcp." + srv.Name)}
 		h.mcp = append(h.mcp, src)
-		h.plugins = append(h.plugins, &pluginProc{h: h, spec: spec, log: log, fileLog: h.fileLog.Named("mcp." + srv.Name)})
+		h.mcpProcs = append(h.mcpProcs, p)
+		h.plugins = append(h.plugins, p)
 	}
+	h.mcpSeen = make([]int, len(h.mcp))
 }
 
 // closeMCP stops every MCP server and saves their tool lists.
@@ -69,6 +73,39 @@ func (h *Host) MCPServers() []MCPServerInfo {
 	return out
 }
 
+// MissingMCPTool says why name cannot be called when it is a tool of an
+// MCP server that never started, so never listed its tools: the server
+// and its cause (the timeout, the HTTP status), for the model. It is ""
+// for any other name.
+func (h *Host) MissingMCPTool(name string) string {
+	if !strings.HasPrefix(name, mcpsource.Prefix) {
+		return ""
+	}
+	// The longest server name that prefixes the tool's is its server.
+	var owner *MCPServerInfo
+	servers := h.MCPServers()
+	for i, srv := range servers {
+		if strings.HasPrefix(name, mcpsource.ToolName(srv.Name, "")) && (owner == nil || len(srv.Name) > len(owner.Name)) {
+			owner = &servers[i]
+		}
+	}
+	if owner == nil || owner.Problem == "" || len(owner.Tools) > 0 {
+		return ""
+	}
+	return fmt.Sprintf("The %s MCP server did not start, so its tool %s cannot be called: %s", owner.Name, name, owner.Problem)
+}
+
+// startProblem is why the plugin named could not start: an MCP server's
+// own cause rather than how its source stopped.
+func (h *Host) startProblem(plugin string, err error) string {
+	for _, src := range h.mcp {
+		if mcpsource.Prefix+src.Name() == plugin && src.Problem() != "" {
+			return src.Problem()
+		}
+	}
+	return err.Error()
+}
+
 // lookup returns the named tool. A name with the MCP prefix that is not
 // registered may be a tool a server added since: the registry is brought up
 // to date first.
@@ -98,15 +135,15 @@ func (h *Host) toolList() []*tool {
 // syncMCP appends the tools MCP servers listed after the host was built
 // (notifications/tools/list_changed), in server order: tools are never
 // reordered or removed, so what the model saw stays valid.
+// Each server's tools are looked at once: mcpSeen counts those seen.
 func (h *Host) syncMCP() {
 	h.regMu.Lock()
 	defer h.regMu.Unlock()
-	for _, p := range h.plugins {
-		src, ok := p.spec.impl.(*mcpsource.Source)
-		if !ok {
-			continue
-		}
-		for _, spec := range src.Tools() {
+	for i, src := range h.mcp {
+		p := h.mcpProcs[i]
+		added := src.ToolsFrom(h.mcpSeen[i])
+		h.mcpSeen[i] += len(added)
+		for _, spec := range added {
 			if _, dup := h.byName[spec.Name]; dup {
 				continue
 			}

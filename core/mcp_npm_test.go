@@ -76,8 +76,13 @@ func TestMCPEverythingServer(t *testing.T) {
 
 	h := npmHost(t, srv)
 	got := toolNames(h)
-	if want := serverOrder(t, "mcp__everything__", node, args...); got != want {
-		t.Fatalf("tools\n%s\nwant the server's order\n%s", got, want)
+	// The pinned server lists simulate-research-query as a task-only tool
+	// (execution.taskSupport "required"), which riot leaves out since it
+	// does not speak the tasks extension; the Go SDK's client cannot see
+	// that field, so the oracle's list drops it by name.
+	want := strings.Replace(serverOrder(t, "mcp__everything__", node, args...), " mcp__everything__simulate-research-query", "", 1)
+	if got != want {
+		t.Fatalf("tools\n%s\nwant the server's order without its task-only tool\n%s", got, want)
 	}
 	if r := mcpCall(t, h, "mcp__everything__echo", `{"message":"hi"}`); r.Status != core.StatusDenied {
 		t.Fatalf("without a rule: %s %q", r.Status, r.Text())

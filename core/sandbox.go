@@ -29,6 +29,9 @@ type sandboxHost struct {
 	// that a turn needing no sandbox starts no bwrap.
 	probed atomic.Bool
 
+	// tmp is the session's temporary directory (sandboxtmp.go).
+	tmp sessionTmp
+
 	// mu guards base, the call-independent part of every profile.
 	mu   sync.Mutex
 	base *profileBase
@@ -141,7 +144,7 @@ func (h *Host) probeSandbox(ctx context.Context) error {
 		}
 		h.sbox.probeErr = probeSandbox(context.WithoutCancel(ctx), find)
 		if h.sbox.probeErr != nil && h.sandboxMode() == config.SandboxAuto {
-			h.log.Warn("the kernel sandbox is off for this session: " + h.sbox.probeErr.Error() + ". Install the bubblewrap package (apt-get install bubblewrap) to confine Bash and Diagnostics, or set [sandbox] mode = \"off\" to silence this warning.")
+			h.log.Warn("the kernel sandbox is off for this session: " + h.sbox.probeErr.Error() + ". To confine Bash and Diagnostics, " + bwrap.Fix(h.sbox.probeErr) + "; or set [sandbox] mode = \"off\" to silence this warning.")
 		}
 	})
 	return h.sbox.probeErr
@@ -253,7 +256,7 @@ func (h *Host) sandboxFor(ctx context.Context, c *call) (*shared.SandboxProfile,
 		return h.startProfile(c.prep.ReadOnly, c.req, c.decision), ""
 	case config.SandboxRequired:
 		if err := h.probeSandbox(ctx); err != nil {
-			return nil, fmt.Sprintf("The call was not run: the kernel sandbox is required ([sandbox] mode = \"required\") but %s. Tell the user to install bubblewrap (Debian and Ubuntu: `apt-get install bubblewrap`) and make sure unprivileged user namespaces are enabled, or to set [sandbox] mode = \"auto\"; do not retry until then.", err)
+			return nil, fmt.Sprintf("The call was not run: the kernel sandbox is required ([sandbox] mode = \"required\") but %s. Tell the user to %s, or to set [sandbox] mode = \"auto\"; do not retry until then.", err, bwrap.Fix(err))
 		}
 		return h.startProfile(c.prep.ReadOnly, c.req, c.decision), ""
 	}

@@ -219,6 +219,18 @@ func uncachedProfile(h *Host, readOnly bool, req permission.Request, d permissio
 		p.ReadPaths = slices.DeleteFunc(p.ReadPaths, func(path string) bool { return !shown(path) })
 		p.WritePaths = slices.DeleteFunc(p.WritePaths, func(path string) bool { return !shown(path) })
 		p.MaskedPaths = append(p.MaskedPaths, hidden...)
+		// The system's secrets, but one the profile lists itself.
+		var system []string
+		for _, pre := range permission.SystemSecrets() {
+			matches, _ := filepath.Glob(pre + "*")
+			for _, m := range matches {
+				if phys, err := filepath.EvalSymlinks(m); err == nil && !slices.Contains(system, phys) &&
+					!slices.Contains(p.ReadPaths, phys) && !slices.Contains(p.WritePaths, phys) {
+					system = append(system, phys)
+				}
+			}
+		}
+		p.MaskedPaths = append(p.MaskedPaths, system...)
 	}()
 	p.MaskedPaths = append(p.MaskedPaths, h.denyMasks()...)
 	for _, d := range sb.DenyRead {
@@ -622,4 +634,118 @@ func sameProfile(a, b *shared.SandboxProfile) bool {
 		return p
 	}
 	return reflect.DeepEqual(norm(*a), norm(*b))
+}
+
+// prefixMatches finds every name a prefix starts, by its resolved path,
+// and watches the directory, so that a match made later is hidden from
+// the next call on.
+func TestPrefixMatches(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"shadow", "shadow-", "shadowed", "passwd", "key.real"} {
+		writeFile(t, filepath.Join(dir, f))
+	}
+	mkdir(t, filepath.Join(dir, "ssh"))
+	writeFile(t, filepath.Join(dir, "ssh", "host_a_key"))
+	if err := os.Symlink(filepath.Join(dir, "key.real"), filepath.Join(dir, "ssh", "host_b_key")); err != nil {
+		t.Fatal(err)
+	}
+	var w watches
+	prefixes := []string{filepath.Join(dir, "shadow"), filepath.Join(dir, "ssh", "host_"), filepath.Join(dir, "none", "x"), filepath.Join(dir, "gone")}
+	got := prefixMatches(prefixes, &w, true)
+	want := []string{
+		filepath.Join(dir, "shadow"), filepath.Join(dir, "shadow-"), filepath.Join(dir, "shadowed"),
+		filepath.Join(dir, "ssh", "host_a_key"), filepath.Join(dir, "key.real"),
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("matches %v, want %v", got, want)
+	}
+	if !w.hold() {
+		t.Fatal("nothing changed, yet the watches do not hold")
+	}
+	// Directories changed just now may change again unseen, unless trusted.
+	var racy watches
+	if _ = prefixMatches(prefixes, &racy, false); !racy.racy {
+		t.Error("the directories just made are trusted")
+	}
+	// A missing directory is watched through the one above it.
+	mkdir(t, filepath.Join(dir, "none"))
+	if w.hold() {
+		t.Error("making the directory a prefix names does not invalidate the base")
+	}
+	var w2 watches
+	_ = prefixMatches(prefixes, &w2, true)
+	writeFile(t, filepath.Join(dir, "ssh", "host_c_key"))
+	if w2.hold() {
+		t.Error("a host key made later does not invalidate the base")
+	}
+	if got := prefixMatches(prefixes, &w2, true); !slices.Contains(got, filepath.Join(dir, "ssh", "host_c_key")) {
+		t.Errorf("the key made later is not found: %v", got)
+	}
+}
+
+// The system's secrets are hidden from every profile, but one the call's
+// decision allowed by name (or allow_read names); a directory above one
+// uncovers nothing, and a path below one is shown inside its mask.
+func TestProfileHidesSystemSecrets(t *testing.T) {
+	var secrets []string
+	for _, s := range []string{"/etc/shadow", "/etc/gshadow"} {
+		if _, err := os.Lstat(s); err == nil {
+			secrets = append(secrets, s)
+		}
+	}
+	if len(secrets) == 0 {
+		t.Skip("this system has no /etc/shadow nor /etc/gshadow")
+	}
+	h, _ := sandboxHostFor(t, nil, config.Sandbox{Network: config.SandboxNetwork{Mode: config.NetworkNone}})
+	read := func(paths ...string) permission.Request {
+		var r permission.Request
+		for _, p := range paths {
+			r.Subjects = append(r.Subjects, permission.Subject{Kind: permission.PathSubject, Value: p, Access: permission.Read})
+		}
+		return r
+	}
+	allow := permission.Decision{Behavior: permission.Allow, ByUser: true}
+	for _, tc := range []struct {
+		name     string
+		readOnly bool
+		req      permission.Request
+		d        permission.Decision
+		shown    string // the secret the profile shows, if any
+	}{
+		{"a read-only call naming none", true, permission.Request{}, permission.Decision{Behavior: permission.Allow}, ""},
+		{"a call allowed to write", false, permission.Request{}, permission.Decision{Behavior: permission.Allow, Step: permission.StepMode}, ""},
+		{"the directory above", true, read("/etc"), allow, ""},
+		{"denied by name", true, read(secrets[0]), permission.Decision{Behavior: permission.Deny}, ""},
+		{"asked by name", true, read(secrets[0]), permission.Decision{Behavior: permission.Ask}, ""},
+		{"allowed by name", true, read(secrets[0]), allow, secrets[0]},
+		{"written by name", false, permission.Request{Subjects: []permission.Subject{{Kind: permission.PathSubject, Value: secrets[0], Access: permission.Write}}}, allow, secrets[0]},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := h.startProfile(tc.readOnly, tc.req, tc.d)
+			for _, s := range secrets {
+				if masked := slices.Contains(p.MaskedPaths, s); masked == (s == tc.shown) {
+					t.Errorf("%s masked %v: %v", s, masked, p.MaskedPaths)
+				}
+			}
+			if tc.shown != "" && !slices.Contains(slices.Concat(p.ReadPaths, p.WritePaths), tc.shown) {
+				t.Errorf("%s is allowed but not listed: read %v write %v", tc.shown, p.ReadPaths, p.WritePaths)
+			}
+		})
+	}
+	// allow_read naming one shows it to every call.
+	h2, _ := sandboxHostFor(t, nil, config.Sandbox{AllowRead: []config.SandboxPath{{Path: secrets[0]}}})
+	if p := h2.startProfile(true, permission.Request{}, permission.Decision{Behavior: permission.Allow}); slices.Contains(p.MaskedPaths, secrets[0]) {
+		t.Errorf("%s is in allow_read and must be shown: %v", secrets[0], p.MaskedPaths)
+	}
+}
+
+func TestSystemSecretMasks(t *testing.T) {
+	secrets := []string{"/etc/shadow", "/etc/ssl/private", "/etc/sudoers"}
+	p := &shared.SandboxProfile{ReadPaths: []string{"/etc", "/etc/ssl/private/x.pem", "/etc/shadow"}, WritePaths: []string{"/etc/sudoers"}}
+	if got, want := systemSecretMasks(secrets, p), []string{"/etc/ssl/private"}; !slices.Equal(got, want) {
+		t.Errorf("masks %v, want %v", got, want)
+	}
+	if !slices.Equal(secrets, []string{"/etc/shadow", "/etc/ssl/private", "/etc/sudoers"}) {
+		t.Errorf("the base's list changed: %v", secrets)
+	}
 }

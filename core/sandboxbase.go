@@ -63,6 +63,13 @@ type profileBase struct {
 	// secrets are the secret paths that exist and allow_read does not
 	// uncover.
 	secrets []string
+	// systemSecrets are the system's secret files that exist
+	// (permission.SystemSecrets), by their resolved paths: hidden from a
+	// command unless its profile lists one to show (profileOf).
+	systemSecrets []string
+	// hideEnv and passEnv are [sandbox] secret_env and pass_env, as every
+	// profile carries them.
+	hideEnv, passEnv []string
 	// results are the forms of this session's results dir, shown
 	// read-only to every command (profileOf); none while it does not exist,
 	// and then it is watched, so the first spill brings a new base.
@@ -205,7 +212,7 @@ func (h *Host) profileBase() *profileBase {
 // filesystem as it is now.
 func (h *Host) computeBase(key baseKey) *profileBase {
 	sb := h.cfg.Sandbox
-	b := &profileBase{key: key, at: h.now()}
+	b := &profileBase{key: key, at: h.now(), hideEnv: config.Texts(sb.SecretEnv), passEnv: config.Texts(sb.PassEnv)}
 	w := &b.watched
 	roots := h.roots()
 	for _, r := range roots {
@@ -273,7 +280,37 @@ func (h *Host) computeBase(key baseKey) *profileBase {
 			}
 		}
 	}
+	// What the sandbox shows of /etc holds /etc/shadow and host keys: a
+	// command the analysis misjudges, run as root, could read them.
+	b.systemSecrets = prefixMatches(permission.SystemSecrets(), w, h.sbox.trustRecent)
 	return b
+}
+
+// prefixMatches are the existing paths whose names start with one of
+// prefixes (/etc/shadow names /etc/shadow-, /etc/ssh/ssh_host_ each host
+// key), each by its resolved path, which the sandbox's view of a symlink
+// to it leads to too. The directory of each prefix is watched: a match
+// made later is hidden from the next call on.
+func prefixMatches(prefixes []string, w *watches, trustRecent bool) []string {
+	var out []string
+	add := func(p string) {
+		if phys, err := filepath.EvalSymlinks(p); err == nil && !slices.Contains(out, phys) {
+			out = append(out, phys)
+		}
+	}
+	for _, pre := range prefixes {
+		w.dir(pre, trustRecent)
+		// The name itself, found even in a directory riot cannot list.
+		add(pre)
+		dir, base := filepath.Split(pre)
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if strings.HasPrefix(e.Name(), base) {
+				add(filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	return out
 }
 
 // hiddenOwn are riot's directories no command may see: its state dir and

@@ -28,6 +28,9 @@ func (h *Host) startProfile(readOnly bool, req permission.Request, d permission.
 	b := h.profileBase()
 	failed := b.makeProtected()
 	p := h.profileOf(b, readOnly, req, d)
+	if p.TempDir != "" {
+		p.TempDir = h.makeSessionTmp()
+	}
 	p.ProtectedPaths = slices.DeleteFunc(p.ProtectedPaths, func(prot string) bool { return slices.Contains(failed, prot) })
 	return p
 }
@@ -41,8 +44,12 @@ func (h *Host) profileOf(b *profileBase, readOnly bool, req permission.Request, 
 		Network:  hostNetwork(h.networkMode()),
 		Required: h.sandboxMode() == config.SandboxRequired,
 		Reason:   profileReason(readOnly, d),
-		HideEnv:  config.Texts(h.cfg.Sandbox.SecretEnv),
-		PassEnv:  config.Texts(h.cfg.Sandbox.PassEnv),
+		// The call's own copies: the base is shared.
+		HideEnv: slices.Clone(b.hideEnv),
+		PassEnv: slices.Clone(b.passEnv),
+		// The session's /tmp, where it is or would be made (startProfile
+		// leaves it out should it fail to be).
+		TempDir: h.sessionTempDir(),
 	}
 	// The lists are the call's own: the base is shared.
 	if readOnly {
@@ -51,7 +58,12 @@ func (h *Host) profileOf(b *profileBase, readOnly bool, req permission.Request, 
 		p.WritePaths = slices.Clone(b.write)
 	}
 	p.ReadPaths = slices.Clone(b.read)
-	h.addAllowedPaths(p, req, d)
+	if h.addAllowedPaths(p, req, d) {
+		// The mount points of what this call alone shows in /tmp would
+		// be made in the session's directory and stay there for the
+		// session's later calls to find: this call gets a /tmp of its own.
+		p.TempDir = ""
+	}
 	// This session's spilled results, read-only, so that a spill path riot
 	// printed can be read back with Bash: the only part of riot's state a
 	// command sees. A host serves one session (New opens it), so its
@@ -74,8 +86,18 @@ func (h *Host) profileOf(b *profileBase, readOnly bool, req permission.Request, 
 	p.WritePaths = slices.DeleteFunc(p.WritePaths, func(path string) bool { return !shown(path) })
 	inRoot := slices.DeleteFunc(slices.Clone(b.inRoot), func(prot string) bool { return decisionCovers(d, prot) })
 	p.ProtectedPaths = slices.Concat(inRoot, b.own)
-	p.MaskedPaths = slices.Concat(masks, b.hidden)
+	p.MaskedPaths = slices.Concat(masks, b.hidden, systemSecretMasks(b.systemSecrets, p))
 	return p
+}
+
+// systemSecretMasks are the system's secrets p must hide: all but one p
+// lists itself, which the decision allowed by name (or allow_read names).
+// One p lists below a secret is shown inside its mask
+// (/etc/ssl/private/x.pem, not the rest of the directory).
+func systemSecretMasks(secrets []string, p *shared.SandboxProfile) []string {
+	return slices.DeleteFunc(slices.Clone(secrets), func(s string) bool {
+		return slices.Contains(p.ReadPaths, s) || slices.Contains(p.WritePaths, s)
+	})
 }
 
 // hostNetwork reports whether mode gives calls allowed to write the
@@ -103,8 +125,9 @@ func proxyNetwork(mode config.NetworkMode) bool {
 
 // addAllowedPaths adds to p each path outside its writable paths that the
 // decision allowed this call: reads read-only, writes writable (the
-// nearest existing ancestor, so that the file may be made).
-func (h *Host) addAllowedPaths(p *shared.SandboxProfile, req permission.Request, d permission.Decision) {
+// nearest existing ancestor, so that the file may be made). It reports
+// whether one of them is in /tmp.
+func (h *Host) addAllowedPaths(p *shared.SandboxProfile, req permission.Request, d permission.Decision) (inTmp bool) {
 	for _, s := range req.Subjects {
 		if s.Kind != permission.PathSubject || d.Behavior != permission.Allow {
 			continue
@@ -116,7 +139,9 @@ func (h *Host) addAllowedPaths(p *shared.SandboxProfile, req permission.Request,
 		// The sandbox has its own /proc and /dev and no /sys: a path
 		// named there is never bound from the host (plugin/sandbox skips
 		// /proc and /dev whatever the profile says).
-		if coveredBy(p.WritePaths, abs) || coveredBy(kernelDirs, abs) {
+		// The session's temporary directory is shown at /tmp, never
+		// at its own name.
+		if coveredBy(p.WritePaths, abs) || coveredBy(kernelDirs, abs) || p.TempDir != "" && within(abs, p.TempDir) {
 			continue
 		}
 		if s.Access == permission.Read {
@@ -124,7 +149,9 @@ func (h *Host) addAllowedPaths(p *shared.SandboxProfile, req permission.Request,
 		} else {
 			p.WritePaths = appendForms(p.WritePaths, existingAncestor(abs), nil)
 		}
+		inTmp = inTmp || within(abs, tmpView)
 	}
+	return inTmp
 }
 
 // kernelDirs hold no path a call's subject may bind: the sandbox's own

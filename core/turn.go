@@ -15,6 +15,9 @@ import (
 // failed.
 type cascadeCause struct {
 	id, tool, describe, cause string
+	// hook, when set, names the hook that stopped the turn with
+	// continue: false ("the PostToolUse hook `x`"); cause is its reason.
+	hook string
 }
 
 func (c *cascadeCause) Error() string { return "cascade from " + c.id }
@@ -29,11 +32,17 @@ func (c *cascadeCause) subject() string {
 
 // notRun is the result text of a call a cascade stopped before it began.
 func (c *cascadeCause) notRun() string {
+	if c.hook != "" {
+		return fmt.Sprintf("Not run: %s stopped this turn on %s call %s: %s. Do not re-issue this call until the user says to go on.", c.hook, c.tool, c.id, c.cause)
+	}
 	return fmt.Sprintf("Not run: %s failed: %s. Re-issue this call if it does not depend on that one.", c.subject(), c.cause)
 }
 
 // stopped is the result text of a call a cascade stopped while it ran.
 func (c *cascadeCause) stopped() string {
+	if c.hook != "" {
+		return fmt.Sprintf("Cancelled while running: %s stopped this turn on %s call %s: %s. This call was stopped and may have partially run; do not re-issue it until the user says to go on.", c.hook, c.tool, c.id, c.cause)
+	}
 	return fmt.Sprintf("Cancelled while running: %s failed: %s. This call was stopped and may have partially run; re-issue it if it does not depend on that one.", c.subject(), c.cause)
 }
 
@@ -45,6 +54,7 @@ func (c *cascadeCause) stopped() string {
 // ends Cancelled, naming it. RunTurn never fails: every problem is a
 // result.
 func (h *Host) RunTurn(ctx context.Context, uses []ToolUse) []ToolResult {
+	h.StartSession(ctx)
 	tctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	h.startNeeded(uses)
@@ -61,16 +71,28 @@ func (h *Host) RunTurn(ctx context.Context, uses []ToolUse) []ToolResult {
 			break
 		}
 		var group []*call
+		from := i
 		if pending != nil {
 			group, pending = []*call{pending}, nil
 		} else {
 			group, pending, i = h.nextGroup(tctx, uses, calls, i, afterUnsafe)
 		}
-		if len(group) == 0 {
-			continue
+		// A hook stopped the turn on a call judged: the calls judged
+		// before it run, nothing after it.
+		var stop *cascadeCause
+		for _, c := range calls[from:i] {
+			if c != nil && c.stop != nil {
+				stop, pending = c.stop, nil
+				break
+			}
 		}
-		h.runGroup(tctx, cancel, group, running)
-		afterUnsafe = !group[0].concurrencySafe()
+		if len(group) > 0 {
+			h.runGroup(tctx, cancel, group, running)
+			afterUnsafe = !group[0].concurrencySafe()
+		}
+		if stop != nil {
+			cancel(stop)
+		}
 	}
 	var cause *cascadeCause
 	_ = errors.As(context.Cause(tctx), &cause)
@@ -89,6 +111,7 @@ func (h *Host) RunTurn(ctx context.Context, uses []ToolUse) []ToolResult {
 		}
 	}
 	h.tellSessionState(calls, results)
+	h.afterTurnHooks(ctx, calls, results)
 	h.boundResults(calls, results)
 	return results
 }
@@ -132,6 +155,11 @@ func (h *Host) nextGroup(ctx context.Context, uses []ToolUse, calls []*call, i i
 			c := h.judge(ctx, checked)
 			calls[i] = c
 			i++
+			h.failureHooks(ctx, c)
+			if c.stop != nil {
+				stop = true
+				break
+			}
 			if c.done {
 				continue
 			}
@@ -177,10 +205,17 @@ func (h *Host) runGroup(ctx context.Context, cancel context.CancelCauseFunc, gro
 		if c.retry {
 			h.retry(ctx, c) // the guess was wrong: judged on the answer
 		}
-		if c.unrun {
-			return // as a call its Prepare stopped: it did not run
+		if !c.unrun { // else as a call its Prepare stopped: it did not run
+			h.postToolUse(ctx, c)
 		}
-		h.postToolUse(ctx, c)
+		h.failureHooks(ctx, c)
+		if c.stop != nil {
+			cancel(c.stop)
+			return
+		}
+		if c.unrun {
+			return
+		}
 		if c.cascades && c.result.Status == StatusFailed {
 			cancel(&cascadeCause{id: c.use.ID, tool: c.use.Name, describe: c.result.Describe, cause: causeOf(c)})
 		}

@@ -42,6 +42,14 @@ type ToolInfo struct {
 	// Annotations are what the tool declares of every call, for clients
 	// that show or gate tools; the zero value is the conservative reading.
 	Annotations Annotations
+	// OutputSchema, if set, is the JSON Schema of the tool's structured
+	// result: an ok result's UI payload is valid against it.
+	OutputSchema json.RawMessage
+	// Deferred says the tool is left out of the model's first view of
+	// tools[] until ToolSearch finds it (Options.ToolSearch).
+	Deferred bool
+	// Cascades says a failed call of it cancels the rest of its turn.
+	Cascades bool
 }
 
 // Annotations are the static properties a tool declares of every call

@@ -99,6 +99,7 @@ func sandboxFromProto(s *toolv1.Sandbox) *SandboxProfile {
 		Egress:         egressFromProto(s.GetEgress()),
 		HideEnv:        s.GetHideEnv(),
 		PassEnv:        s.GetPassEnv(),
+		TempDir:        absCleanOne(s.GetTempDir()),
 	}
 }
 
@@ -127,7 +128,7 @@ func sandboxToProto(p *SandboxProfile) *toolv1.Sandbox {
 	return &toolv1.Sandbox{
 		Mode: mode, ReadPaths: p.ReadPaths, WritePaths: p.WritePaths, ProtectedPaths: p.ProtectedPaths,
 		MaskedPaths: p.MaskedPaths, Network: p.Network, Required: p.Required, Reason: p.Reason,
-		Egress: egressToProto(p.Egress), HideEnv: p.HideEnv, PassEnv: p.PassEnv,
+		Egress: egressToProto(p.Egress), HideEnv: p.HideEnv, PassEnv: p.PassEnv, TempDir: p.TempDir,
 	}
 }
 
@@ -136,6 +137,15 @@ func egressToProto(e *Egress) *toolv1.Egress {
 		return nil
 	}
 	return &toolv1.Egress{Socket: e.Socket, User: e.User, Password: e.Password}
+}
+
+// absCleanOne is p cleaned, or "" when it is not absolute: a temporary
+// directory that is not one gives the sandbox its private /tmp.
+func absCleanOne(p string) string {
+	if s := absClean([]string{p}); len(s) == 1 {
+		return s[0]
+	}
+	return ""
 }
 
 func absClean(in []string) []string {

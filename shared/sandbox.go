@@ -41,6 +41,11 @@ type SandboxProfile struct {
 	HideEnv []string
 	// PassEnv are exact names kept even when a HideEnv pattern matches.
 	PassEnv []string
+	// TempDir is the session's temporary directory on the host, shown at
+	// /tmp to every call of the session (writable when Writable), so that
+	// what one command leaves in /tmp the next finds. "" gives each
+	// sandbox a private /tmp.
+	TempDir string
 }
 
 // Egress is riot's proxy for one call: a Unix socket on the host speaking

@@ -31,6 +31,9 @@ type ToolSpec struct {
 	Annotations    *Annotations
 	DefaultPrepare bool
 	HonoursExpect  bool
+	// OutputSchema is the JSON Schema every successful call's UI payload
+	// is valid against (MCP's outputSchema); nil declares none.
+	OutputSchema []byte
 }
 
 // Annotations are static properties of every call of a tool; each zero
@@ -62,7 +65,7 @@ func toolSpecFromProto(t *toolv1.ToolSpec) ToolSpec {
 	s := ToolSpec{
 		Name: t.GetName(), Prompt: t.GetPrompt(), InputSchema: t.GetInputSchema(),
 		CascadesOnFailure: t.GetCascadesOnFailure(), ReadOnlyWithoutSubjects: t.GetReadOnlyWithoutSubjects(),
-		DefaultPrepare: t.GetDefaultPrepare(), HonoursExpect: t.GetHonoursExpect(),
+		DefaultPrepare: t.GetDefaultPrepare(), HonoursExpect: t.GetHonoursExpect(), OutputSchema: t.GetOutputSchema(),
 	}
 	if b := t.GetResultBudget(); b != nil {
 		s.ResultBudget = &Budget{Unlimited: b.GetUnlimited(), LimitChars: b.GetLimitChars()}
@@ -86,6 +89,7 @@ func toolSpecToProto(t ToolSpec) *toolv1.ToolSpec {
 	s := &toolv1.ToolSpec{
 		Name: t.Name, Prompt: t.Prompt, InputSchema: t.InputSchema, CascadesOnFailure: t.CascadesOnFailure,
 		ReadOnlyWithoutSubjects: t.ReadOnlyWithoutSubjects, DefaultPrepare: t.DefaultPrepare, HonoursExpect: t.HonoursExpect,
+		OutputSchema: t.OutputSchema,
 	}
 	if b := t.ResultBudget; b != nil {
 		s.ResultBudget = &toolv1.Budget{Unlimited: b.Unlimited, LimitChars: b.LimitChars}

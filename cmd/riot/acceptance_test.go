@@ -45,10 +45,10 @@ func TestPermissionAcceptance(t *testing.T) {
 		}
 	}
 	// A read outside the workspace is not allowed silently.
-	r := e.riot("", "call", "Read", `{"file_path":"/etc/hostname"}`)
+	r := e.riot("", "call", "Read", `{"file_path":"/etc/shadow"}`)
 	r.want(t, 1, "outside the workspace")
 	// explain shows the fence step.
-	e.riot("", "explain", "Read", `{"file_path":"/etc/hostname"}`).want(t, 0, "safety checks", "outside the workspace")
+	e.riot("", "explain", "Read", `{"file_path":"/etc/shadow"}`).want(t, 0, "safety checks", "outside the workspace")
 }
 
 func TestBashAcceptance(t *testing.T) {

@@ -7,18 +7,26 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
 
 	"github.com/riot-tools/riot/config"
+	"github.com/riot-tools/riot/core"
 )
 
 func (a *app) configCommand() *cobra.Command {
-	var defaults bool
+	var defaults, check bool
 	cmd := &cobra.Command{
 		Use:   "config",
 		Short: "Show the effective config and where each value came from",
-		Args:  cobra.NoArgs,
+		Long: "Show the effective config and where each value came from. With --check, check the permission rules " +
+			"against the tools they name instead (this starts the plugins and MCP servers to read their schemas), " +
+			"and exit 2 if one does not fit.",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if check {
+				return a.checkRules(cmd)
+			}
 			if defaults {
 				_, err := cmd.OutOrStdout().Write(config.Defaults())
 				return err
@@ -33,7 +41,34 @@ func (a *app) configCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&defaults, "defaults", false, "print the embedded defaults")
+	cmd.Flags().BoolVar(&check, "check", false, "check the permission rules against the tools' parameters")
+	cmd.MarkFlagsMutuallyExclusive("defaults", "check")
 	return cmd
+}
+
+// checkRules reports each permission rule that does not fit the tool it
+// names (core.Host.RuleProblems), which would refuse every call of it.
+// The host's own warning of them at start is left out, so that each is
+// said once.
+func (a *app) checkRules(cmd *cobra.Command) error {
+	logger := hclog.New(&hclog.LoggerOptions{Name: "riot", Level: hclog.Error, Output: cmd.ErrOrStderr()})
+	h, err := a.host(cmd.Context(), core.Options{Logger: logger})
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	problems := h.RuleProblems()
+	for _, p := range problems {
+		fmt.Fprintf(cmd.ErrOrStderr(), "riot: %v\n", p)
+	}
+	switch n := len(problems); {
+	case n == 1:
+		return &exitError{code: exitUsage, msg: "1 permission rule does not fit the tool it names; fix it, or each call of that tool is refused"}
+	case n > 1:
+		return &exitError{code: exitUsage, msg: fmt.Sprintf("%d permission rules do not fit the tools they name; fix them, or each call of those tools is refused", n)}
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "the permission rules fit the %d tools they may name\n", len(h.Tools()))
+	return nil
 }
 
 // printConfig prints every effective value, each with where it came from:

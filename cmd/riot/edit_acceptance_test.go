@@ -28,7 +28,8 @@ func TestBuiltinToolOrder(t *testing.T) {
 	for _, tool := range tools {
 		names = append(names, tool.Name)
 	}
-	want := []string{"Bash", "BashOutput", "KillShell", "Grep", "Read", "Diagnostics", "Edit", "Write", "Glob"}
+	// ToolSearch follows the builtins, whether or not any tool is deferred.
+	want := []string{"Bash", "BashOutput", "KillShell", "Grep", "Read", "Diagnostics", "Edit", "Write", "Glob", "ToolSearch"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("tools[] is %v, want %v", names, want)
 	}

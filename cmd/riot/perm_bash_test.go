@@ -96,7 +96,8 @@ func TestPermBashClasses(t *testing.T) {
 		class, cmd, decision, reason string
 		flags                        []string
 	}{
-		{"1 braces", "cat {,/}etc/hostname", "ask", "/etc/hostname is outside the workspace roots", nil},
+		{"1 braces", "cat {,/}etc/shadow", "ask", "/etc/shadow is outside the workspace roots", nil},
+		{"1 braces", "cat {,/}etc/hostname", "allow", "Read-only calls are allowed in default mode.", nil}, // issue 34: a system file
 		{"1 braces", "cat {secret,a}.txt", "deny", "on $WS/secret.txt has been denied by the rule `Read(**/secret.txt)`", nil},
 		{"2 file lists", "printf 'secret.txt\\0' | sort --files0-from=-", "ask", "`sort --files0-from` reads the names of the files it reads from a list", nil},
 		{"2 file lists", "find -files0-from list", "ask", "`find -files0-from` reads its starting points from a list", nil},
@@ -210,6 +211,8 @@ var oracleSystem = []string{
 	"/usr/", "/lib/", "/lib64/", "/etc/ld.so.", "/etc/locale.alias", "/etc/localtime", "/etc/nsswitch.conf",
 	"/etc/passwd", "/etc/group", "/etc/gitconfig", "/etc/magic", "/etc/terminfo", "/proc/self/", "/proc/filesystems",
 	"/proc/meminfo", "/sys/devices/system/cpu", "/sys/fs/cgroup", "/dev/null", "/dev/tty", "/dev/urandom", "/proc/sys/",
+	// issue 34: a system file a read-only command reads without asking (TestPermBashSystemReads has the class)
+	"/etc/hostname",
 }
 
 // TestPermBashStraceOracle is the oracle of issue 11, which does not trust the analyzer: a corpus (the issue's
@@ -218,13 +221,7 @@ var oracleSystem = []string{
 // `strace -f`, and the test fails if one opened a denied file, opened anything outside the workspace but the
 // system paths a program needs, or made a writing system call.
 func TestPermBashStraceOracle(t *testing.T) {
-	strace, err := exec.LookPath("strace")
-	if err != nil {
-		if os.Getenv("RIOT_TEST_REQUIRE_STRACE") != "" {
-			t.Fatal("strace is not installed, and CI must run the oracle (.ci/run installs it)")
-		}
-		t.Skip("strace is not installed")
-	}
+	strace := needStrace(t)
 	e := newEnv(t)
 	// The oracle tests the first line of defence alone: the analysis, not
 	// the kernel sandbox behind it (which sandbox_test.go tests with the
@@ -302,7 +299,7 @@ func runOracle(t *testing.T, e *env, tr bashTree, strace string, corpus []string
 	traceDir := t.TempDir()
 	cmd := e.command("["+strings.Join(uses, ",")+"]", append([]string{"run", "--deny", denySecret}, flags...)...)
 	cmd.Args = append([]string{strace, "-ff", "-qq", "-y", "-s", "4096", "-o", filepath.Join(traceDir, "t"),
-		"-e", "trace=%file,%desc,%process", "--"}, cmd.Args...)
+		"-e", "trace=%file,%desc,%process,%network", "--"}, cmd.Args...)
 	cmd.Path = strace
 	out, err := cmd.Output()
 	if err != nil {
@@ -396,6 +393,16 @@ func oracleViolations(t *testing.T, dir string, tr bashTree, tmp string) ([]stri
 func oracleForbidden(l string, tr bashTree, tmp string) string {
 	call, _, _ := strings.Cut(l, "(")
 	switch call {
+	case "execve", "execveat":
+		if strings.Contains(l, `("`+tr.ws+"/") || strings.Contains(l, `"./`) {
+			return "an exec of the project's code"
+		}
+		return ""
+	case "connect", "sendto", "sendmsg":
+		if strings.Contains(l, "AF_INET") || strings.Contains(l, "AF_NETLINK") && call == "connect" {
+			return "a use of the network"
+		}
+		return ""
 	case "unlink", "unlinkat", "rename", "renameat", "renameat2", "mkdir", "mkdirat", "rmdir", "chmod", "fchmod",
 		"fchmodat", "chown", "fchown", "fchownat", "lchown", "truncate", "ftruncate", "link", "linkat", "symlink",
 		"symlinkat", "mknod", "mknodat", "utimensat", "utimes", "setxattr", "lsetxattr", "removexattr":
@@ -459,4 +466,218 @@ func FuzzStraceOracle(f *testing.F) {
 			t.Error(v)
 		}
 	})
+}
+
+// TestPermBashInspectOracle is the oracle of issue 34's newly allowed classes: each command of the corpus must
+// be allowed in default mode (read-only, no question) and, run under strace, open nothing for writing outside
+// riot's own files, execute nothing from the workspace, and use no network. A command whose program is missing
+// is left out with a log line, but in CI every program must be there (.ci/run installs them).
+func TestPermBashInspectOracle(t *testing.T) {
+	strace := needStrace(t)
+	e := newEnv(t)
+	e.sandboxOff() // the analysis alone, as in TestPermBashStraceOracle
+	tr := newBashTree(t, e, true)
+	for _, l := range []string{"lnk", "olnk"} {
+		if err := os.Remove(filepath.Join(tr.ws, l)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.write("data.json", `{"name":"x","deps":{"a":1}}`+"\n")
+	e.write("script.sh", "rm -rf /\n")
+	elf, err := os.ReadFile("/bin/true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.write("app", string(elf))
+	for _, mk := range [][]string{{"tar", "-cf", "dist.tar", "a.txt", "d"}, {"zip", "-q", "dist.zip", "a.txt", "b.txt"}} {
+		if _, err := exec.LookPath(mk[0]); err != nil {
+			continue
+		}
+		c := exec.Command(mk[0], mk[1:]...)
+		c.Dir = tr.ws
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", mk, err, out)
+		}
+	}
+	// git grep and cat-file print contents, so they ask here, where the repository tracks the denied
+	// secret.txt (TestAnalyzeInspectTable has them); find stays out of d, which holds one.
+	corpus := []struct{ cmd, program string }{
+		{"file -b app a.txt", "file"}, {"strings -n 4 app | head -3", "strings"}, {"od -A x -t x1z -N 32 app", "od"},
+		{"hexdump -C -n 32 app", "hexdump"}, {"xxd -l 32 app", "xxd"}, {"xxd -r -p a.txt | od -c | head -2", "xxd"},
+		{"objdump -d app | head -20", "objdump"}, {"objdump -h app", "objdump"}, {"readelf -h app", "readelf"},
+		{"nm -D app | head", "nm"}, {"unzip -l dist.zip", "unzip"}, {"tar -tf dist.tar", "tar"}, {"tar tvf dist.tar", "tar"},
+		{"jq -r .name data.json", "jq"}, {"jq --slurpfile x data.json -n '$x'", "jq"}, {"python3 -m json.tool data.json", "python3"},
+		{"command -v git", "bash"}, {"ps aux | head -3", "ps"}, {"pgrep -l bash | head -3", "pgrep"}, {"lsof -p $$ | head -3", "lsof"},
+		{"bash -n script.sh", "bash"}, {"sh -n script.sh", "sh"},
+		{"git --version", "git"}, {"node --version", "node"}, {"python3 --version", "python3"}, {"gcc --version", "gcc"},
+		{"make -v", "make"}, {"perl -v", "perl"},
+		{"git reflog", "git"}, {"git reflog show --oneline -3", "git"}, {"git stash list", "git"}, {"git branch -a", "git"},
+		{"git branch --list 'm*'", "git"}, {"git ls-tree -r HEAD", "git"},
+		{"git ls-files", "git"}, {"git describe --always", "git"},
+		{"git shortlog -s HEAD", "git"}, {"git rev-list --count HEAD", "git"}, {"git -C d log --oneline", "git"},
+		{"export NODE_ENV=test", "bash"}, {"export X=1; echo $X", "bash"}, {"f=a.txt; echo \"$f\"", "bash"},
+		{"while read -r l; do echo \"$l\"; done < a.txt", "bash"}, {"for f in a.txt b.txt; do wc -l \"$f\"; done", "bash"},
+		{"echo $(jq -r .name data.json)", "jq"}, {"find d/e -name *.go -type f", "find"}, {"/usr/bin/cat a.txt", "cat"},
+		{"/bin/ls d", "ls"},
+	}
+	var cmds []string
+	for _, c := range corpus {
+		if _, err := exec.LookPath(c.program); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Errorf("%s is not installed, and CI must run %q (.ci/run installs it)", c.program, c.cmd)
+			}
+			t.Logf("left out %q: %s is not installed", c.cmd, c.program)
+			continue
+		}
+		if c.program == "unzip" || c.program == "tar" {
+			if _, err := os.Stat(filepath.Join(tr.ws, "dist."+map[string]string{"unzip": "zip", "tar": "tar"}[c.program])); err != nil {
+				t.Logf("left out %q: no archive (zip or tar missing)", c.cmd)
+				continue
+			}
+		}
+		if ex := e.explainBash(c.cmd, "--deny", denySecret); ex.Decision != "allow" {
+			t.Errorf("%s: %s by %s (%s)", c.cmd, ex.Decision, ex.Step, ex.Reason)
+			continue
+		}
+		cmds = append(cmds, c.cmd)
+	}
+	ran, violations := runOracle(t, e, tr, strace, cmds)
+	for _, v := range violations {
+		// Programs read their own installation (a pyenv shim's scripts, a toolchain's files) wherever it is;
+		// what must not happen is a read of the other project beside the workspace.
+		if strings.HasPrefix(v, "an open outside the workspace") && !strings.Contains(v, tr.out) {
+			continue
+		}
+		t.Error(v)
+	}
+	if ran != len(cmds) {
+		t.Errorf("%d of %d allowed calls ran", ran, len(cmds))
+	}
+	if _, err := os.Stat(filepath.Join(tr.ws, "pwned")); err == nil {
+		t.Error("a command ran the project's code")
+	}
+}
+
+// needStrace is strace's path, or skips the test (fails it when CI requires strace).
+func needStrace(t *testing.T) string {
+	t.Helper()
+	strace, err := exec.LookPath("strace")
+	if err != nil {
+		if os.Getenv("RIOT_TEST_REQUIRE_STRACE") != "" {
+			t.Fatal("strace is not installed, and CI must run the oracle (.ci/run installs it)")
+		}
+		t.Skip("strace is not installed")
+	}
+	return strace
+}
+
+// TestPermBashQuotedWords: a prefix rule covers a command whose shell syntax is all quoted (issue 34): the
+// Bash plugin sends its words quoted, and the core matches the rule on them; what really chains, substitutes
+// or writes still asks. The allowed command then runs as written.
+func TestPermBashQuotedWords(t *testing.T) {
+	e := newEnv(t)
+	e.write("f", "a|b\nc\n")
+	for _, c := range []struct{ rule, cmd, decision, step string }{
+		{"Bash(python3:*)", `python3 -c "import sys; print(1)"`, "allow", "allow rules"},
+		{"Bash(grep:*)", `grep "a|b" f`, "allow", "allow rules"},
+		{"Bash(grep:*)", `grep -E 'x>y;z' f`, "allow", "allow rules"},
+		{"Bash(python3:*)", `python3 x; rm y`, "ask", "mode"},
+		{"Bash(grep:*)", `grep x $(rm y)`, "ask", ""}, // the substitution's output is a path it cannot know
+		{"Bash(echo:*)", `echo x > ~/.bashrc`, "ask", "safety checks"},
+	} {
+		ex := e.explainBash(c.cmd, "--allow", c.rule)
+		if ex.Decision != c.decision || c.step != "" && ex.Step != c.step {
+			t.Errorf("%s with %s: %s by %s (%s), subjects %q; want %s by %s", c.cmd, c.rule, ex.Decision, ex.Step, ex.Reason, ex.Subjects, c.decision, c.step)
+		}
+	}
+	if ex := e.explainBash(`python3 -c "import sys; print(1)"`); len(ex.Subjects) == 0 || !strings.Contains(ex.Subjects[0], `'import sys; print(1)'`) {
+		t.Errorf("the subject does not show the quoted word: %q", ex.Subjects)
+	}
+	in := `[{"type":"tool_use","id":"q1","name":"Bash","input":{"command":"python3 -c \"import sys; print('ran', 1)\""}},` +
+		`{"type":"tool_use","id":"q2","name":"Bash","input":{"command":"grep \"a|b\" f"}}]`
+	e.riot(in, "run", "--allow", "Bash(python3:*)", "--allow", "Bash(grep:*)").want(t, 0, "ran 1", "a|b")
+}
+
+// TestPermBashSystemReads: issue 34's first class. Read-only commands read the system's own files outside the
+// workspace without asking: explain allows them, and under strace they open nothing for writing, run nothing
+// of the project's and use no network. Secrets and the home directory are still asked. With the sandbox on,
+// the command sees each file it was allowed to read.
+func TestPermBashSystemReads(t *testing.T) {
+	strace := needStrace(t)
+	e := newEnv(t)
+	e.sandboxOff() // the analysis alone, as in TestPermBashStraceOracle
+	tr := newBashTree(t, e, false)
+	if err := os.WriteFile(filepath.Join(e.home, ".bashrc"), []byte("# rc\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var cmds []string
+	for _, c := range []struct{ cmd, file string }{
+		{"cat /etc/os-release", "/etc/os-release"}, {"cat /etc/hostname", "/etc/hostname"}, {"ls /usr/lib", "/usr/lib"},
+		{"head -3 /proc/cpuinfo", "/proc/cpuinfo"}, {"grep -c MemTotal /proc/meminfo", "/proc/meminfo"},
+		{"wc -l /usr/share/common-licenses/GPL-3", "/usr/share/common-licenses/GPL-3"}, {"file /usr/bin/env", "/usr/bin/env"},
+		{"head -1 /var/lib/dpkg/status", "/var/lib/dpkg/status"}, {"cat /usr/share/dict/words | head -2", "/usr/share/dict/words"},
+	} {
+		if _, err := os.Stat(c.file); err != nil {
+			t.Logf("left out %q: %v", c.cmd, err)
+			continue
+		}
+		if ex := e.explainBash(c.cmd); ex.Decision != "allow" || ex.Step != "mode" {
+			t.Errorf("%s: %s by %s (%s), subjects %q", c.cmd, ex.Decision, ex.Step, ex.Reason, ex.Subjects)
+			continue
+		}
+		cmds = append(cmds, c.cmd)
+	}
+	if len(cmds) < 4 {
+		t.Fatalf("only %d system reads to run: %q", len(cmds), cmds)
+	}
+	for _, c := range []struct{ cmd, reason string }{
+		{"cat /etc/shadow", "/etc/shadow is outside the workspace roots"},
+		{"cat ~/.bashrc", e.home + "/.bashrc is outside the workspace roots"},
+		{"ls /etc", "/etc is outside the workspace roots"},
+		{"grep -r x /etc/ssl", "/etc/ssl is outside the workspace roots"},
+		{"cat /proc/self/environ", "goes through /proc/self"},
+		{"cat " + tr.out + "/osecret.txt", "is outside the workspace roots"},
+	} {
+		if ex := e.explainBash(c.cmd); ex.Decision != "ask" || !strings.Contains(ex.Reason, c.reason) {
+			t.Errorf("%s: %s by %s (%s), want ask with %q", c.cmd, ex.Decision, ex.Step, ex.Reason, c.reason)
+		}
+	}
+	// A deny rule still denies a system file.
+	if ex := e.explainBash("cat /etc/hostname", "--deny", "Read(//etc/hostname)"); ex.Decision != "deny" {
+		t.Errorf("cat /etc/hostname with a deny rule: %+v", ex)
+	}
+	ran, violations := runOracle(t, e, tr, strace, cmds)
+	for _, v := range violations {
+		// The files read are the point; what must not happen is a write, an exec of the project's code, the
+		// network, or a read of the project beside the workspace.
+		if strings.HasPrefix(v, "an open outside the workspace") && !strings.Contains(v, tr.out) && !strings.Contains(v, e.home) {
+			continue
+		}
+		t.Error(v)
+	}
+	if ran != len(cmds) {
+		t.Errorf("%d of %d allowed calls ran", ran, len(cmds))
+	}
+}
+
+// TestPermBashSystemReadsSandboxed: in the sandbox, an allowed read of a system file finds it, /var/lib
+// included, which the sandbox shows only when a call is allowed to read it.
+func TestPermBashSystemReadsSandboxed(t *testing.T) {
+	requireSandbox(t)
+	e := newEnv(t)
+	e.userConfig("[sandbox]\nmode = \"required\"\n")
+	want := map[string]string{}
+	for _, f := range []string{"/etc/hostname", "/var/lib/dpkg/status", "/usr/lib/os-release", "/proc/version"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Logf("left out %s: %v", f, err)
+			continue
+		}
+		first, _, _ := strings.Cut(string(b), "\n")
+		want[f] = first
+	}
+	for f, line := range want {
+		r := e.riot("", "call", "Bash", fmt.Sprintf(`{"command":"head -1 %s"}`, f))
+		r.want(t, 0, line)
+	}
 }

@@ -37,6 +37,9 @@ type app struct {
 	// noPluginWarnings is set by commands that report plugin problems
 	// themselves (riot plugins) or must print nothing extra (completion).
 	noPluginWarnings bool
+	// everyTool is set by riot mcp, whose clients list every tool and
+	// defer them themselves: its host defers none and has no ToolSearch.
+	everyTool bool
 	// statuses are every plugin known, discovered or configured, as the
 	// last host was resolved.
 	statuses []core.PluginStatus
@@ -45,6 +48,10 @@ type app struct {
 	// cfg is the config the host was built from, and specs its plugins.
 	cfg   *config.Config
 	specs []core.PluginSpec
+	// preloaded is a config a command read before building its host (riot
+	// run, to find [remote] url), which trustedConfig takes instead of
+	// reading the files again; once, so a host rebuilt later reads anew.
+	preloaded *loadedConfig
 	// lifetime, when set, is the RIOT_HOST_LIFETIME the plugins are given:
 	// a session host's, which outlives this invocation.
 	lifetime string
@@ -91,6 +98,7 @@ func commands() []command {
 		{"plugins", (*app).pluginsCommand}, {"explain", (*app).explainCommand}, {"config", (*app).configCommand},
 		{"mcp", (*app).mcpCommand}, {"version", (*app).versionCommand}, {"trust", (*app).trustCommand},
 		{core.BuiltinCommand, (*app).servePluginCommand}, {"serve", (*app).serveCommand},
+		{"permissions", (*app).permissionsCommand},
 	}
 }
 
@@ -196,11 +204,25 @@ func (a *app) loadConfig() (*config.Config, string, error) {
 	return cfg, ws, nil
 }
 
+// loadedConfig is what loadConfig read.
+type loadedConfig struct {
+	cfg *config.Config
+	ws  string
+}
+
 // trustedConfig is loadConfig for the commands that run tools: in an
 // untrusted workspace whose files would loosen something, it asks once on
 // a terminal, and warns about what stays ignored.
 func (a *app) trustedConfig() (*config.Config, string, error) {
-	cfg, ws, err := a.loadConfig()
+	var cfg *config.Config
+	var ws string
+	var err error
+	if a.preloaded != nil { // read a moment ago by this command: handed over once
+		cfg, ws = a.preloaded.cfg, a.preloaded.ws
+		a.preloaded = nil
+	} else {
+		cfg, ws, err = a.loadConfig()
+	}
 	if err == nil && a.askTrust(cfg) {
 		cfg, ws, err = a.loadConfig()
 	}
@@ -234,6 +256,7 @@ func (a *app) host(ctx context.Context, opts core.Options) (*core.Host, error) {
 		opts.Prompter = &trustingPrompter{Prompter: &permission.TTYPrompter{In: a.stdin, Out: a.stderr}, a: a, cfg: cfg}
 	}
 	opts.HookGuard = procguard.Self() // main runs procguard.Main
+	opts.ToolSearch = !a.everyTool
 	h, err := core.New(ctx, opts)
 	if err != nil {
 		return nil, &exitError{code: exitUsage, msg: err.Error()}

@@ -6,16 +6,21 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/riot-tools/riot/cmd/riot/internal/ident"
 	"github.com/riot-tools/riot/cmd/riot/internal/turnio"
 	"github.com/riot-tools/riot/core"
+	"github.com/riot-tools/riot/core/permission"
+	"github.com/riot-tools/riot/remote"
 )
 
 func (a *app) runCommand() *cobra.Command {
-	var format string
+	var format, remoteURL, tokenFile string
 	cmd := &cobra.Command{
 		Use:   "run [FILE|-]",
 		Short: "Run one assistant turn's tool calls and print the results",
@@ -25,7 +30,12 @@ func (a *app) runCommand() *cobra.Command {
 call, in input order: {"type":"tool_result","tool_use_id","content","is_error"}, or
 {"role":"tool","tool_call_id","content","status"} for openai, where status is ok, failed,
 denied or cancelled. Exits 0 whenever the turn ran, and 2 when
-the input is malformed.`,
+the input is malformed.
+
+With --remote URL (or [remote] url in the config) the turn runs in the session that
+riot mcp --listen serves at URL, a pod say, with the bearer token in --token-file (or
+[remote] token_file), and prints what a local run prints. Exits 1 when the session
+cannot be reached, and 2 when it refuses the token.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkFormat(format); err != nil {
@@ -39,9 +49,18 @@ the input is malformed.`,
 			if err != nil {
 				return usageErr("malformed turn: %v", err)
 			}
+			target, err := a.remoteTarget(remoteURL, tokenFile)
+			if err != nil {
+				return err
+			}
 			spin := a.spinner()
 			defer spin.stop()
-			out, err := a.runTurn(cmd.Context(), uses, format, spin.onProgress())
+			var out []byte
+			if target != nil {
+				out, err = a.remoteTurn(cmd.Context(), target, uses, format, spin.onProgress())
+			} else {
+				out, err = a.runTurn(cmd.Context(), uses, format, spin.onProgress())
+			}
 			if err != nil {
 				return err
 			}
@@ -52,7 +71,77 @@ the input is malformed.`,
 	}
 	cmd.Flags().StringVar(&format, "format", "anthropic", "API shape: anthropic or openai")
 	cmd.Flags().BoolVar(&a.daemon, "daemon", false, "with --session, start a session host when none is running")
+	cmd.Flags().StringVar(&remoteURL, "remote", "", "run the turn in the session riot mcp --listen serves at this URL (default [remote] url)")
+	cmd.Flags().StringVar(&tokenFile, "token-file", "", "with --remote, a file holding the session's bearer token (default [remote] token_file)")
 	return cmd
+}
+
+// remoteSession is where riot run sends its turn instead of running it.
+type remoteSession struct {
+	url, tokenFile string
+	timeout        time.Duration
+	maxParallel    int
+}
+
+// remoteTarget is the remote session of --remote, or else of [remote] url
+// (which an untrusted workspace's files cannot set), or nil to run here.
+func (a *app) remoteTarget(flagURL, flagToken string) (*remoteSession, error) {
+	cfg, ws, err := a.loadConfig()
+	if err == nil {
+		a.preloaded = &loadedConfig{cfg, ws}
+	}
+	if err != nil {
+		if flagURL == "" {
+			// Left to the local run, which says what is wrong.
+			return nil, nil
+		}
+		return nil, err
+	}
+	t := &remoteSession{url: cfg.Remote.URL, tokenFile: cfg.Remote.TokenFile, timeout: cfg.Remote.Timeout, maxParallel: cfg.Limits.MaxParallel}
+	if flagURL != "" {
+		t.url = flagURL
+	}
+	if flagToken != "" {
+		t.tokenFile = flagToken
+	}
+	switch {
+	case t.url == "" && flagToken != "":
+		return nil, usageErr("--token-file is the token of a remote session; give --remote URL too")
+	case t.url == "":
+		return nil, nil
+	case a.session != "":
+		return nil, usageErr("a remote session keeps its own state; drop --session, or run without --remote and [remote] url")
+	case t.tokenFile == "":
+		return nil, usageErr("the remote session at %s needs its bearer token: give --token-file FILE (or [remote] token_file)", t.url)
+	}
+	return t, nil
+}
+
+// remoteTurn runs uses in the remote session and renders the results as
+// a local run does. A question the session asks goes to the terminal, as
+// a local run's would; without one the session denies the call.
+func (a *app) remoteTurn(ctx context.Context, t *remoteSession, uses []core.ToolUse, format string, onProgress func(core.Progress)) ([]byte, error) {
+	data, err := os.ReadFile(t.tokenFile)
+	if err != nil {
+		return nil, usageErr("cannot read the token file %s: %s", t.tokenFile, fileReason(err))
+	}
+	token := strings.TrimSpace(string(data))
+	if token == "" {
+		return nil, usageErr("the token file %s is empty; write the remote session's bearer token in it", t.tokenFile)
+	}
+	opts := remote.Options{Token: token, Timeout: t.timeout, MaxParallel: t.maxParallel, OnProgress: onProgress, Version: ident.Version}
+	if interactive(a.stdin, a.stderr) {
+		opts.Elicitor = &permission.TTYPrompter{In: a.stdin, Out: a.stderr}
+	}
+	c, err := remote.Dial(ctx, t.url, opts)
+	switch {
+	case errors.Is(err, remote.ErrUnauthorized):
+		return nil, &exitError{code: exitUsage, msg: err.Error()}
+	case err != nil:
+		return nil, &exitError{code: exitOutcome, msg: err.Error()}
+	}
+	defer c.Close()
+	return turnio.Render(c.RunTurn(ctx, uses), format)
 }
 
 // runTurn runs uses in the session's host when one serves, and otherwise

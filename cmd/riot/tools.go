@@ -90,7 +90,12 @@ func checkFormat(f string) error {
 
 // writeToolsJSON prints tools[] in the shape of the named API, indented
 // by two spaces, as json.MarshalIndent would (TestToolsJSONShape holds it
-// to that), but without reflection: each schema is indented once, as it
+// to that). A deferred tool is marked as the API expects: Anthropic's
+// "defer_loading": true; OpenAI, which defers nothing, leaves it out, and
+// ToolSearch returns its definition when the model searches. Deferred
+// tools come last (core.Host.Tools), so what precedes them, the prompt
+// cache's prefix, is the same whether they are there or not. It works
+// without reflection: each schema is indented once, as it
 // is, where marshalling would compact it, indent the whole array, and
 // grow two buffers by doubling on the way.
 func writeToolsJSON(w io.Writer, tools []core.ToolInfo, format string) error {
@@ -100,10 +105,15 @@ func writeToolsJSON(w io.Writer, tools []core.ToolInfo, format string) error {
 		depth = "      "
 	}
 	b.WriteByte('[')
-	for i, t := range tools {
-		if i > 0 {
+	n := 0
+	for _, t := range tools {
+		if t.Deferred && format == "openai" {
+			continue
+		}
+		if n > 0 {
 			b.WriteByte(',')
 		}
+		n++
 		if format == "openai" {
 			b.WriteString("\n  {\n    \"type\": \"function\",\n    \"function\": {\n      \"name\": ")
 			writeJSONString(&b, t.Name)
@@ -129,10 +139,12 @@ func writeToolsJSON(w io.Writer, tools []core.ToolInfo, format string) error {
 		}
 		if format == "openai" {
 			b.WriteString("\n    }")
+		} else if t.Deferred {
+			b.WriteString(",\n    \"defer_loading\": true")
 		}
 		b.WriteString("\n  }")
 	}
-	if len(tools) > 0 {
+	if n > 0 {
 		b.WriteByte('\n')
 	}
 	b.WriteString("]\n")

@@ -11,9 +11,10 @@ import (
 // The shapes of tools[] as the APIs define them: writeToolsJSON must print
 // what json.MarshalIndent prints for these.
 type anthropicTool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	InputSchema json.RawMessage `json:"input_schema"`
+	Name         string          `json:"name"`
+	Description  string          `json:"description"`
+	InputSchema  json.RawMessage `json:"input_schema"`
+	DeferLoading bool            `json:"defer_loading,omitempty"`
 }
 
 type openaiTool struct {
@@ -37,15 +38,19 @@ func TestToolsJSONShape(t *testing.T) {
 		{Name: "Bash", Description: "Runs <cmd> & \"quotes\"\u2028line\tend", InputSchema: json.RawMessage(`{"type":"object","properties":{"command":{"type":"string","description":"a <b> & c"},"n":{"type":["integer","null"],"enum":[1,2.5,-3e2]}},"required":["command"],"additionalProperties":false}`)},
 		{Name: "Empty", Description: "", InputSchema: json.RawMessage(" {\n\t\"type\" : \"object\" , \"properties\" : { } , \"x\": [ ] }\n ")},
 		{Name: "None", Description: "ünïcode ✓"},
+		{Name: "Later", Description: "A deferred tool.", InputSchema: json.RawMessage(`{"type":"object"}`), Deferred: true},
 	}
 	for _, format := range []string{"anthropic", "openai"} {
-		for _, list := range [][]core.ToolInfo{tools, tools[:1], nil} {
+		for _, list := range [][]core.ToolInfo{tools, tools[:1], tools[3:], nil} {
 			want := make([]any, 0, len(list))
 			for _, t := range list {
+				if format == "openai" && t.Deferred {
+					continue // OpenAI has no deferral: ToolSearch returns it
+				}
 				if format == "openai" {
 					want = append(want, openaiTool{Type: "function", Function: openaiFunction{Name: t.Name, Description: t.Description, Parameters: t.InputSchema}})
 				} else {
-					want = append(want, anthropicTool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
+					want = append(want, anthropicTool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, DeferLoading: t.Deferred})
 				}
 			}
 			wb, err := json.MarshalIndent(want, "", "  ")

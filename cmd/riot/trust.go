@@ -78,7 +78,7 @@ extend to subdirectories. --list shows the record, --revoke removes DIR from it.
 			if _, err := st.Trust(key, sums, time.Now()); err != nil {
 				return trustErr(dir, err)
 			}
-			names := config.ContentFiles()
+			names := trustedFiles(sums, nil)
 			fmt.Fprintf(out, "trusted %s: its %s and %s apply as they are now; when one changes, what it loosens waits until you run riot trust again (undo: riot trust --revoke %s)\n",
 				key, strings.Join(names[:len(names)-1], ", "), names[len(names)-1], shellQuote(key))
 			return nil
@@ -117,7 +117,7 @@ func reviewTrust(w io.Writer, st trust.Store, ws string) (map[string]string, err
 		sums = cfg.Trust.Sums
 	}
 	summed := prev.State == trust.Trusted && prev.Files != nil
-	for _, name := range config.ContentFiles() {
+	for _, name := range trustedFiles(sums, prev.Files) {
 		cur, old := sums[name], prev.Files[name]
 		var what string
 		switch {
@@ -395,4 +395,18 @@ func localSum(workspace string) string {
 		return ""
 	}
 	return fmt.Sprintf("%x", sha256.Sum256(data))
+}
+
+// trustedFiles are the workspace files a trust record covers: the
+// ContentFiles, and Claude Code's settings files where they were summed,
+// which happens only when [hooks] import_claude reads them, so that a
+// workspace Claude Code alone uses is not asked about.
+func trustedFiles(sums, prev map[string]string) []string {
+	names := config.ContentFiles()
+	for _, name := range config.ClaudeSettingsFiles() {
+		if sums[name] != "" || prev[name] != "" {
+			names = append(names, name)
+		}
+	}
+	return names
 }

@@ -88,6 +88,8 @@ type boundedTransport struct {
 	// refused, if set, keeps the first status of an error response, so
 	// that a server that never started is named with it.
 	refused *refusal
+	// scan, if set, reads each tools/list response as it arrives.
+	scan func([]byte)
 }
 
 func (t *boundedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -100,6 +102,9 @@ func (t *boundedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	b := &boundedBody{rc: resp.Body, limit: t.limit, over: t.over, sse: mt == "text/event-stream"}
+	if t.scan != nil && listsTools(r) {
+		b.cap = &capture{scan: t.scan, sse: b.sse}
+	}
 	resp.Body = b
 	return resp, nil
 }
@@ -116,6 +121,8 @@ type boundedBody struct {
 	// line, without its line break, for spotting a blank line.
 	n, lineLen int
 	err        error
+	// cap, if set, copies what passes for a scan.
+	cap *capture
 }
 
 func (b *boundedBody) Read(p []byte) (int, error) {
@@ -123,6 +130,17 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 		return 0, b.err
 	}
 	n, err := b.rc.Read(p)
+	if b.cap != nil {
+		defer func() {
+			if b.err == nil {
+				b.cap.add(p[:n])
+			}
+			if err != nil {
+				b.cap.end()
+				b.cap = nil
+			}
+		}()
+	}
 	if !b.sse {
 		b.n += n
 		if b.n > b.limit {

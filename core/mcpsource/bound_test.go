@@ -32,7 +32,7 @@ func TestCheckedBoundsEachLine(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			over, stops := newOversize()
 			c := &conn{bad: make(chan struct{}), over: over}
-			got, err := io.ReadAll(c.checked(io.NopCloser(strings.NewReader(tc.in)), limit))
+			got, err := io.ReadAll(c.checked(io.NopCloser(strings.NewReader(tc.in)), limit, func([]byte) {}))
 			if tc.what == "" {
 				if err != nil || string(got) != tc.in || over.seen() != "" || *stops != 0 {
 					t.Fatalf("err %v, %d of %d bytes, over %q, stops %d", err, len(got), len(tc.in), over.seen(), *stops)

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/riot-tools/riot/internal/jsonschema"
 	"github.com/riot-tools/riot/shared"
 )
 
@@ -18,7 +19,7 @@ import (
 // the result into riot's blocks.
 func (s *Source) Call(ctx context.Context, req shared.CallRequest, send func(shared.CallEvent) error) error {
 	s.mu.Lock()
-	t := s.tools[req.Tool]
+	t, out := s.tools[req.Tool], s.outputs[req.Tool].schema
 	s.mu.Unlock()
 	if t == nil {
 		return send(failed(fmt.Sprintf("The %s MCP server does not serve %s. Call one of the tools listed instead.", s.name, req.Tool)))
@@ -42,7 +43,12 @@ func (s *Source) Call(ctx context.Context, req shared.CallRequest, send func(sha
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.opts.ToolTimeout)
 	defer cancel()
-	cctx, state, end := s.begin(cctx, req.CallID, send)
+	var idle *idleWatch
+	if d := s.opts.Server.IdleTimeout; d > 0 {
+		cctx, idle = watchIdle(cctx, d, s.after)
+		defer idle.stop()
+	}
+	cctx, state, end := s.begin(cctx, req.CallID, send, idle)
 	defer end()
 	params := &mcp.CallToolParams{Name: t.Name, Arguments: args}
 	if req.CallID != "" {
@@ -52,12 +58,13 @@ func (s *Source) Call(ctx context.Context, req shared.CallRequest, send func(sha
 	// Cancelling cctx makes the SDK send notifications/cancelled.
 	res, err := c.sess.CallTool(cctx, params)
 	state.finish()
+	idle.stop()
 	if err != nil {
 		return s.callFailed(ctx, cctx, c, req.Tool, err, send)
 	}
 	// A tool the call added was announced before its result.
 	s.awaitRelists(cctx)
-	return sendResult(res, state.taken(), send)
+	return s.sendResult(res, req.Tool, out, state.taken(), send)
 }
 
 func (s *Source) callFailed(ctx, cctx context.Context, c *conn, tool string, err error, send func(shared.CallEvent) error) error {
@@ -73,10 +80,14 @@ func (s *Source) callFailed(ctx, cctx context.Context, c *conn, tool string, err
 		s.lost(c)
 		s.crash()
 		return send(failed(fmt.Sprintf("The %s MCP server sent %s while running %s, so %s. It may have partially run; check before retrying. Call it again asking for less (a narrower query, a smaller range), or use another tool; %s.", s.name, c.over.seen(), tool, c.over.stopped(), c.over.next())))
+	case errors.Is(context.Cause(cctx), errIdle):
+		s.lost(c)
+		s.crash()
+		return send(failed(fmt.Sprintf("The %s MCP server sent nothing for %s while running %s (no progress, no result), so riot stopped it (idle_timeout of [mcp_servers.%s]). It may have partially run; check before retrying. Call it again with less to do, or tell the user to raise idle_timeout if the tool works silently for longer.", s.name, seconds(s.opts.Server.IdleTimeout), tool, s.name)))
 	case cctx.Err() != nil:
 		s.lost(c)
 		s.crash()
-		return send(failed(fmt.Sprintf("The %s MCP server did not finish %s within %s, so it was stopped. It may have partially run; check before retrying. The next call restarts the server.", s.name, tool, seconds(s.opts.ToolTimeout))))
+		return send(failed(fmt.Sprintf("The %s MCP server did not finish %s within %s, so it was stopped (%s). It may have partially run; check before retrying. The next call restarts the server; call it with less to do, or tell the user to raise that limit.", s.name, tool, seconds(s.opts.ToolTimeout), s.toolTimeoutKey())))
 	case errors.As(err, &refusal):
 		// The server is alive and answered with a JSON-RPC error.
 		return send(failed(fmt.Sprintf("The %s MCP server refused this call of %s: %s. Fix the input, or use another tool.", s.name, tool, quoteServer(refusal.Message))))
@@ -88,6 +99,14 @@ func (s *Source) callFailed(ctx, cctx context.Context, c *conn, tool string, err
 	s.lost(c)
 	s.crash()
 	return send(failed(fmt.Sprintf("The %s MCP server stopped while running %s%s. It may have partially run; check before retrying. The next call restarts the server.", s.name, tool, why)))
+}
+
+// toolTimeoutKey names the setting the call's total limit came from.
+func (s *Source) toolTimeoutKey() string {
+	if s.opts.Server.ToolTimeout > 0 {
+		return fmt.Sprintf("tool_timeout of [mcp_servers.%s]", s.name)
+	}
+	return "limits.call_timeout"
 }
 
 // progressPrefix starts the progress token of a call: the prefix, then
@@ -147,7 +166,7 @@ func failed(msg string) shared.CallEvent {
 // resource links and embedded text resources as text naming them. isError
 // makes the call Failed, with the server's text as the content.
 // notes, riot's own about the call, follow the server's text.
-func sendResult(res *mcp.CallToolResult, notes []string, send func(shared.CallEvent) error) error {
+func (s *Source) sendResult(res *mcp.CallToolResult, tool string, out *jsonschema.Schema, notes []string, send func(shared.CallEvent) error) error {
 	block := uint32(0)
 	text := func(s string) error {
 		if s == "" {
@@ -215,10 +234,17 @@ func sendResult(res *mcp.CallToolResult, notes []string, send func(shared.CallEv
 	if err := flush(); err != nil {
 		return err
 	}
-	final := &shared.Final{Status: shared.StatusOK}
-	if res.IsError {
+	// The structured content is the call's UI payload: riot mcp passes it
+	// on as structuredContent when the tool declares an output schema.
+	ui, broken := structured(res, out)
+	final := &shared.Final{Status: shared.StatusOK, UIPayload: ui}
+	switch {
+	case res.IsError:
 		final.Status = shared.StatusFailed
 		final.Message = "The MCP server reported that this call failed (above). Correct the call as it says, or use another tool."
+	case broken != "":
+		final.Status = shared.StatusFailed
+		final.Message = fmt.Sprintf("The %s MCP server answered this call of %s, but %s, so riot counts the call as failed. Do not rely on the text above; try the call again, or use another tool.", s.name, tool, broken)
 	}
 	return send(shared.CallEvent{Final: final})
 }

@@ -41,6 +41,9 @@ type callState struct {
 	token    string
 	send     func(shared.CallEvent) error
 	finished bool
+	// idle, if set, is the call's idle_timeout, which the server's
+	// progress restarts and a question to the user pauses.
+	idle *idleWatch
 }
 
 // progress passes a progress line of the server's on, while the call runs.
@@ -50,6 +53,7 @@ func (c *callState) progress(line string) {
 	if c.finished || c.send == nil {
 		return
 	}
+	c.idle.heard()
 	_ = c.send(shared.CallEvent{Progress: &shared.Progress{Message: line}})
 }
 
@@ -85,8 +89,8 @@ func containsString(list []string, s string) bool {
 
 // begin registers a call in flight, with its progress token and where its
 // progress goes, and returns its context.
-func (s *Source) begin(ctx context.Context, token string, send func(shared.CallEvent) error) (context.Context, *callState, func()) {
-	cs := &callState{token: token, send: send}
+func (s *Source) begin(ctx context.Context, token string, send func(shared.CallEvent) error, idle *idleWatch) (context.Context, *callState, func()) {
+	cs := &callState{token: token, send: send, idle: idle}
 	ctx = context.WithValue(ctx, callKey{}, cs)
 	cs.ctx = ctx
 	s.mu.Lock()
@@ -165,6 +169,8 @@ func (s *Source) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.Elici
 	}
 	askCtx, done := ctx, func() {}
 	if cs != nil {
+		// The server waits on the user, not the other way round.
+		defer cs.idle.pause()()
 		// The call's values (in `riot mcp`, the way to its client), ended
 		// by the call's end and by the server's withdrawing the question.
 		var cancel context.CancelFunc

@@ -28,6 +28,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/riot-tools/riot/config"
+	"github.com/riot-tools/riot/internal/jsonschema"
 	"github.com/riot-tools/riot/shared"
 )
 
@@ -91,6 +92,12 @@ type Source struct {
 	// tools are the served tools by riot name; order is fixed by Manifest.
 	tools map[string]*mcp.Tool
 	order []string
+	// specs are the served tools' specs in order, made once when each is
+	// added: a listing encodes no schema again.
+	specs []shared.ToolSpec
+	// cached is set when the Manifest came from the cache: the server's
+	// next start lists its tools again to refresh it (refresh).
+	cached bool
 	// relists are the tool lists under way after list_changed; a call
 	// waits for them, so that what a call added is there after it.
 	relists []chan struct{}
@@ -100,6 +107,20 @@ type Source struct {
 	// the server's name, with why.
 	refused      map[string]string
 	refusedOrder []string
+	// after starts the idle timers; time.AfterFunc but in tests.
+	after afterFunc
+	// taskOnly are the server's tools, by its names, whose last listing
+	// requires the tasks extension (scanTools).
+	taskOnly map[string]bool
+	// outputs are the served tools' output schemas by riot name, as
+	// listed and compiled.
+	outputs map[string]output
+}
+
+// output is a tool's declared output schema.
+type output struct {
+	raw    json.RawMessage
+	schema *jsonschema.Schema
 }
 
 // conn is one generation of the server.
@@ -144,7 +165,7 @@ func New(opts Options) *Source {
 	if opts.MaxMessageBytes <= 0 {
 		opts.MaxMessageBytes = DefaultMaxMessageBytes
 	}
-	return &Source{opts: opts, name: opts.Server.Name, tools: map[string]*mcp.Tool{}}
+	return &Source{opts: opts, name: opts.Server.Name, tools: map[string]*mcp.Tool{}, after: realAfterFunc}
 }
 
 // Name is the server's name.
@@ -167,6 +188,9 @@ func (s *Source) Manifest(ctx context.Context) (shared.Manifest, error) {
 	if s.opts.Cache != nil {
 		tools = s.opts.Cache.get(s.opts.Server)
 	}
+	s.mu.Lock()
+	s.cached = tools != nil
+	s.mu.Unlock()
 	if tools == nil {
 		c, err := s.connect(ctx)
 		if err != nil {
@@ -184,7 +208,7 @@ func (s *Source) Manifest(ctx context.Context) (shared.Manifest, error) {
 	var m shared.Manifest
 	for _, t := range tools {
 		if s.addLocked(t) {
-			m.Tools = append(m.Tools, s.spec(t))
+			m.Tools = append(m.Tools, s.specs[len(s.specs)-1])
 		}
 	}
 	return m, nil
@@ -195,7 +219,11 @@ func (s *Source) addLocked(t *mcp.Tool) bool {
 	if t == nil || !s.opts.Server.Serves(t.Name) {
 		return false
 	}
-	if why := badToolName(s.name, t.Name); why != "" {
+	why := badToolName(s.name, t.Name)
+	if why == "" && taskOnly(t) {
+		why = fmt.Sprintf("The %s MCP server's tool %s is left out: it runs only as a task (execution.taskSupport \"required\"), and riot does not speak MCP's tasks extension, so no call of it could succeed.", s.name, t.Name)
+	}
+	if why != "" {
 		if _, seen := s.refused[t.Name]; !seen {
 			if s.refused == nil {
 				s.refused = map[string]string{}
@@ -212,13 +240,24 @@ func (s *Source) addLocked(t *mcp.Tool) bool {
 	}
 	s.tools[name] = t
 	s.order = append(s.order, name)
+	if raw, sch := outputSchema(t); sch != nil {
+		if s.outputs == nil {
+			s.outputs = map[string]output{}
+		}
+		s.outputs[name] = output{raw: raw, schema: sch}
+	}
+	s.specs = append(s.specs, s.spec(t))
 	return true
 }
 
 func (s *Source) spec(t *mcp.Tool) shared.ToolSpec {
-	schema, err := json.Marshal(t.InputSchema)
-	if err != nil || t.InputSchema == nil {
-		schema = []byte(`{"type":"object"}`)
+	// A schema from the cache is already the JSON encoding gives.
+	schema, ok := t.InputSchema.(json.RawMessage)
+	if !ok {
+		var err error
+		if schema, err = json.Marshal(t.InputSchema); err != nil || t.InputSchema == nil {
+			schema = []byte(`{"type":"object"}`)
+		}
 	}
 	ro := slices.Contains(s.opts.Server.ReadOnlyTools, t.Name)
 	prompt := t.Description
@@ -231,7 +270,8 @@ func (s *Source) spec(t *mcp.Tool) shared.ToolSpec {
 	if t.Annotations != nil && ann.Title == "" {
 		ann.Title = t.Annotations.Title
 	}
-	return shared.ToolSpec{Name: ToolName(s.name, t.Name), Prompt: prompt, InputSchema: schema, ReadOnlyWithoutSubjects: ro, Annotations: ann}
+	name := ToolName(s.name, t.Name)
+	return shared.ToolSpec{Name: name, Prompt: prompt, InputSchema: schema, ReadOnlyWithoutSubjects: ro, Annotations: ann, OutputSchema: s.outputs[name].raw}
 }
 
 // Prepare produces the prepared view the core judges: an MCP server has no
@@ -262,13 +302,18 @@ func (s *Source) Prestart() {
 // Tools are the served tools' specs in order, including any added by
 // notifications/tools/list_changed after the Manifest.
 func (s *Source) Tools() []shared.ToolSpec {
+	return s.ToolsFrom(0)
+}
+
+// ToolsFrom is Tools from the n-th on: what was added since a caller that
+// has seen n of them last looked.
+func (s *Source) ToolsFrom(n int) []shared.ToolSpec {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]shared.ToolSpec, 0, len(s.order))
-	for _, n := range s.order {
-		out = append(out, s.spec(s.tools[n]))
+	if n >= len(s.specs) {
+		return nil
 	}
-	return out
+	return slices.Clone(s.specs[n:])
 }
 
 // State is the server's state for `riot plugins`.
@@ -388,7 +433,17 @@ func (s *Source) connect(ctx context.Context) (*conn, error) {
 					}
 					s.conn = c
 				}
+				// Tools listed from the cache are brought up to date
+				// by the first start, before the call that caused it
+				// returns (awaitRelists).
+				refresh := err == nil && s.cached
+				if refresh {
+					s.cached = false
+				}
 				s.mu.Unlock()
+				if refresh {
+					s.relist()
+				}
 				close(ch)
 			}()
 		}
@@ -421,7 +476,7 @@ func (s *Source) start() (*conn, error) {
 	sdkLimit := 2*limit + 64<<10
 	var transport mcp.Transport
 	if srv.URL != "" {
-		hc := &http.Client{Transport: &boundedTransport{next: headerTransport(srv.Headers), limit: limit, over: c.over, refused: c.refused}}
+		hc := &http.Client{Transport: &boundedTransport{next: headerTransport(srv.Headers), limit: limit, over: c.over, refused: c.refused, scan: s.scanTools}}
 		transport = &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: hc, DisableStandaloneSSE: false, MaxEventSize: sdkLimit}
 	} else {
 		if err := s.nested(); err != nil {
@@ -457,7 +512,7 @@ func (s *Source) start() (*conn, error) {
 			c.how = exitText(err)
 			close(c.exited)
 		}()
-		transport = &mcp.IOTransport{Reader: c.checked(stdout, limit), Writer: stdin, MaxLineLength: sdkLimit}
+		transport = &mcp.IOTransport{Reader: c.checked(stdout, limit, s.scanTools), Writer: stdin, MaxLineLength: sdkLimit}
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "riot", Version: "1"}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { s.relist() },
@@ -544,6 +599,7 @@ func (s *Source) list(ctx context.Context, c *conn) ([]*mcp.Tool, error) {
 		}
 		tools = append(tools, t)
 	}
+	s.markTaskOnly(tools)
 	return tools, nil
 }
 
@@ -650,7 +706,7 @@ func lineBreak(line, frag []byte) int {
 // not a JSON object: a server that prints logs on stdout breaks MCP. It
 // holds at most limit bytes of a line: a longer one stops the server, so
 // that no server can make riot hold what it sends without end.
-func (c *conn) checked(r io.ReadCloser, limit int) io.ReadCloser {
+func (c *conn) checked(r io.ReadCloser, limit int, scan func([]byte)) io.ReadCloser {
 	pr, pw := io.Pipe()
 	go func() {
 		br := bufio.NewReaderSize(r, 64<<10)
@@ -686,6 +742,7 @@ func (c *conn) checked(r io.ReadCloser, limit int) io.ReadCloser {
 				return
 			}
 			if len(line) > 0 {
+				scan(line)
 				// The pipe returns once the SDK has read it all, so the
 				// buffer is free again.
 				if _, werr := pw.Write(line); werr != nil {

@@ -25,10 +25,13 @@ import (
 // In dontAsk, every Ask becomes Deny.
 func (p *Policy) Decide(ctx context.Context, req Request) Decision {
 	c := &chain{p: p, req: req, subjects: p.prepare(req.Subjects)}
+	if len(req.Input) > 0 {
+		c.in = decodeInput(req.Input)
+	}
 	c.d.Mode = p.mode
 	// One entry a step at most: one allocation instead of four as it grows.
 	c.d.Trace = make([]TraceStep, 0, int(StepMode))
-	_ = c.denyStep() || c.askStep() || c.toolStep() || c.safetyStep() || c.allowStep() || c.modeStep(ctx)
+	_ = c.ruleCheck() || c.denyStep() || c.askStep() || c.toolStep() || c.safetyStep() || c.allowStep() || c.modeStep(ctx)
 	for _, s := range c.subjects {
 		if s.Kind == PathSubject && s.Access == Read && s.physical != "" {
 			c.d.Reads = append(c.d.Reads, s.physical)
@@ -45,7 +48,24 @@ type chain struct {
 	req      Request
 	subjects []subject
 	allowed  []*compiled // step 5's match per subject
+	in       callInput   // the call's top-level parameters
 	d        Decision
+}
+
+// ruleCheck refuses the call when a rule naming its tool does not fit the
+// tool's parameters (CheckTool): that rule cannot do what its author
+// meant, whether it denies or allows, so nothing is decided without it.
+// Unknown parameters (Request.Params nil) are not checked.
+func (c *chain) ruleCheck() bool {
+	if c.req.Params == nil {
+		return false
+	}
+	err := c.p.CheckTool(c.req.Tool, c.req.Params)
+	if err == nil {
+		return false
+	}
+	return c.decide(StepDenyRule, Deny, nil, "a rule that does not fit the tool", "the rules naming "+c.req.Tool+" against its parameters",
+		fmt.Sprintf("This call was not run: riot's configuration has an error, %v. Tell the user to fix the rule; do not try to reach the same result with another tool.", err))
 }
 
 // decide records the deciding step. An Ask becomes Deny in dontAsk.
@@ -84,10 +104,10 @@ func (c *chain) denyStep() bool {
 	if c.req.Hook != nil {
 		checked += ", and the PreToolUse hooks"
 	}
-	r, i := firstMatch(c.p.deny, c.req.Tool, c.subjects)
+	r, i := firstMatch(c.p.deny, c.req.Tool, c.subjects, c.in)
 	if r != nil {
 		return c.decide(StepDenyRule, Deny, r, "", checked,
-			fmt.Sprintf("Permission to use %s%s has been denied by the rule `%s`.", c.req.Tool, c.on(i), r))
+			fmt.Sprintf("Permission to use %s%s%s has been denied by the rule `%s`.", c.req.Tool, c.on(i), c.with(r, i), r))
 	}
 	if h := c.req.Hook; h != nil && h.Behavior == Deny {
 		reason := fmt.Sprintf("The PreToolUse hook %s blocked this call", h.Hook)
@@ -104,10 +124,10 @@ func (c *chain) denyStep() bool {
 
 func (c *chain) askStep() bool {
 	checked := plural(len(c.p.ask), "ask rule")
-	r, i := firstMatch(c.p.ask, c.req.Tool, c.subjects)
+	r, i := firstMatch(c.p.ask, c.req.Tool, c.subjects, c.in)
 	if r != nil {
 		return c.decide(StepAskRule, Ask, r, "", checked,
-			fmt.Sprintf("The rule `%s` requires the user's approval to use %s%s.", r, c.req.Tool, c.on(i)))
+			fmt.Sprintf("The rule `%s` requires the user's approval to use %s%s%s.", r, c.req.Tool, c.on(i), c.with(r, i)))
 	}
 	if h := c.req.Hook; h != nil && h.Behavior == Ask {
 		reason := fmt.Sprintf("The PreToolUse hook %s requires the user's approval for this call", h.Hook)
@@ -151,6 +171,7 @@ func (c *chain) safetyStep() bool {
 	ask := func(check, reason string) bool {
 		return c.decide(StepSafety, Ask, nil, check, checked, reason)
 	}
+	var system []string // reads of system files outside the roots (systemRead)
 	for _, s := range c.subjects {
 		switch s.Kind {
 		case PathSubject:
@@ -167,7 +188,12 @@ func (c *chain) safetyStep() bool {
 					fmt.Sprintf("The path %q cannot be resolved (%v), so using it needs the user's approval.", s.Value, s.err))
 			}
 			inRO := withinAny(s.physical, c.p.readOnly)
-			if !inRO && !withinAny(s.physical, c.p.roots) {
+			outside := !inRO && !withinAny(s.physical, c.p.roots)
+			if outside && c.req.ReadOnly && c.p.systemRead(s) {
+				system = append(system, s.physical)
+				continue
+			}
+			if outside {
 				return ask("outside the workspace: "+s.physical,
 					fmt.Sprintf("%s is outside the workspace roots (%s), so using it needs the user's approval.", c.showPath(s), c.p.rootList()))
 			}
@@ -195,12 +221,15 @@ func (c *chain) safetyStep() bool {
 				fmt.Sprintf("The %s tool declared a permission subject riot cannot check (%q), so this call needs the user's approval.", c.req.Tool, s.Value))
 		}
 	}
+	if len(system) > 0 {
+		checked += "; read-only reads of system files every user may read: " + strings.Join(system, ", ")
+	}
 	return c.pass(StepSafety, checked, "pass")
 }
 
 func (c *chain) allowStep() bool {
 	rules := c.p.allowRules()
-	c.allowed = allowedBy(rules, c.req.Tool, c.subjects)
+	c.allowed = allowedBy(rules, c.req.Tool, c.subjects, c.in)
 	var covered, missing []string
 	for i, r := range c.allowed {
 		what := "the call"
@@ -221,7 +250,7 @@ func (c *chain) allowStep() bool {
 		return c.pass(StepAllowRule, checked+"; not covered: "+strings.Join(missing, ", "), "pass")
 	}
 	return c.decide(StepAllowRule, Allow, c.allowed[0], "", checked,
-		fmt.Sprintf("Allowed by the rule `%s`.", c.allowed[0]))
+		fmt.Sprintf("Allowed by the rule `%s`%s.", c.allowed[0], c.with(c.allowed[0], -1)))
 }
 
 func (c *chain) modeStep(ctx context.Context) bool {
@@ -324,6 +353,19 @@ func (c *chain) on(i int) string {
 		return ""
 	}
 	return " on " + c.show(i)
+}
+
+// with names the parameter a parameter rule matched the whole call (i -1)
+// by, such as ` with repo "riot-tools/riot"`, or "".
+func (c *chain) with(r *compiled, i int) string {
+	if r == nil || r.param == nil || i != -1 {
+		return ""
+	}
+	v, ok := r.param.matches(c.in, true)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf(" with %s %q", r.param.name, v)
 }
 
 func (c *chain) show(i int) string {

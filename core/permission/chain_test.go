@@ -201,7 +201,9 @@ func TestStepSafety(t *testing.T) {
 		{"inside, not yet existing", editReq(e.ws + "/src/new/b.go"), ""},
 		{"relative inside", readReq("src/a.go"), ""},
 		{"outside", readReq(e.out + "/secret"), "outside the workspace: " + e.out + "/secret"},
-		{"/etc/hostname", readReq("/etc/hostname"), "outside the workspace: /etc/hostname"},
+		{"/etc/shadow", readReq("/etc/shadow"), "outside the workspace: /etc/shadow"},
+		{"a system file read by a call that is not read-only", Request{Tool: "X", Subjects: []Subject{{Kind: PathSubject, Value: "/etc/hostname", Access: Read}}}, "outside the workspace: /etc/hostname"},
+		{"a system file, read-only", readReq("/etc/hostname"), ""},
 		{"dot-dot out", readReq(e.ws + "/../outside/secret"), "outside the workspace: " + e.out + "/secret"},
 		{"relative dot-dot out", readReq("../outside/secret"), "outside the workspace: " + e.out + "/secret"},
 		// Cleaned first, this would be src/x; the kernel takes .. from the link's target.
@@ -371,7 +373,7 @@ func TestStepAllowRule(t *testing.T) {
 		}
 	}
 	// An allow rule never overrides the fence.
-	d := decide(e.policy(t, "default", "allow:Read"), readReq("/etc/hostname"))
+	d := decide(e.policy(t, "default", "allow:Read"), readReq("/etc/shadow"))
 	expect(t, d, Ask, StepSafety)
 	// The trace says which rule covered what.
 	d = decide(e.policy(t, "default", "allow:Bash(touch:*)"), bash(false, []string{"touch a", "rm b"}))

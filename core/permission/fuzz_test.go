@@ -177,10 +177,34 @@ func FuzzFence(f *testing.F) {
 			t.Fatalf("%q cannot be resolved, yet it is allowed at %v: %s", path, d.Step, d.Reason)
 		case access == Write && within(real, e.state):
 			t.Fatalf("%q is a write into the read-only root (%s), yet it is allowed at %v", path, real, d.Step)
-		case !within(real, e.ws) && !within(real, e.state):
+		case !within(real, e.ws) && !within(real, e.state) && (!readOnly || access != Read || !fuzzSystemFile(real, e.home)):
 			t.Fatalf("%q leads to %s, outside the roots, yet it is allowed at %v: %s", path, real, d.Step, d.Reason)
 		}
 	})
+}
+
+// fuzzSystemFile is issue 34's system read, checked its own way: a file
+// every user may read below /usr, /etc and the like, or a directory below
+// /usr, outside the home directory and not /etc/shadow's kind.
+func fuzzSystemFile(real, home string) bool {
+	fi, err := os.Stat(real)
+	if err != nil || fi.Mode().Perm()&0o004 == 0 || within(real, home) {
+		return false
+	}
+	for _, bad := range []string{"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/ssl/private", "/etc/ssh/ssh_host_"} {
+		if strings.HasPrefix(real, bad) {
+			return false
+		}
+	}
+	if fi.IsDir() {
+		return real == "/usr" || strings.HasPrefix(real, "/usr/") || strings.HasPrefix(real, "/lib")
+	}
+	for _, dir := range []string{"/usr/", "/etc/", "/lib", "/bin/", "/sbin/", "/opt/", "/var/lib/", "/nix/store/", "/snap/", "/proc/cpuinfo", "/proc/meminfo"} {
+		if strings.HasPrefix(real, dir) {
+			return true
+		}
+	}
+	return false
 }
 
 var compoundSeeds = [][2]string{

@@ -9,15 +9,19 @@ import (
 // subject is a Subject with its path resolved, once per decision.
 type subject struct {
 	Subject
-	lexical  string // PathSubject: absolute, clean; "" if the value is empty
-	physical string // PathSubject: resolved; "" if it could not be
-	err      error  // why the path could not be resolved
+	lexical  string  // PathSubject: absolute, clean; "" if the value is empty
+	physical string  // PathSubject: resolved; "" if it could not be
+	err      error   // why the path could not be resolved
+	cmd      command // CommandSubject: its text and words
 }
 
 func (p *Policy) prepare(subjects []Subject) []subject {
 	out := make([]subject, len(subjects))
 	for i, s := range subjects {
 		out[i].Subject = s
+		if s.Kind == CommandSubject {
+			out[i].cmd = parseCommandSubject(s.Value)
+		}
 		if s.Kind != PathSubject {
 			continue
 		}
@@ -39,8 +43,10 @@ func (p *Policy) prepare(subjects []Subject) []subject {
 //   - a path rule restricts a path if either its written or its resolved
 //     form matches, but allows only by the resolved form, which is what the
 //     call really touches;
-//   - a wildcard command rule does not allow a command that chains or
-//     redirects (see chains);
+//   - a wildcard command rule allows only a plain command, matched on its
+//     words; it does not allow a command that chains, substitutes or
+//     redirects (see plainWords), and a restrictive one matches its words
+//     or its text;
 //   - a subject of unknown kind is matched only by a bare restrictive rule.
 func (c *compiled) matches(tool string, s subject, restrictive bool) bool {
 	cross := s.Kind == PathSubject &&
@@ -54,7 +60,10 @@ func (c *compiled) matches(tool string, s subject, restrictive bool) bool {
 		if c.Spec == "" {
 			return true
 		}
-		return c.cmd.match(s.Value) && (restrictive || !c.cmd.wildcard() || !chains(s.Value))
+		if restrictive {
+			return c.cmd.restricts(s.cmd)
+		}
+		return c.cmd.allows(s.cmd)
 	case PathSubject:
 		if c.Spec == "" {
 			return true
@@ -75,12 +84,18 @@ func (c *compiled) matches(tool string, s subject, restrictive bool) bool {
 func globsMatch(globs []string, path string) bool { return paths.Match(globs, path) }
 
 // firstMatch returns the first rule that matches any subject of the call
-// (a bare rule of the tool matches a call with no subjects), and that
+// (a bare rule of the tool matches a call with no subjects, a parameter
+// rule a call that sets its parameter to a matching value), and that
 // subject's index (-1 for the whole call), or nil.
-func firstMatch(rules []*compiled, tool string, subjects []subject) (*compiled, int) {
+func firstMatch(rules []*compiled, tool string, subjects []subject, in callInput) (*compiled, int) {
 	for _, r := range rules {
 		if len(subjects) == 0 && r.Spec == "" && namesTool(r.Tool, tool) {
 			return r, -1
+		}
+		if r.param != nil && namesTool(r.Tool, tool) {
+			if _, ok := r.param.matches(in, true); ok {
+				return r, -1
+			}
 		}
 		for i, s := range subjects {
 			if r.matches(tool, s, true) {
@@ -93,12 +108,23 @@ func firstMatch(rules []*compiled, tool string, subjects []subject) (*compiled, 
 
 // allowedBy returns, for each subject, the first allow rule that matches
 // it, or nil. A call with no subjects is covered only by a bare rule of
-// its tool, returned as the only element.
-func allowedBy(rules []*compiled, tool string, subjects []subject) []*compiled {
+// its tool or a parameter rule its input matches, returned as the only
+// element. A parameter rule never covers a subject: a Bash command or a
+// path needs a rule of its own, so Bash(run_in_background:true) cannot
+// allow whatever runs in the background.
+func allowedBy(rules []*compiled, tool string, subjects []subject, in callInput) []*compiled {
 	if len(subjects) == 0 {
 		for _, r := range rules {
-			if r.Spec == "" && namesTool(r.Tool, tool) {
+			if !namesTool(r.Tool, tool) {
+				continue
+			}
+			if r.Spec == "" {
 				return []*compiled{r}
+			}
+			if r.param != nil {
+				if _, ok := r.param.matches(in, false); ok {
+					return []*compiled{r}
+				}
 			}
 		}
 		return []*compiled{nil}

@@ -69,7 +69,7 @@ func (d Decision) howToAllow() string {
 
 // byHook reports whether a PreToolUse hook decided.
 func (d Decision) byHook() bool {
-	return d.Rule == nil && strings.HasPrefix(d.Check, "the PreToolUse hook")
+	return d.Rule == nil && (strings.HasPrefix(d.Check, "the PreToolUse hook") || strings.HasPrefix(d.Check, "the PermissionRequest hook"))
 }
 
 // shellQuote quotes s for a POSIX shell.

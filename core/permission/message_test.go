@@ -64,7 +64,7 @@ func TestSuggest(t *testing.T) {
 		}
 	}
 	// Only the mode step suggests: no rule overrides the steps before it.
-	for _, r := range []Request{readReq("/etc/hostname"), editReq(e.ws + "/.git/x")} {
+	for _, r := range []Request{readReq("/etc/shadow"), editReq(e.ws + "/.git/x")} {
 		if d := decide(p, r); d.Suggest != "" {
 			t.Errorf("%s suggests %q at %v", r.Describe, d.Suggest, d.Step)
 		}
@@ -102,8 +102,8 @@ func TestDeniedMessage(t *testing.T) {
 		{"a deny rule", decide(e.policy(t, "bypassPermissions", "deny:Bash(rm:*)"), bash(false, []string{"rm x"})),
 			"Permission denied: Permission to use Bash on `rm x` has been denied by the rule `Bash(rm:*)`. No mode and no approval overrides a deny rule. " + evasion + "tell the user if the task cannot be done without it."},
 		{"plan mode", decide(e.policy(t, "plan"), bash(false, []string{"touch x"})), planReason},
-		{"the fence", decide(e.policy(t, "default"), readReq("/etc/hostname")),
-			"Permission denied: the user has not granted permission for this call. /etc/hostname is outside the workspace roots (" + e.ws + "), so using it needs the user's approval. " +
+		{"the fence", decide(e.policy(t, "default"), readReq("/etc/shadow")),
+			"Permission denied: the user has not granted permission for this call. /etc/shadow is outside the workspace roots (" + e.ws + "), so using it needs the user's approval. " +
 				"No allow rule overrides the workspace fence: the user can add the directory as a workspace root with --add-dir or [permissions] additional_dirs, or approve the call at an interactive prompt. " +
 				evasion + "ask the user to grant it, or continue without it."},
 		{"an ask rule", decide(e.policy(t, "default", "ask:Bash(git push:*)"), bash(false, []string{"git push"})),
@@ -164,8 +164,8 @@ func TestResolve(t *testing.T) {
 		{"deny", bash(false, []string{"touch x"}), &answerPrompter{a: AnswerDeny}, Deny, true, "The user denied this call.", []string{}, false},
 		{"an unknown answer denies", bash(false, []string{"touch x"}), &answerPrompter{a: Answer(9)}, Deny, true, "The user denied this call.", []string{}, false},
 		{"cannot ask", bash(false, []string{"touch x"}), &answerPrompter{a: AnswerAllowOnce, err: ErrCannotAsk}, Deny, false, "Bash on `touch x` is not read-only and no allow rule covers it, so it needs the user's approval.", []string{}, false},
-		{"no rule: session is once", readReq("/etc/hostname"), &answerPrompter{a: AnswerAllowSession}, Allow, true, "The user allowed this call once.", []string{}, false},
-		{"no rule: always is once", readReq("/etc/hostname"), &answerPrompter{a: AnswerAllowAlways}, Allow, true, "The user allowed this call once.", []string{}, false},
+		{"no rule: session is once", readReq("/etc/shadow"), &answerPrompter{a: AnswerAllowSession}, Allow, true, "The user allowed this call once.", []string{}, false},
+		{"no rule: always is once", readReq("/etc/shadow"), &answerPrompter{a: AnswerAllowAlways}, Allow, true, "The user allowed this call once.", []string{}, false},
 	} {
 		e := newEnv(t)
 		p := e.policy(t, "default")

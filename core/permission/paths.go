@@ -149,7 +149,12 @@ func (p *Policy) protectedBy(path string) string {
 // the paths a command reads, so this catches writes it does not declare.
 // It is a heuristic on the words, erring towards asking.
 func (p *Policy) commandMentionsProtected(cmd string) string {
-	for _, w := range strings.Fields(cmd) {
+	words := strings.Fields(cmd)
+	if parsed, ok := plainWords(cmd); ok {
+		// The words as bash reads them first: `'a b/.git/hooks'` is one.
+		words = append(parsed, words...)
+	}
+	for _, w := range words {
 		w = strings.Trim(w, `'"`)
 		w = strings.TrimLeft(w, "0123456789&<>|;(")
 		if i := strings.LastIndexByte(w, '='); i >= 0 {

@@ -62,6 +62,9 @@ type compiled struct {
 	src   config.Rule
 	cmd   cmdPattern
 	globs []string // nil when the spec is not a path pattern
+	// param is the parameter reading of a NAME:VALUE specifier, nil for
+	// other specifiers (see paramSpec).
+	param *paramPattern
 }
 
 // New builds a policy. A malformed rule or an unknown mode is a
@@ -181,6 +184,7 @@ func (p *Policy) compile(r config.Rule) (*compiled, error) {
 		return c, nil
 	}
 	c.cmd = compileCommand(rule.Spec)
+	c.param, _ = compileParam(rule) // ParseRule has refused a bad one
 	if ps, bad := rule.pathSpec(); bad == "" {
 		if ps.anchor == anchorHome && len(p.homes) == 0 {
 			// Without a home the rule would match nothing: a deny rule

@@ -83,6 +83,9 @@ func ParseRule(text string) (Rule, error) {
 		return Rule{}, bad(fmt.Sprintf("the specifier in parentheses is empty; write %s alone to match every call, or put a pattern in the parentheses", tool))
 	}
 	r := Rule{Tool: tool, Spec: spec}
+	if _, err := compileParam(r); err != "" {
+		return Rule{}, bad(err)
+	}
 	if pathTools[tool] {
 		if _, err := r.pathSpec(); err != "" {
 			return Rule{}, bad(err)

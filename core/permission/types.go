@@ -2,6 +2,7 @@ package permission
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/riot-tools/riot/config"
 )
@@ -108,6 +109,14 @@ type Request struct {
 	Describe string
 	// Hook is what the PreToolUse hooks decided, or nil when none did.
 	Hook *HookVerdict
+	// Input is the call's input, checked against the tool's schema: a
+	// JSON object whose top-level parameters Tool(param:value) rules
+	// match. Nil matches no parameter rule.
+	Input json.RawMessage
+	// Params are the tool's parameters, the top-level properties of its
+	// input schema, against which the rules naming it are checked
+	// (Policy.CheckTool); nil when not known, and then not checked.
+	Params []string
 }
 
 // HookVerdict is the combined decision of a call's PreToolUse hooks. Deny

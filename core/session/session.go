@@ -94,6 +94,8 @@ type version struct {
 type data struct {
 	State  map[string]map[string]string `json:"state"`
 	Grants []string                     `json:"grants,omitempty"`
+	// Asks are the session's last questions and their answers (asks.go).
+	Asks []Ask `json:"asks,omitempty"`
 }
 
 // ValidID reports whether id is a safe file name: a letter or digit, then
@@ -290,7 +292,7 @@ func (s *Session) TakeNotices() []Notice {
 
 // clone is a deep copy of d.
 func (d data) clone() data {
-	c := data{State: make(map[string]map[string]string, len(d.State)), Grants: slices.Clone(d.Grants)}
+	c := data{State: make(map[string]map[string]string, len(d.State)), Grants: slices.Clone(d.Grants), Asks: slices.Clone(d.Asks)}
 	for k, v := range d.State {
 		c.State[k] = maps.Clone(v)
 	}

@@ -145,6 +145,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	if s.host, s.cfg, err = s.Build(ctx, &s.relay); err != nil {
 		return err
 	}
+	s.host.StartSession(ctx)
 	defer func() {
 		if s.host != nil {
 			_ = s.host.Close()

@@ -2,6 +2,7 @@ package bwrap
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -25,7 +26,7 @@ func Namespaces(network bool) []string {
 }
 
 // Probe checks that the bwrap at path starts a sandbox here with
-// Namespaces; the error says why not, for the user.
+// Namespaces; the error says why not, for the user, and Fix what to do.
 func Probe(ctx context.Context, path string) error {
 	args := append(Namespaces(false), "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "true")
 	out, err := exec.CommandContext(ctx, path, args...).CombinedOutput()
@@ -36,5 +37,35 @@ func Probe(ctx context.Context, path string) error {
 	if why == "" {
 		why = "it exited with " + err.Error()
 	}
-	return fmt.Errorf("bwrap cannot start a sandbox here (%s; user namespaces may be disabled)", why)
+	// In a container, the runtime masks parts of /proc by mounting over
+	// them, and the kernel refuses a new proc mount in a user namespace
+	// while the old one is partly hidden: user namespaces work there.
+	masked := strings.Contains(why, "Can't mount proc") && strings.Contains(why, "Operation not permitted")
+	return &ProbeError{Why: why, ProcMasked: masked}
+}
+
+// ProbeError is why bwrap cannot start a sandbox here.
+type ProbeError struct {
+	// Why is bwrap's first line, or how it exited.
+	Why string
+	// ProcMasked: bwrap could not mount a new /proc, as in a container
+	// whose runtime masks parts of /proc.
+	ProcMasked bool
+}
+
+func (e *ProbeError) Error() string {
+	if e.ProcMasked {
+		return fmt.Sprintf("bwrap cannot start a sandbox here (%s; this is a container whose /proc is partly masked, so no new /proc can be mounted)", e.Why)
+	}
+	return fmt.Sprintf("bwrap cannot start a sandbox here (%s; user namespaces may be disabled)", e.Why)
+}
+
+// Fix is what the user does so that the sandbox starts, for an error of
+// Find or Probe: an imperative clause, such as "install bubblewrap ...".
+func Fix(err error) string {
+	var pe *ProbeError
+	if errors.As(err, &pe) && pe.ProcMasked {
+		return "run the container with /proc unmasked (Kubernetes: securityContext.procMount: Unmasked, which needs the pod's hostUsers: false and a seccomp profile that allows unshare; podman: --security-opt unmask=/proc/*)"
+	}
+	return "install bubblewrap (Debian and Ubuntu: `apt-get install bubblewrap`) and make sure unprivileged user namespaces are enabled"
 }

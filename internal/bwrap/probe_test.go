@@ -3,6 +3,7 @@
 package bwrap
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -49,6 +50,28 @@ func TestProbeSaysWhyItFailed(t *testing.T) {
 	}
 	if err := Probe(t.Context(), filepath.Join(dir, "mute")); err == nil || !strings.Contains(err.Error(), "exit status 3") {
 		t.Errorf("want the exit status as the cause: %v", err)
+	}
+}
+
+// In a container whose runtime masks parts of /proc, bwrap cannot mount a
+// new one: the error names that cause rather than user namespaces, and Fix
+// says to unmask /proc, not to install bubblewrap.
+func TestProbeNamesMaskedProc(t *testing.T) {
+	dir := t.TempDir()
+	masked := filepath.Join(dir, "masked")
+	script := "#!/bin/sh\necho 'bwrap: Can'\\''t mount proc on /newroot/proc: Operation not permitted' >&2\nexit 1\n"
+	if err := os.WriteFile(masked, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	err := Probe(t.Context(), masked)
+	if err == nil || !strings.Contains(err.Error(), "Can't mount proc") || !strings.Contains(err.Error(), "/proc is partly masked") || strings.Contains(err.Error(), "user namespaces") {
+		t.Errorf("want the masked /proc named as the cause: %v", err)
+	}
+	if fix := Fix(err); !strings.Contains(fix, "procMount: Unmasked") || !strings.Contains(fix, "unmask=/proc/*") || strings.Contains(fix, "install bubblewrap") {
+		t.Errorf("Fix for a masked /proc: %s", fix)
+	}
+	if fix := Fix(errors.New("bwrap is not installed")); !strings.Contains(fix, "install bubblewrap") {
+		t.Errorf("Fix for a missing bwrap: %s", fix)
 	}
 }
 

@@ -13,11 +13,12 @@ import (
 	"github.com/riot-tools/riot/core"
 )
 
-// heartbeat is how often a running call with a progress token reports
-// progress, whatever its tool says: well within the 10 s a client that
-// resets its timeout on progress needs, and the TypeScript SDK's 60 s
-// default.
-const heartbeat = 5 * time.Second
+// defaultProgressInterval is [mcp] progress_interval when the config has
+// none: how long a call with a progress token runs before riot reports it,
+// and how often after, whatever its tool says, so that a client that
+// resets its timeout on progress (the TypeScript SDK's is 60 s) never cuts
+// a call that is still running.
+const defaultProgressInterval = 10 * time.Second
 
 // callTool runs one MCP tool call as a turn of one call.
 func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -34,6 +35,7 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 		}
 	}
 
+	defer s.announceAdded(ctx, req.Session, s.toolCount())
 	state := req.Params.RequestState
 	if state != "" && !isAskState(state) {
 		return s.resume(ctx, req, state)
@@ -44,7 +46,7 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	}
 	id := newCallID()
 	if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
-		p := &callProgress{session: req.Session, token: token, ctx: ctx, start: time.Now()}
+		p := &callProgress{session: req.Session, token: token, ctx: ctx, start: time.Now(), interval: s.interval}
 		s.progress.add(id, p)
 		p.run()
 		defer func() { s.progress.remove(id); p.stop() }()
@@ -76,12 +78,22 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 
 // result turns a host result into MCP's: the model content as content
 // blocks, a spilled output's full text as a resource link, and the UI
-// payload in _meta, never in structuredContent, which a client may give the
-// model in place of the content; riot's tools declare no output schema.
+// payload in _meta. Only a tool that declares an output schema (a wrapped
+// server's) has its UI payload as structuredContent, which a client may
+// give the model in place of the content; riot's own tools declare none.
 // A client on a revision before resource links (2025-06-18) is told the
 // resource's URI in a text block instead.
 func (s *Server) result(r core.ToolResult, revision string) *mcp.CallToolResult {
+	r = s.shutdownNote(r)
 	res := &mcp.CallToolResult{IsError: r.IsError(), Content: []mcp.Content{}}
+	// A tool with an output schema (a wrapped server's) has its structured
+	// content as its UI payload: it is the result's structuredContent,
+	// which its ok results must carry.
+	structured := hasStructured(revision) && s.isStructured(r.Name)
+	if structured && !res.IsError && (len(r.UI) == 0 || !json.Valid(r.UI)) {
+		res.IsError = true
+		r.Content = append(r.Content, core.Block{Type: "text", Text: "[riot: this result lost the structured content its tool's output schema promises. Call the tool again.]"})
+	}
 	for _, b := range r.Content {
 		if b.Type == "image" {
 			res.Content = append(res.Content, &mcp.ImageContent{Data: b.Data, MIMEType: b.MediaType})
@@ -102,7 +114,11 @@ func (s *Server) result(r core.ToolResult, revision string) *mcp.CallToolResult 
 	if r.Describe != "" {
 		meta["riot/describe"] = r.Describe
 	}
-	if len(r.UI) > 0 && json.Valid(r.UI) {
+	switch {
+	case len(r.UI) == 0 || !json.Valid(r.UI):
+	case structured:
+		res.StructuredContent = r.UI
+	default:
 		meta["riot/ui"] = r.UI
 	}
 	res.Meta = meta
@@ -130,10 +146,11 @@ func (s *Server) resultLink(r core.ToolResult) *mcp.ResourceLink {
 // callProgress sends notifications/progress for one call: each progress
 // message of its tool, and a heartbeat while it runs.
 type callProgress struct {
-	session *mcp.ServerSession
-	token   any
-	ctx     context.Context
-	start   time.Time
+	session  *mcp.ServerSession
+	token    any
+	ctx      context.Context
+	start    time.Time
+	interval time.Duration
 
 	mu       sync.Mutex
 	n        float64
@@ -146,7 +163,7 @@ type callProgress struct {
 }
 
 func (p *callProgress) run() {
-	p.ticker = time.NewTicker(heartbeat)
+	p.ticker = time.NewTicker(p.interval)
 	p.done = make(chan struct{})
 	p.wg.Add(1)
 	go func() {

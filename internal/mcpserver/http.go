@@ -25,33 +25,26 @@ type HTTPOptions struct {
 	// Origins are the browser origins allowed besides loopback ones, such
 	// as "https://app.example".
 	Origins []string
+	// ShutdownTimeout bounds the graceful shutdown once ctx ends
+	// (DefaultShutdownTimeout when zero); keep it below the pod's
+	// terminationGracePeriodSeconds.
+	ShutdownTimeout time.Duration
 }
 
 // ServeHTTP serves MCP's Streamable HTTP transport on ln until ctx ends,
-// every request behind the bearer token and the Origin check. When ctx
-// ends, every call in flight is cancelled and the sessions are closed.
+// every request behind the bearer token and the Origin check but the
+// probes (health.go). When ctx ends, it shuts down gracefully
+// (shutdown.go): every call in flight is answered Cancelled, naming the
+// shutdown, within opts.ShutdownTimeout.
 func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, opts HTTPOptions) error {
 	if opts.Token == "" {
 		return errors.New("mcp over HTTP needs a bearer token")
 	}
 	srv := &http.Server{
-		Handler:           guard(s.posts.bind(newHTTPRoute(s.mcp)), opts),
+		Handler:           s.health(guard(s.posts.bind(newHTTPRoute(s.mcp)), opts)),
 		ReadHeaderTimeout: 10 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return s.callsCtx },
 	}
-	stop := context.AfterFunc(ctx, func() {
-		s.stopCalls()
-		sctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
-		defer cancel()
-		_ = srv.Shutdown(sctx)
-		_ = srv.Close()
-	})
-	defer stop()
-	err := srv.Serve(ln)
-	if errors.Is(err, http.ErrServerClosed) {
-		return nil
-	}
-	return err
+	return s.serveUntil(ctx, srv, ln, opts.ShutdownTimeout)
 }
 
 // postHeader carries, from the HTTP layer to a call's handler, the id of

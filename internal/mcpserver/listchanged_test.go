@@ -1,7 +1,9 @@
 package mcpserver
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"io"
 	"slices"
 	"testing"
@@ -74,4 +76,54 @@ func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
 		names = append(names, tool.Name)
 	}
 	return names
+}
+
+// A call that adds tools announces them before its own result, on the
+// wire, so that a client listing tools when the result comes sees them:
+// the SDK's own notification comes after a delay, after the result.
+func TestListChangedPrecedesTheResult(t *testing.T) {
+	s := newTestServer(t, buildMCPServe(t))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cr, sw := io.Pipe()
+	sr, cw := io.Pipe()
+	served := make(chan error, 1)
+	go func() { served <- s.ServeStdio(ctx, sr, sw) }()
+	lines := bufio.NewScanner(cr)
+	lines.Buffer(nil, 1<<22)
+	send := func(msg string) {
+		if _, err := io.WriteString(cw, msg+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// until reads messages up to the response to id, and returns the
+	// methods of the notifications before it.
+	until := func(id int) []string {
+		var methods []string
+		for lines.Scan() {
+			var m struct {
+				ID     *int   `json:"id"`
+				Method string `json:"method"`
+			}
+			if err := json.Unmarshal(lines.Bytes(), &m); err != nil {
+				t.Fatalf("%v: %s", err, lines.Text())
+			}
+			if m.ID != nil && *m.ID == id && m.Method == "" {
+				return methods
+			}
+			methods = append(methods, m.Method)
+		}
+		t.Fatalf("no response to %d: %v", id, lines.Err())
+		return nil
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	until(1)
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"mcp__srv__grow","arguments":{}}}`)
+	if before := until(2); !slices.Contains(before, "notifications/tools/list_changed") {
+		t.Fatalf("before grow's result came only %v", before)
+	}
+	_ = cw.Close()
+	cancel()
+	<-served
 }

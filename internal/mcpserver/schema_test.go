@@ -212,6 +212,7 @@ func validateWire(t *testing.T, revision string, sent, received []json.RawMessag
 // calls that succeed, fail and spill, the spilled result read back, the
 // resource lists, and errors.
 func TestResultsValidAgainstPublishedSchema(t *testing.T) {
+	t.Setenv("MCPSERVE_SHAPE", "1")
 	fixture := buildMCPServe(t)
 	for _, revision := range offeredRevisions() {
 		t.Run(revision, func(t *testing.T) {
@@ -248,6 +249,24 @@ func TestResultsValidAgainstPublishedSchema(t *testing.T) {
 			tools, err := cs.ListTools(ctx, nil)
 			if err != nil || len(tools.Tools) == 0 {
 				t.Fatalf("tools/list: %v %v", tools, err)
+			}
+			// A wrapped tool's output schema and structured content, from
+			// 2025-06-18 on, when MCP has them.
+			structured := revision >= "2025-06-18"
+			for _, tool := range tools.Tools {
+				if (tool.OutputSchema != nil) != (structured && strings.HasSuffix(tool.Name, "__shape")) {
+					t.Errorf("%s: output schema %v", tool.Name, tool.OutputSchema)
+				}
+			}
+			shape, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "mcp__srv__shape", Arguments: map[string]any{"text": "abc"}})
+			if err != nil || shape.IsError {
+				t.Fatalf("shape: %+v %v", shape, err)
+			}
+			if got, _ := json.Marshal(shape.StructuredContent); structured != (string(got) == `{"length":3}`) || !structured && shape.StructuredContent != nil {
+				t.Errorf("shape's structured content: %s", got)
+			}
+			if bad, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "mcp__srv__shape", Arguments: map[string]any{"text": "bad"}}); err != nil || !bad.IsError || bad.StructuredContent != nil {
+				t.Errorf("shape breaking its schema: %+v %v", bad, err)
 			}
 			ok, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "mcp__srv__echo", Arguments: map[string]any{"text": "hi"}})
 			if err != nil || ok.IsError {
@@ -308,8 +327,10 @@ func TestResultsValidAgainstPublishedSchema(t *testing.T) {
 			if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "NoSuchTool", Arguments: map[string]any{}}); err == nil && !res.IsError {
 				t.Fatal("a call of an unknown tool succeeded")
 			}
-			// riot declares no prompts; whatever the SDK answers is checked.
-			_, _ = cs.ListPrompts(ctx, nil)
+			// riot declares no prompts, and serves none: an unknown method.
+			if _, err := cs.ListPrompts(ctx, nil); err == nil || !strings.Contains(err.Error(), "method not found") {
+				t.Fatalf("prompts/list: %v, want method not found", err)
+			}
 			_ = cs.Close()
 			cancel()
 			<-served

@@ -89,9 +89,8 @@ func mountArgs(p *Profile, dir string) []string {
 	if target, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && !covers(systemDirs, target) && p.NetworkOn() {
 		args = append(args, "--ro-bind-try", target, target)
 	}
-	// The private /tmp is the temporary directory, whatever TMPDIR named
-	// outside, which the sandbox does not show.
-	args = append(args, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--setenv", "TMPDIR", "/tmp")
+	args = append(args, "--proc", "/proc", "--dev", "/dev")
+	args = append(args, tmpArgs(p)...)
 	// riot's proxy, read-only: connecting needs no write, and a command
 	// must not change the host's socket. Before the binds, so that bwrap
 	// makes its directories in its own root; a profile that shows /run
@@ -130,9 +129,34 @@ func mountArgs(p *Profile, dir string) []string {
 		args = append(args, "--ro-bind-try", dir, dir)
 	}
 	args = append(args, remounts...)
+	if p.TempDir != "" && !p.Writable {
+		// Bound writable so that bwrap could make the mount points of
+		// what it shows below /tmp; read-only for the command.
+		args = append(args, "--remount-ro", "/tmp")
+	}
 	// What no bind covers is the sandbox's own root: read-only, so a write
 	// there fails (EROFS) instead of vanishing with the sandbox.
 	return append(args, "--remount-ro", "/")
+}
+
+// tmpArgs are /tmp and the temporary directory TMPDIR names, whatever it
+// named outside (the sandbox does not show that): the session's temporary
+// directory at /tmp where the profile has one, or a private tmpfs. A call
+// that may not write reads the session's /tmp and gets /dev/shm, private
+// to it, as its TMPDIR.
+func tmpArgs(p *Profile) []string {
+	if p.TempDir == "" {
+		return []string{"--tmpfs", "/tmp", "--setenv", "TMPDIR", "/tmp"}
+	}
+	return []string{"--bind", p.TempDir, "/tmp", "--setenv", "TMPDIR", TempEnv(p)}
+}
+
+// TempEnv is the directory TMPDIR names in p's sandbox.
+func TempEnv(p *Profile) string {
+	if p.TempDir != "" && !p.Writable {
+		return "/dev/shm"
+	}
+	return "/tmp"
 }
 
 // systemArg shows a system directory read-only, or recreates it as the

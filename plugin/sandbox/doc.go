@@ -5,8 +5,8 @@
 // notes that tell the model when the sandbox, not the command, refused
 // something.
 //
-// A profile shows a command the system directories read-only, a private
-// /tmp, its own /dev and /proc, and only the paths the profile lists: the
+// A profile shows a command the system directories read-only, the
+// session's /tmp (Profile.TempDir) or a private one, its own /dev and /proc, and only the paths the profile lists: the
 // rest of the home directory and of the filesystem is not there. New user,
 // mount and PID namespaces end every process the command started when it
 // ends, however it detached itself; a new session leaves it no controlling

@@ -37,6 +37,9 @@ const (
 	egressArg = "__riot_sandbox_egress"
 	// egressEnv tells a long-lived sandbox's init to start the forwarder.
 	egressEnv = "RIOT_SANDBOX_EGRESS"
+	// sharedTmpEnv tells a long-lived sandbox's init that /tmp is the
+	// session's, which it must not empty between commands.
+	sharedTmpEnv = "RIOT_SANDBOX_SHARED_TMP"
 )
 
 // forwarded: commands in p reach riot's proxy through a forwarder. A proxy
@@ -111,8 +114,8 @@ func essentialVar(name string) bool {
 }
 
 // CommandEnv is env as a command in p's sandbox gets it: without what p
-// hides, with the private /tmp as its temporary directory (TMPDIR named
-// a directory outside, which the sandbox does not show), and in proxy
+// hides, with the sandbox's temporary directory (TempEnv; TMPDIR named a
+// directory outside, which the sandbox does not show), and in proxy
 // mode with riot's proxy variables instead of any it had. A nil env is
 // this process's, as exec's.
 func CommandEnv(p *Profile, env []string) []string {
@@ -129,7 +132,7 @@ func CommandEnv(p *Profile, env []string) []string {
 		}
 		out = append(out, kv)
 	}
-	out = append(out, "TMPDIR=/tmp")
+	out = append(out, "TMPDIR="+TempEnv(p))
 	if egress {
 		out = append(out, proxyEnv(p.Egress)...)
 	}

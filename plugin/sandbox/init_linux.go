@@ -101,6 +101,13 @@ func runInit() int {
 		}
 		s.fwd = fwd
 	}
+	// The session's /tmp is shared by its commands on purpose: only
+	// /dev/shm is the sandbox's own then.
+	s.scratch = scratchDirs
+	if os.Getenv(sharedTmpEnv) == "1" {
+		s.scratch = []string{"/dev/shm"}
+	}
+	_ = os.Unsetenv(sharedTmpEnv)
 	_ = os.Unsetenv(egressEnv)
 	_ = os.Unsetenv(initEnv)
 	s.reply(reply{})
@@ -122,6 +129,8 @@ type initServer struct {
 	// fwd is the proxy forwarder in proxy mode, or nil. Should it end, so
 	// does the sandbox: its commands would have no way out.
 	fwd *child
+	// scratch are the directories emptied after each command.
+	scratch []string
 }
 
 // child is a running command: its pid is its group, and pidfd becomes
@@ -331,7 +340,7 @@ func (s *initServer) finish(id uint64) {
 	// The command's PID namespace is gone, and with it everything that
 	// could still write here; the plugin sends the next command only
 	// after this reply.
-	dirty := !emptyDirs(scratchDirs)
+	dirty := !emptyDirs(s.scratch)
 	s.reply(reply{ID: id, Exited: true, Status: status, Dirty: dirty})
 }
 

@@ -26,7 +26,8 @@ import (
 // never reaches a call with another profile, and a masked file replaced
 // since (which the kernel unmounts from every other namespace) gets a new
 // sandbox that masks it again. Between two commands the init empties the
-// private /tmp and /dev/shm, and each command has an IPC namespace of its
+// private /tmp (not the session's, which its commands share) and /dev/shm,
+// and each command has an IPC namespace of its
 // own, so a command finds nothing the previous one left there.
 //
 // A Pool is safe for concurrent use; the zero value is ready.
@@ -118,7 +119,7 @@ func (pl *Pool) get(bwrap string, p *Profile, dir string) (*box, error) {
 		b.used = pl.tick
 		return b, nil
 	}
-	b, err := startBox(pl, bwrap, args, key, ids, forwarded(p))
+	b, err := startBox(pl, bwrap, args, key, ids, forwarded(p), p.TempDir != "")
 	if err != nil {
 		if !errors.As(err, new(*SetupError)) {
 			pl.broken = err
@@ -205,6 +206,10 @@ func watched(p *Profile, dir string) []string {
 	if dir != "" && !shows(p, dir) {
 		paths = append(paths, dir)
 	}
+	// The session's /tmp made again is another directory.
+	if p.TempDir != "" {
+		paths = append(paths, p.TempDir)
+	}
 	// A proxy restarted on the same path is another socket, which the
 	// sandbox's bind does not reach.
 	if forwarded(p) {
@@ -264,7 +269,7 @@ type box struct {
 // startBox starts bwrap with the sandbox's mounts and this binary as its
 // init, and waits for the init to say that it can start commands. With
 // egress the init starts the proxy forwarder first.
-func startBox(pl *Pool, bwrap string, mounts []string, key string, ids []pathID, egress bool) (*box, error) {
+func startBox(pl *Pool, bwrap string, mounts []string, key string, ids []pathID, egress, sharedTmp bool) (*box, error) {
 	conn, initEnd, err := socketpair()
 	if err != nil {
 		return nil, err
@@ -285,6 +290,9 @@ func startBox(pl *Pool, bwrap string, mounts []string, key string, ids []pathID,
 	cmd.Env = []string{initEnv + "=1"}
 	if egress {
 		cmd.Env = append(cmd.Env, egressEnv+"=1")
+	}
+	if sharedTmp {
+		cmd.Env = append(cmd.Env, sharedTmpEnv+"=1")
 	}
 	cmd.ExtraFiles = []*os.File{initEnd, exe}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}

@@ -180,6 +180,10 @@ type walker struct {
 	funcs bool
 	// loopWalks is how many times the body being walked is walked: the product of the enclosing loops' values.
 	loopWalks int
+	// assigned is set once a variable without a lowercase letter is assigned (assign).
+	assigned bool
+	// dashGlob is set once a glob expands to a name that starts with '-', which a command takes for an option.
+	dashGlob bool
 }
 
 func (w *walker) deny() { w.ro = false }
@@ -267,9 +271,30 @@ func (w *walker) command(c syntax.Command) {
 	case *syntax.TestClause:
 		w.subject(w.text(c))
 		w.testExpr(c.X)
+	case *syntax.DeclClause:
+		if c.Variant != nil && c.Variant.Value == "export" {
+			w.subject(w.text(c))
+			for _, as := range c.Args {
+				if as.Name == nil { // an option: -n unexports, -f exports a function
+					w.deny()
+					w.nested(as)
+					continue
+				}
+				w.assign(as)
+			}
+			return
+		}
+		w.declared(c)
 	default:
-		// A function definition, coproc, time, let, ((..)), declare/export/local/readonly: each runs code, assigns
-		// or defines, so none is read-only. Its text is a subject, and so is every command nested in it.
+		w.declared(c)
+	}
+}
+
+// declared judges a construct that runs code, assigns or defines: a function definition, coproc, time, let,
+// ((..)), declare/local/readonly. None is read-only. Its text is a subject, and so is every command nested in
+// it.
+func (w *walker) declared(c syntax.Command) {
+	{
 		w.deny()
 		w.subject(w.text(c))
 		w.nested(c)
@@ -283,10 +308,44 @@ func (w *walker) command(c syntax.Command) {
 	}
 }
 
+// assign judges `name=value` (alone or after export): it only sets a variable when the value's expansions are
+// read-only and the subscript, if any, is a number (an expression would be evaluated). A name without a
+// lowercase letter may be PATH, IFS, LD_PRELOAD, TAR_OPTIONS or another that changes what a later command runs
+// or reads: after one, only the builtins that print stay read-only (printOnly).
+func (w *walker) assign(as *syntax.Assign) {
+	if !plainIndex(as.Index) {
+		w.deny()
+	}
+	if as.Value != nil {
+		w.word(as.Value)
+	}
+	if as.Array != nil {
+		for _, el := range as.Array.Elems {
+			if !plainIndex(el.Index) {
+				w.deny()
+			}
+			if el.Value != nil {
+				w.word(el.Value)
+			}
+		}
+	}
+	if strings.ToUpper(as.Name.Value) == as.Name.Value {
+		w.assigned = true
+	}
+}
+
+// printOnly are the builtins that stay read-only after an upper-case variable is set: they print, and no
+// variable makes them run or read anything.
+var printOnly = map[string]bool{"echo": true, "printf": true, "true": true, "false": true, "pwd": true}
+
 // loop walks a construct whose body may run any number of times: a cd in it leaves the directory unknown.
 func (w *walker) loop(body func()) {
 	at := w.dirs
+	before := w.assigned
 	body()
+	if w.assigned && !before {
+		w.deny() // the next turn of the loop runs its commands after the assignment
+	}
 	if !slicesEqual(at, w.dirs) {
 		w.dirs = nil
 	}
@@ -379,10 +438,14 @@ func (w *walker) call(c *syntax.CallExpr) {
 	w.subject("")
 	parts := make([]string, 0, len(c.Assigns)+len(c.Args))
 	for _, as := range c.Assigns {
-		// `VAR=x cmd` changes what cmd does (PATH, LD_PRELOAD, GIT_*); `VAR=x` alone changes the shell.
+		parts = append(parts, w.text(as))
+		if len(c.Args) == 0 { // `VAR=x` alone sets a shell variable
+			w.assign(as)
+			continue
+		}
+		// `VAR=x cmd` changes what cmd does (PATH, LD_PRELOAD, GIT_*).
 		w.deny()
 		w.nested(as)
-		parts = append(parts, w.text(as))
 	}
 	var words []word
 	for _, arg := range c.Args {
@@ -395,18 +458,30 @@ func (w *walker) call(c *syntax.CallExpr) {
 			break
 		}
 	}
-	for _, t := range words {
-		parts = append(parts, t.text)
+	for i, t := range words {
+		parts = append(parts, t.shell(i == 0))
 	}
 	w.a.Commands[at] = strings.Join(parts, " ")
 	if len(words) == 0 {
 		return
 	}
 	name := words[0].text
-	if _, listed := allowList[name]; !listed && (!words[0].lit || w.funcs || dirChangers[name]) {
+	if sys := systemName(name); sys != "" && words[0].fixed() {
+		name = sys // `/usr/bin/cat` is cat, and PATH does not matter
+	}
+	if _, listed := allowList[name]; dirChangers[name] || !listed && (!words[0].lit || w.funcs) {
 		w.dirs = nil // it may be a function or a builtin that changes directory
 	}
+	if w.assigned && !printOnly[name] {
+		w.deny()
+	}
+	wasRO := w.ro
 	w.simple(name, words[1:])
+	// A program found on PATH in the roots is the project's code, whatever its name: checked only while the
+	// call is read-only, since an allow rule is the user's answer for any other.
+	if wasRO && w.ro && name == words[0].text && !bashBuiltins[name] && !w.funcs {
+		w.checkResolved(name)
+	}
 }
 
 // dirChangers are the builtins besides cd that can change the shell's directory.

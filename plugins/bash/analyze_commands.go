@@ -121,11 +121,49 @@ var allowList = map[string]*spec{
 		values: "dfr", long: []string{"date", "file", "reference", "rfc-3339"},
 		files: []string{"-f", "--file", "-r", "--reference"}, strict: fixed, check: dateCheck,
 	},
-	"find": {paths: ownPaths, strict: flagSafe, custom: findCmd},
+	"find": {paths: ownPaths, custom: findCmd},
 	"sed":  {paths: ownPaths, strict: fixed, custom: sedCmd},
 	"git":  {paths: ownPaths, strict: flagSafe, custom: gitCmd},
-	"test": {custom: testCmd},
-	"[":    {custom: testCmd},
+	// Inspection tools (issue 34, analyze_inspect.go).
+	"strings": {
+		values: "ntesUT", long: []string{"bytes", "radix", "encoding", "output-separator", "unicode", "target"},
+		paths: allOperands, strict: flagSafe, check: noResponseFile(only(stringsOnly...)),
+	},
+	"objdump": {
+		values: "jMbm", long: []string{"section", "disassembler-options", "target", "architecture", "start-address", "stop-address", "insn-width"},
+		paths: allOperands, strict: flagSafe, check: noResponseFile(only(objdumpOnly...)),
+	},
+	"readelf": {
+		values: "xpR", long: []string{"hex-dump", "string-dump", "relocated-dump", "sym-base"},
+		paths: allOperands, strict: flagSafe, check: noResponseFile(only(readelfOnly...)),
+	},
+	"nm": {
+		values: "ftX", long: []string{"format", "radix", "target"},
+		paths: allOperands, strict: flagSafe, check: noResponseFile(only(nmOnly...)),
+	},
+	"od": {
+		values: "AjNSt", long: []string{"address-radix", "skip-bytes", "read-bytes", "format", "endian"},
+		paths: allOperands, strict: flagSafe,
+	},
+	"hexdump": {
+		values: "efns", long: []string{"format", "format-file", "length", "skip"},
+		files: []string{"-f", "--format-file"}, paths: allOperands, strict: flagSafe,
+	},
+	"xxd":     {paths: ownPaths, strict: flagSafe, custom: xxdCmd},
+	"unzip":   {paths: ownPaths, strict: flagSafe, custom: unzipCmd},
+	"tar":     {paths: ownPaths, strict: flagSafe, custom: tarCmd},
+	"jq":      {paths: ownPaths, custom: jqCmd},
+	"python3": {paths: ownPaths, custom: pythonCmd},
+	"python":  {paths: ownPaths, custom: pythonCmd},
+	"command": {custom: commandCmd},
+	"read":    {custom: readCmd},
+	"bash":    {paths: ownPaths, custom: shellSyntaxCmd},
+	"sh":      {paths: ownPaths, custom: shellSyntaxCmd},
+	"ps":      {values: "CGgoOpstuUk", long: []string{"format", "pid", "ppid", "sort", "user", "group", "cols", "columns", "rows", "width", "sid", "tty"}},
+	"pgrep":   {values: "dgGPstuUF", long: []string{"delimiter", "pgroup", "group", "parent", "session", "terminal", "euid", "uid", "pidfile", "ns", "nslist", "signal"}, files: []string{"-F", "--pidfile"}},
+	"lsof":    {values: "cdpukA", check: lsofCheck},
+	"test":    {custom: testCmd},
+	"[":       {custom: testCmd},
 }
 
 // spec says how a command on the allow-list parses its arguments (GNU getopt_long style) and what it reads.
@@ -180,6 +218,16 @@ type option struct {
 
 // simple judges one simple command and records the paths it reads.
 func (w *walker) simple(name string, args []word) {
+	if name == "xargs" { // off the list: it runs a listed command (xargsCmd), which would make the list refer to itself
+		if !xargsCmd(w, name, args) {
+			w.deny()
+			w.unlistedLists(name, args)
+		}
+		return
+	}
+	if w.versionQuery(name, args) {
+		return
+	}
 	s, ok := allowList[name]
 	if !ok {
 		w.deny()
@@ -199,6 +247,8 @@ func (w *walker) simple(name string, args []word) {
 	if s.custom != nil {
 		if !s.custom(w, name, args) {
 			w.deny()
+			w.unlistedLists(name, args) // tar's other modes
+			w.unlistedRecursive(name, args)
 		}
 		return
 	}
@@ -339,6 +389,12 @@ func printfCmd(_ *walker, _ string, args []word) bool {
 func uniqCmd(w *walker, _ string, args []word) bool {
 	s := spec{values: "fsw", long: []string{"skip-fields", "skip-chars", "check-chars"}}
 	_, ops := s.parse(args)
+	return w.inOut(ops)
+}
+
+// inOut records the operands of a filter that reads its first and writes its second (uniq, xxd, python3 -m
+// json.tool), `-` being a standard stream, and reports whether there is at most one: a second is a file written.
+func (w *walker) inOut(ops []word) bool {
 	for i, o := range ops {
 		switch {
 		case o.text == "-":
@@ -403,6 +459,31 @@ func dateCheck(opts []option, ops []word) bool {
 // findCmd allows find without the actions that run programs, delete, or write files. Its paths are the starting
 // points (the working directory when there are none) and the files named by -newer and the like.
 func findCmd(w *walker, _ string, args []word) bool {
+	ok := findWords(w, args)
+	if !ok && w.dashGlob {
+		// The text is read-only, so a glob here expanded to an action or an option (a file named -delete).
+		w.ask("A glob in this `find` command expands to words riot would not allow there (a file named like an option), so running it needs the user's approval. Quote the pattern: `-name '*.go'`.")
+	}
+	return ok
+}
+
+// findPattern are the tests whose value is a pattern, which an unquoted glob may give: bash expands it in the
+// directory (to one name, or to itself when nothing matches), and find matches with what it gets.
+var findPattern = []string{"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-lname", "-ilname", "-regex", "-iregex"}
+
+// findWords is findCmd's judgement of the words: every word flagSafe (no expansion can give an action) but a
+// glob pattern after one of findPattern.
+func findWords(w *walker, args []word) bool {
+	safe := true
+	for j, a := range args {
+		pattern := a.lit && j > 0 && slices.Contains(findPattern, args[j-1].text)
+		safe = safe && (a.flagSafe() || pattern)
+	}
+	return findActions(w, args) && safe
+}
+
+// findActions allows find without the actions that run programs, delete, or write files.
+func findActions(w *walker, args []word) bool {
 	i, follow := 0, false
 	for i < len(args) && (is(args[i].text, "-H", "-L", "-P") || strings.HasPrefix(args[i].text, "-O")) {
 		follow = args[i].text == "-L" || args[i].text != "-P" && follow

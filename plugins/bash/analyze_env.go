@@ -28,6 +28,9 @@ type Env struct {
 	// GitConfigs are the user's global and system git config files (userGitConfigs): their own settings are
 	// the user's, but a file they include that lies in the roots counts like the repository's config.
 	GitConfigs []string
+	// Path is $PATH as bash inherits it: a listed command or a version query found in the roots is the
+	// project's code, and asks. "" checks nothing (Analyze, and callers that do not know it).
+	Path string
 	// Roots are the workspace roots: a recursive read that follows a symlink out of them asks.
 	Roots []string
 	// Denied reports whether an absolute path is denied to read; nil denies nothing. A recursive read reports
@@ -186,6 +189,7 @@ func (w *walker) glob(wd *syntax.Word, t word) []word {
 		out := make([]word, len(fields))
 		for i, f := range fields {
 			out[i] = word{text: f, lit: true}
+			w.dashGlob = w.dashGlob || strings.HasPrefix(f, "-")
 		}
 		w.globListings(pattern, fields)
 		return out

@@ -322,6 +322,12 @@ func TestAnalyzeInGit(t *testing.T) {
 			envCase{cmd: "git diff", ro: true, why: "diff prints tracked contents", ask: "tracks $REPO/ws/secret.txt"}},
 		{"log without a patch", func(t *testing.T) envTree { return own(t, "2") },
 			envCase{cmd: "git log --oneline -3", ro: true, why: "messages only"}},
+		{"reflog without a patch", func(t *testing.T) envTree { return own(t, "2") },
+			envCase{cmd: "git reflog -5", ro: true, why: "messages only"}},
+		{"reflog with a patch", func(t *testing.T) envTree { return own(t, "2") },
+			envCase{cmd: "git reflog -p -1", ro: true, why: "reflog is log -g", ask: "tracks $REPO/ws/secret.txt"}},
+		{"a stash's patch", func(t *testing.T) envTree { return own(t, "2") },
+			envCase{cmd: "git stash show -p", ro: true, why: "stash show prints history", ask: "tracks $REPO/ws/secret.txt"}},
 		{"read-only git commands (false alarms)", func(t *testing.T) envTree { return own(t, "2") },
 			envCase{cmd: "git remote -v && git tag -l && git describe --always && git stash list && git rev-list HEAD && git ls-files && git blame ws/a.txt && git shortlog -s HEAD", ro: true, why: "all read-only", reads: []string{"$REPO/ws/a.txt"}}},
 		{"core.fsmonitor runs a program", func(t *testing.T) envTree {
@@ -344,6 +350,11 @@ func TestAnalyzeInGit(t *testing.T) {
 			envCase{cmd: "git stash", why: "stash alone is push"}},
 		{"git config writes .git/config", func(t *testing.T) envTree { return own(t, "2") },
 			envCase{cmd: "git config core.pager 'touch x'", why: "class 8", writes: []string{"$REPO/.git/config"}}},
+		{"git config below the top level writes the repository's config", func(t *testing.T) envTree {
+			tr := newEnvTree(t)
+			gitIn(t, tr.repo, "init", "-q")
+			return tr
+		}, envCase{cmd: "git config user.name x", why: "class 8", writes: []string{"$REPO/.git/config"}}},
 		{"a .git file pointing outside", func(t *testing.T) envTree {
 			tr := newEnvTree(t)
 			gitIn(t, tr.out, "init", "-q", "--bare", "repo.git")
@@ -373,6 +384,13 @@ func TestAnalyzeInGit(t *testing.T) {
 		env := tr.env()
 		env.GitEnv = "GIT_DIR"
 		checkEnvCase(t, tr, envCase{cmd: "git status", ro: true, why: "git would use another repository", ask: "GIT_DIR is set in the environment"}, AnalyzeIn("git status", env))
+	})
+	// The index is read up to 64 entries a unit of the walk's bound: three entries within a bound of 3.
+	t.Run("the index within the bound", func(t *testing.T) {
+		tr := own(t, "2")
+		env := tr.env()
+		env.Limit = 3
+		checkEnvCase(t, tr, envCase{cmd: "git log -p", ro: true, why: "class 7", ask: tr.expand("tracks $REPO/ws/secret.txt")}, AnalyzeIn("git log -p", env))
 	})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package bash
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -18,13 +19,16 @@ var (
 	gitReadOnly = map[string]bool{
 		"status": true, "log": true, "diff": true, "show": true, "blame": true, "ls-files": true, "rev-parse": true,
 		"branch": true, "tag": true, "remote": true, "describe": true, "stash": true, "cat-file": true,
-		"rev-list": true, "shortlog": true, "config": true,
+		"rev-list": true, "shortlog": true, "config": true, "reflog": true, "ls-tree": true, "grep": true,
 	}
-	gitHistory = map[string]bool{"log": true, "diff": true, "show": true, "cat-file": true, "stash": true}
+	// grep prints the contents of the tracked files (or of a revision's); reflog is log -g.
+	gitHistory = map[string]bool{
+		"log": true, "diff": true, "show": true, "cat-file": true, "stash": true, "grep": true, "reflog": true,
+	}
 	// gitNoPaths are the subcommands whose operands are never work tree paths.
 	gitNoPaths = map[string]bool{
 		"rev-parse": true, "branch": true, "tag": true, "remote": true, "describe": true, "stash": true,
-		"rev-list": true, "config": true, "cat-file": true,
+		"rev-list": true, "config": true, "cat-file": true, "reflog": true, "ls-tree": true,
 	}
 )
 
@@ -37,6 +41,15 @@ func gitCmd(w *walker, _ string, args []word) bool {
 	i := 0
 	for i < len(args) && gitGlobal[args[i].text] {
 		i++
+	}
+	// `git -C DIR` is `cd DIR && git`, for this command alone: the fence and the repository are DIR's.
+	if i+1 < len(args) && args[i].text == "-C" {
+		at := w.dirs
+		defer func() { w.dirs = at }()
+		if !cdCmd(w, "cd", args[i+1:i+2]) {
+			return false
+		}
+		return gitCmd(w, "git", args[i+2:])
 	}
 	if i == len(args) {
 		return false
@@ -55,6 +68,9 @@ func gitCmd(w *walker, _ string, args []word) bool {
 			// (-c here, after the subcommand, is the combined diff of log, diff and show, or a listing option; only
 			// `git -c k=v` before the subcommand sets config, and gitGlobal does not allow it.)
 			ok = ok && !abbrev(name, "--output", "--exec", "--ext-diff", "--textconv", "--filters")
+			if sub == "grep" { // a pager on the matches; files outside the index, where no deny rule was checked
+				ok = ok && !strings.HasPrefix(t, "-O") && !abbrev(name, "--open-files-in-pager", "--untracked", "--no-index")
+			}
 			if abbrev(name, "--output") {
 				if eq {
 					w.writePath(word{text: v, lit: true})
@@ -86,6 +102,8 @@ func gitCmd(w *walker, _ string, args []word) bool {
 		return ok && gitRemoteListing(rest)
 	case "stash":
 		return ok && len(rest) > 0 && (rest[0].text == "list" || rest[0].text == "show")
+	case "reflog": // show (the default), list and exists; not expire or delete, wherever git might take them
+		return ok && !slices.ContainsFunc(rest, func(a word) bool { return a.text == "expire" || a.text == "delete" })
 	case "config":
 		return w.gitConfig(rest, repo) && ok
 	}
@@ -171,7 +189,7 @@ func (w *walker) gitCheckRepo(sub string, rest []word) *gitRepo {
 		}
 	}
 	history := gitHistory[sub] && (sub != "stash" || len(rest) > 0 && rest[0].text == "show")
-	if sub == "log" && !gitLogPatch(rest) {
+	if (sub == "log" || sub == "reflog") && !gitLogPatch(rest) {
 		history = false
 	}
 	if !history {

@@ -1,6 +1,7 @@
 package bash
 
 import (
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -26,6 +27,67 @@ type word struct {
 	// tracked is true when the word is an unquoted $(git ls-files): file names below the directory, which a
 	// walk of it can check (only with an Env).
 	tracked bool
+	// bare are the offsets in text of the characters bash reads unquoted for their meaning: glob and brace
+	// characters, and a leading tilde prefix (`~` or `~user`, and the slash after it).
+	bare []int
+}
+
+// shell is the word as bash text that reads back as this word: its source text when it is not literal, else
+// its text quoted where needed, with the bare characters left bare. A command subject is these joined, so the
+// core, which parses a subject into words again, sees the words the analysis saw (`-c 'a; b'` is one word).
+// first: the word names the command, where an `=` (an assignment) or a reserved word must be quoted too.
+func (t word) shell(first bool) string {
+	if !t.lit {
+		return t.text
+	}
+	var b strings.Builder
+	from := 0
+	for _, at := range append(t.bare[:len(t.bare):len(t.bare)], len(t.text)) {
+		if at > from {
+			b.WriteString(quoteWord(t.text[from:at], first && from == 0))
+		}
+		if at < len(t.text) {
+			b.WriteByte(t.text[at])
+		}
+		from = at + 1
+	}
+	switch {
+	case b.Len() == 0:
+		return "''" // an empty word is still a word
+	case first && len(t.bare) > 0 && !oneName(b.String()):
+		// Bare characters can make a name something else (`A[` an array assignment, `[[` a keyword): quoted
+		// whole, the word reads as the same text, only no longer a glob.
+		return quoteWord(t.text, true)
+	}
+	return b.String()
+}
+
+// oneName reports whether s parses as one simple command of one word.
+func oneName(s string) bool {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(s), "")
+	if err != nil || len(f.Stmts) != 1 {
+		return false
+	}
+	c, ok := f.Stmts[0].Cmd.(*syntax.CallExpr)
+	return ok && len(c.Assigns) == 0 && len(c.Args) == 1 && len(f.Stmts[0].Redirs) == 0
+}
+
+// quoteWord quotes s where bash would read it otherwise. After the command's name an `=` and a reserved word
+// are plain text, and stay unquoted for the user who reads the subject.
+func quoteWord(s string, first bool) string {
+	probe := s
+	if !first {
+		probe = "x" + strings.ReplaceAll(s, "=", "x") // no reserved word starts with x
+	}
+	q, err := syntax.Quote(probe, syntax.LangBash)
+	switch {
+	case err != nil:
+		return s // a NUL byte, which bash cannot pass: the core reads the subject as no plain command
+	case q == probe:
+		return s
+	}
+	q, _ = syntax.Quote(s, syntax.LangBash)
+	return q
 }
 
 // fixed reports whether the word is exactly one argument whose value is text.
@@ -41,9 +103,8 @@ func (t word) flagSafe() bool {
 // assign or evaluate code, makes the command not read-only; the commands inside substitutions become subjects.
 func (w *walker) word(wd *syntax.Word) word {
 	t := word{lit: true}
-	if l, ok := wd.Parts[0].(*syntax.Lit); ok && strings.HasPrefix(l.Value, "~") {
-		t.tilde = true
-	}
+	tilde := tildePrefix(wd.Parts)
+	t.tilde = tilde > 0
 	var b strings.Builder
 	w.parts(wd.Parts, false, &b, &t)
 	if cs, ok := wd.Parts[0].(*syntax.CmdSubst); ok && len(wd.Parts) == 1 && w.env != nil && lsFiles(cs) {
@@ -51,6 +112,13 @@ func (w *walker) word(wd *syntax.Word) word {
 	}
 	if t.lit {
 		t.text = b.String()
+		// The prefix came unquoted and unescaped: its characters are where text begins.
+		for i := range tilde {
+			if !slices.Contains(t.bare, i) {
+				t.bare = append(t.bare, i)
+			}
+		}
+		slices.Sort(t.bare)
 	} else {
 		t.text = w.text(wd)
 	}
@@ -109,11 +177,30 @@ func unquote(v string, quoted bool, b *strings.Builder, t *word) {
 		case !quoted && strings.IndexByte("*?[{", c) >= 0:
 			t.globLead = t.globLead || b.Len() == 0
 			t.glob = true
+			t.bare = append(t.bare, b.Len())
 			b.WriteByte(c)
 		default:
 			b.WriteByte(c)
 		}
 	}
+}
+
+// tildePrefix is the length of the tilde prefix bash expands at the start of a word, `~`, `~user` or `~+` and
+// the slash after it, or 0 when it expands none: bash expands a prefix only when no character of it, up to the
+// first unquoted slash or the word's end, is quoted or escaped.
+func tildePrefix(parts []syntax.WordPart) int {
+	l, ok := parts[0].(*syntax.Lit)
+	if !ok || !strings.HasPrefix(l.Value, "~") {
+		return 0
+	}
+	prefix, _, slash := strings.Cut(l.Value, "/")
+	if !slash && len(parts) > 1 || strings.Contains(prefix, `\`) {
+		return 0
+	}
+	if slash {
+		return len(prefix) + 1
+	}
+	return len(prefix)
 }
 
 // param allows a parameter expansion that only reads: $x, ${x}, ${#x}, ${x:-w}, ${x#w}, ${x/a/b}, ${x^^} and the
@@ -183,7 +270,7 @@ func constArithm(x syntax.ArithmExpr) bool {
 	case nil:
 		return true
 	case *syntax.Word:
-		return len(x.Parts) == 1 && isArithmNumber(x.Lit())
+		return isArithmNumber(x.Lit()) // Lit is "" unless the word is all literal
 	case *syntax.ParenArithm:
 		return constArithm(x.X)
 	case *syntax.UnaryArithm:

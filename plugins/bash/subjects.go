@@ -40,7 +40,7 @@ func analyzeEnv(command string, env *plugin.Env) Analysis {
 	dir, _ := sessionDir(env)
 	home, _ := os.UserHomeDir()
 	e := Env{
-		Dir: dir, Home: home, CDPath: os.Getenv("CDPATH"), Roots: env.Roots, GitEnv: gitEnv(os.Environ()),
+		Dir: dir, Home: home, CDPath: os.Getenv("CDPATH"), Path: os.Getenv("PATH"), Roots: env.Roots, GitEnv: gitEnv(os.Environ()),
 		GitConfigs: userGitConfigs(os.Environ(), home),
 	}
 	if len(env.DenyRead) > 0 { // nil: no deny rule, nothing to walk for

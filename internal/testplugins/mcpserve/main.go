@@ -5,7 +5,9 @@
 // classic (speaks a protocol before multi round-trip requests, and its ask
 // sends elicitation/create during the call), badnames (also serves tools
 // whose names the model APIs reject, and two that fit exactly), flood
-// (echo of "flood" writes a line without end: see flood.go).
+// (echo of "flood" writes a line without end: see flood.go). With
+// MCPSERVE_SHAPE set it also serves shape, a tool with an output schema;
+// with MCPSERVE_TASKS, tasky, which requires the tasks extension.
 package main
 
 import (
@@ -46,6 +48,10 @@ func main() {
 		// With MCPSERVE_PROGRESS set, it reports progress first.
 		if token := req.Params.GetProgressToken(); token != nil && os.Getenv("MCPSERVE_PROGRESS") != "" {
 			_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: 1, Total: 2, Message: "echoing " + in.Text})
+			// A client handles a response as it comes, ahead of the
+			// notifications before it; it answers a ping only after them.
+			// So the progress is handled before the result.
+			_ = req.Session.Ping(ctx, nil)
 		}
 		switch mode {
 		case "hang":
@@ -142,6 +148,14 @@ func main() {
 		}
 		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{field: q}}, nil, nil
 	})
+	if os.Getenv("MCPSERVE_SHAPE") != "" {
+		addShape(s)
+	}
+	if os.Getenv("MCPSERVE_TASKS") != "" {
+		mcp.AddTool(s, &mcp.Tool{Name: "tasky", Description: "Runs only as a task."}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "not as a task"}}}, nil, nil
+		})
+	}
 	if mode == "badnames" {
 		for _, name := range badNames() {
 			mcp.AddTool(s, &mcp.Tool{Name: name, Description: "A badly named tool."}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
@@ -149,7 +163,12 @@ func main() {
 			})
 		}
 	}
-	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+	var transport mcp.Transport = &mcp.StdioTransport{}
+	if os.Getenv("MCPSERVE_TASKS") != "" {
+		// The Go SDK's Tool has no execution field: add it on the wire.
+		transport = &mcp.IOTransport{Reader: os.Stdin, Writer: &taskWriter{w: os.Stdout}}
+	}
+	if err := s.Run(context.Background(), transport); err != nil {
 		os.Exit(1)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/riot-tools/riot/core/toolcall"
+	"github.com/riot-tools/riot/internal/toolsearch"
 )
 
 // anthropicResult is a tool_result block.
@@ -61,7 +62,39 @@ func renderResults(results []toolcall.ToolResult, format string) any {
 	}
 	out := make([]anthropicResult, len(results))
 	for i, r := range results {
-		out[i] = anthropicResult{Type: "tool_result", ToolUseID: r.ToolUseID, Content: AnthropicContent(r), IsError: r.IsError()}
+		content := AnthropicContent(r)
+		if refs := toolReferences(r); refs != nil {
+			content = refs
+		}
+		out[i] = anthropicResult{Type: "tool_result", ToolUseID: r.ToolUseID, Content: content, IsError: r.IsError()}
+	}
+	return out
+}
+
+// toolReference is the block that loads a deferred tool in Anthropic's
+// API: the API expands it into the tool's definition, which tools[] holds
+// with defer_loading.
+type toolReference struct {
+	Type     string `json:"type"`
+	ToolName string `json:"tool_name"`
+}
+
+// toolReferences is the content of ToolSearch's result as Anthropic loads
+// the tools it found: a tool_reference block for each, named by its UI
+// payload. Its text, the tools' definitions in OpenAI's shape, is what
+// OpenAI gets. It is nil for any other result, and for a search that found
+// nothing, whose text says so.
+func toolReferences(r toolcall.ToolResult) []toolReference {
+	if r.Name != toolsearch.ToolName || r.IsError() || len(r.UI) == 0 {
+		return nil
+	}
+	var found toolsearch.Found
+	if json.Unmarshal(r.UI, &found) != nil || len(found.ToolReferences) == 0 {
+		return nil
+	}
+	out := make([]toolReference, len(found.ToolReferences))
+	for i, name := range found.ToolReferences {
+		out[i] = toolReference{Type: "tool_reference", ToolName: name}
 	}
 	return out
 }

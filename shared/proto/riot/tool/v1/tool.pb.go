@@ -464,6 +464,10 @@ type ToolSpec struct {
 	// expected Prepare answer only when its own answer is that one. Unset, as
 	// every plugin before it has it: the host never sends expect.
 	HonoursExpect bool `protobuf:"varint,9,opt,name=honours_expect,json=honoursExpect,proto3" json:"honours_expect,omitempty"`
+	// The JSON Schema of the tool's structured result (MCP's outputSchema):
+	// every successful call's Final.ui_payload is valid against it. Empty:
+	// the tool declares none, and its UI payload is for a UI alone.
+	OutputSchema  []byte `protobuf:"bytes,10,opt,name=output_schema,json=outputSchema,proto3" json:"output_schema,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -559,6 +563,13 @@ func (x *ToolSpec) GetHonoursExpect() bool {
 		return x.HonoursExpect
 	}
 	return false
+}
+
+func (x *ToolSpec) GetOutputSchema() []byte {
+	if x != nil {
+		return x.OutputSchema
+	}
+	return nil
 }
 
 // Annotations are static properties of every call of a tool, declared by
@@ -1001,7 +1012,12 @@ type Sandbox struct {
 	// names removed from every command in the sandbox, whatever the mode.
 	HideEnv []string `protobuf:"bytes,10,rep,name=hide_env,json=hideEnv,proto3" json:"hide_env,omitempty"`
 	// Exact names kept even when a hide_env pattern matches them.
-	PassEnv       []string `protobuf:"bytes,11,rep,name=pass_env,json=passEnv,proto3" json:"pass_env,omitempty"`
+	PassEnv []string `protobuf:"bytes,11,rep,name=pass_env,json=passEnv,proto3" json:"pass_env,omitempty"`
+	// The session's temporary directory on the host, shown at /tmp
+	// (writable in WRITE mode, read-only otherwise) to every call of the
+	// session, so that what one command leaves in /tmp the next finds.
+	// Empty: each sandbox has a private /tmp of its own.
+	TempDir       string `protobuf:"bytes,12,opt,name=temp_dir,json=tempDir,proto3" json:"temp_dir,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1111,6 +1127,13 @@ func (x *Sandbox) GetPassEnv() []string {
 		return x.PassEnv
 	}
 	return nil
+}
+
+func (x *Sandbox) GetTempDir() string {
+	if x != nil {
+		return x.TempDir
+	}
+	return ""
 }
 
 // Egress is riot's proxy for one call: a Unix socket on the host that
@@ -1862,7 +1885,7 @@ const file_riot_tool_v1_tool_proto_rawDesc = "" +
 	"\x05tools\x18\x01 \x03(\v2\x16.riot.tool.v1.ToolSpecR\x05tools\x12\x1f\n" +
 	"\vsdk_version\x18\x02 \x01(\tR\n" +
 	"sdkVersion\x12.\n" +
-	"\x13starts_no_processes\x18\x03 \x01(\bR\x11startsNoProcesses\"\x8e\x03\n" +
+	"\x13starts_no_processes\x18\x03 \x01(\bR\x11startsNoProcesses\"\xb3\x03\n" +
 	"\bToolSpec\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
 	"\x06prompt\x18\x02 \x01(\tR\x06prompt\x12!\n" +
@@ -1872,7 +1895,9 @@ const file_riot_tool_v1_tool_proto_rawDesc = "" +
 	"\x1aread_only_without_subjects\x18\a \x01(\bR\x17readOnlyWithoutSubjects\x12;\n" +
 	"\vannotations\x18\x06 \x01(\v2\x19.riot.tool.v1.AnnotationsR\vannotations\x12'\n" +
 	"\x0fdefault_prepare\x18\b \x01(\bR\x0edefaultPrepare\x12%\n" +
-	"\x0ehonours_expect\x18\t \x01(\bR\rhonoursExpect\"\x9f\x01\n" +
+	"\x0ehonours_expect\x18\t \x01(\bR\rhonoursExpect\x12#\n" +
+	"\routput_schema\x18\n" +
+	" \x01(\fR\foutputSchema\"\x9f\x01\n" +
 	"\vAnnotations\x12\x14\n" +
 	"\x05title\x18\x01 \x01(\tR\x05title\x12\x1b\n" +
 	"\tread_only\x18\x02 \x01(\bR\breadOnly\x12'\n" +
@@ -1917,7 +1942,7 @@ const file_riot_tool_v1_tool_proto_rawDesc = "" +
 	"\x06values\x18\x01 \x03(\v2%.riot.tool.v1.PluginState.ValuesEntryR\x06values\x1a9\n" +
 	"\vValuesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xf6\x02\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x91\x03\n" +
 	"\aSandbox\x12-\n" +
 	"\x04mode\x18\x01 \x01(\x0e2\x19.riot.tool.v1.SandboxModeR\x04mode\x12\x1d\n" +
 	"\n" +
@@ -1932,7 +1957,8 @@ const file_riot_tool_v1_tool_proto_rawDesc = "" +
 	"\x06egress\x18\t \x01(\v2\x14.riot.tool.v1.EgressR\x06egress\x12\x19\n" +
 	"\bhide_env\x18\n" +
 	" \x03(\tR\ahideEnv\x12\x19\n" +
-	"\bpass_env\x18\v \x03(\tR\apassEnv\"P\n" +
+	"\bpass_env\x18\v \x03(\tR\apassEnv\x12\x19\n" +
+	"\btemp_dir\x18\f \x01(\tR\atempDir\"P\n" +
 	"\x06Egress\x12\x16\n" +
 	"\x06socket\x18\x01 \x01(\tR\x06socket\x12\x12\n" +
 	"\x04user\x18\x02 \x01(\tR\x04user\x12\x1a\n" +
