@@ -140,9 +140,7 @@ func (h *Host) judge(ctx context.Context, c *call) *call {
 	case hooks.updated != nil && !h.rewrite(ctx, c, hooks.updated, hooks.verdict):
 		return c
 	}
-	req := h.tmpRequest(ctx, c, permissionRequest(use.Name, *c.prep))
-	req.Input, req.Params = c.use.Input, c.tool.params()
-	req.Hook = hooks.verdict
+	req := h.request(ctx, c, hooks.verdict)
 	d := h.policy.Decide(ctx, req)
 	if c.elided && d.Behavior != permission.Allow {
 		// A Deny's reason and an Ask's prompt show the call's description,
@@ -152,9 +150,7 @@ func (h *Host) judge(ctx context.Context, c *call) *call {
 		if !h.unelide(ctx, c) {
 			return c
 		}
-		req = h.tmpRequest(ctx, c, permissionRequest(use.Name, *c.prep))
-		req.Input, req.Params = c.use.Input, c.tool.params()
-		req.Hook = hooks.verdict
+		req = h.request(ctx, c, hooks.verdict)
 		d = h.policy.Decide(ctx, req)
 	}
 	c.req, c.decision = req, d
@@ -263,6 +259,16 @@ const prepareTimeout = 30 * time.Second
 // Prepare and in Call) is a mistake, and costs riot memory many times its
 // size as it is decoded, checked and copied.
 const maxInputBytes = 4 << 20
+
+// request is what the chain judges of c: its Prepare answer's subjects,
+// /tmp read as the session's own where the call is sandboxed, its input
+// and parameters for parameter rules, and the PreToolUse hooks' verdict.
+func (h *Host) request(ctx context.Context, c *call, verdict *permission.HookVerdict) permission.Request {
+	req := h.tmpRequest(ctx, c, permissionRequest(c.use.Name, *c.prep))
+	req.Input, req.Params = c.use.Input, c.tool.params()
+	req.Hook = verdict
+	return req
+}
 
 // ask resolves an Ask: by the PermissionRequest hooks, which answer in the
 // user's place and are recorded as the user's answer; else with the

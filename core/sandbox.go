@@ -70,6 +70,8 @@ var secretPaths = []string{
 // protected before it exists too (see inRootProtection).
 var protectedInRoot = []inRootPath{
 	{".git/hooks", true}, {".git/config", false}, {".riot", true}, {".mcp.json", false},
+	// Claude Code's settings, whose hooks [hooks] import_claude runs.
+	{".claude/settings.json", false}, {".claude/settings.local.json", false},
 }
 
 // inRootPath is a path protected in each root, and whether it is a

@@ -54,7 +54,8 @@ func TestProfileHidesRiotStateAndConfig(t *testing.T) {
 // What runs code later or holds riot's configuration is protected in
 // every profile, whether it exists or not, and the profile follows it
 // being made: a root's .riot/ and .git/hooks are made empty, a root's
-// .git/* is listed once .git exists, .mcp.json once it exists.
+// .git/* is listed once .git exists, .mcp.json and Claude Code's settings
+// once they exist.
 func TestProfileProtectsWhatRunsLater(t *testing.T) {
 	t.Setenv("XDG_DATA_HOME", "")
 	t.Setenv("RIOT_PLUGIN_PATH", "")
@@ -87,7 +88,7 @@ func TestProfileProtectsWhatRunsLater(t *testing.T) {
 			t.Errorf("%s was not made: %v", made, err)
 		}
 	}
-	for _, never := range []string{filepath.Join(bare, ".git", "hooks"), filepath.Join(bare, ".git", "config"), filepath.Join(ws, ".mcp.json"), missingPlugin, inRootDir} {
+	for _, never := range []string{filepath.Join(bare, ".git", "hooks"), filepath.Join(bare, ".git", "config"), filepath.Join(ws, ".mcp.json"), filepath.Join(ws, ".claude", "settings.json"), missingPlugin, inRootDir} {
 		if slices.Contains(p.ProtectedPaths, never) {
 			t.Errorf("%s is listed while missing (its parent would be frozen): %v", never, p.ProtectedPaths)
 		}
@@ -100,12 +101,15 @@ func TestProfileProtectsWhatRunsLater(t *testing.T) {
 	mkdir(t, filepath.Join(bare, ".git"))
 	mkdir(t, inRootDir)
 	writeFile(t, filepath.Join(ws, ".mcp.json"))
+	mkdir(t, filepath.Join(ws, ".claude"))
+	writeFile(t, filepath.Join(ws, ".claude", "settings.json"))
+	writeFile(t, filepath.Join(ws, ".claude", "settings.local.json"))
 	writeFile(t, missingPlugin)
 	if err := os.Remove(filepath.Join(bare, ".riot")); err != nil {
 		t.Fatal(err)
 	}
 	p = h.startProfile(false, permission.Request{}, allowed)
-	for _, w := range []string{filepath.Join(bare, ".git", "hooks"), filepath.Join(bare, ".git", "config"), filepath.Join(ws, ".mcp.json"), missingPlugin, filepath.Join(bare, ".riot"), inRootDir} {
+	for _, w := range []string{filepath.Join(bare, ".git", "hooks"), filepath.Join(bare, ".git", "config"), filepath.Join(ws, ".mcp.json"), filepath.Join(ws, ".claude", "settings.json"), filepath.Join(ws, ".claude", "settings.local.json"), missingPlugin, filepath.Join(bare, ".riot"), inRootDir} {
 		if !slices.Contains(p.ProtectedPaths, w) {
 			t.Errorf("%s made since is not protected on the next call: %v", w, p.ProtectedPaths)
 		}
