@@ -52,6 +52,8 @@ type call struct {
 	// of the turn; failureHooked says its PostToolUseFailure hooks ran.
 	stop          *cascadeCause
 	failureHooked bool
+	// cascaded is the cascade this call's failure started.
+	cascaded *cascadeCause
 }
 
 // resolve checks what needs no RPC: the name and the input's structure.

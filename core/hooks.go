@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/riot-tools/riot/core/toolcall"
+
 	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/core/permission"
 	"github.com/riot-tools/riot/internal/hook"
@@ -210,7 +212,7 @@ func (s *hookStop) cause(use ToolUse) *cascadeCause {
 	if why == "" {
 		why = "it gave no reason"
 	}
-	return &cascadeCause{id: use.ID, tool: use.Name, cause: strings.TrimSuffix(why, "."), hook: "the " + s.event + " hook " + s.hook}
+	return &cascadeCause{toolcall.TurnStop{ID: use.ID, Tool: use.Name, Cause: strings.TrimSuffix(why, "."), Hook: "the " + s.event + " hook " + s.hook}}
 }
 
 // message is the result text of the call on which a hook stopped the turn

@@ -1,50 +1,23 @@
 package core
 
 import (
+	"cmp"
 	"context"
 	"errors"
-	"fmt"
-	"github.com/riot-tools/riot/core/mcpsource"
 	"os"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/riot-tools/riot/core/mcpsource"
+	"github.com/riot-tools/riot/core/toolcall"
 )
 
-// cascadeCause is why a turn was cancelled: a call of a cascading tool
-// failed.
-type cascadeCause struct {
-	id, tool, describe, cause string
-	// hook, when set, names the hook that stopped the turn with
-	// continue: false ("the PostToolUse hook `x`"); cause is its reason.
-	hook string
-}
+// cascadeCause is why a turn was cancelled, as the context's cause: a
+// call of a cascading tool failed, or a hook stopped the turn.
+type cascadeCause struct{ toolcall.TurnStop }
 
-func (c *cascadeCause) Error() string { return "cascade from " + c.id }
-
-func (c *cascadeCause) subject() string {
-	what := c.describe
-	if what == "" {
-		return fmt.Sprintf("%s call %s", c.tool, c.id)
-	}
-	return fmt.Sprintf("%s call %s (`%s`)", c.tool, c.id, what)
-}
-
-// notRun is the result text of a call a cascade stopped before it began.
-func (c *cascadeCause) notRun() string {
-	if c.hook != "" {
-		return fmt.Sprintf("Not run: %s stopped this turn on %s call %s: %s. Do not re-issue this call until the user says to go on.", c.hook, c.tool, c.id, c.cause)
-	}
-	return fmt.Sprintf("Not run: %s failed: %s. Re-issue this call if it does not depend on that one.", c.subject(), c.cause)
-}
-
-// stopped is the result text of a call a cascade stopped while it ran.
-func (c *cascadeCause) stopped() string {
-	if c.hook != "" {
-		return fmt.Sprintf("Cancelled while running: %s stopped this turn on %s call %s: %s. This call was stopped and may have partially run; do not re-issue it until the user says to go on.", c.hook, c.tool, c.id, c.cause)
-	}
-	return fmt.Sprintf("Cancelled while running: %s failed: %s. This call was stopped and may have partially run; re-issue it if it does not depend on that one.", c.subject(), c.cause)
-}
+func (c *cascadeCause) Error() string { return "cascade from " + c.ID }
 
 // RunTurn runs one assistant turn's tool calls and returns one result per
 // call, in input order. Consecutive concurrency-safe calls run together,
@@ -108,6 +81,11 @@ func (h *Host) RunTurn(ctx context.Context, uses []ToolUse) []ToolResult {
 			results[i] = r
 		default:
 			results[i] = c.result
+		}
+		if c != nil {
+			if stop := cmp.Or(c.stop, c.cascaded); stop != nil {
+				results[i].StopsTurn = &stop.TurnStop
+			}
 		}
 	}
 	h.tellSessionState(calls, results)
@@ -186,9 +164,9 @@ func (h *Host) nextGroup(ctx context.Context, uses []ToolUse, calls []*call, i i
 func (h *Host) cancelled(ctx context.Context, use ToolUse, cause *cascadeCause, wasRunning bool) ToolResult {
 	switch {
 	case cause != nil && wasRunning:
-		return textResult(use, StatusCancelled, cause.stopped())
+		return textResult(use, StatusCancelled, cause.Stopped())
 	case cause != nil:
-		return textResult(use, StatusCancelled, cause.notRun())
+		return textResult(use, StatusCancelled, cause.NotRun())
 	case wasRunning:
 		return textResult(use, StatusCancelled, "Cancelled while running: the turn was stopped by the user or the agent. The call may have partially run.")
 	default:
@@ -217,7 +195,8 @@ func (h *Host) runGroup(ctx context.Context, cancel context.CancelCauseFunc, gro
 			return
 		}
 		if c.cascades && c.result.Status == StatusFailed {
-			cancel(&cascadeCause{id: c.use.ID, tool: c.use.Name, describe: c.result.Describe, cause: causeOf(c)})
+			c.cascaded = &cascadeCause{toolcall.TurnStop{ID: c.use.ID, Tool: c.use.Name, Describe: c.result.Describe, Cause: causeOf(c)}}
+			cancel(c.cascaded)
 		}
 	}
 	if h.groupSeen != nil {

@@ -21,6 +21,8 @@ type (
 	// Spill describes model content written to a file instead of the
 	// context.
 	Spill = toolcall.Spill
+	// TurnStop is why a call stopped the rest of its turn.
+	TurnStop = toolcall.TurnStop
 	// Progress is one event of a running call, for a UI.
 	Progress = toolcall.Progress
 )

@@ -45,6 +45,7 @@ const (
 	metaUI              = "riot/ui"
 	metaConcurrencySafe = "riot/concurrencySafe"
 	metaCascades        = "riot/cascades"
+	metaStopsTurn       = "riot/stopsTurn"
 )
 
 // ErrUnauthorized is what Dial returns, wrapped, when the session refuses
@@ -96,7 +97,7 @@ var _ core.Runner = (*Client)(nil)
 
 // toolProps are what the session lists of a tool for scheduling.
 type toolProps struct {
-	concurrencySafe, cascades bool
+	concurrencySafe bool
 }
 
 // Dial connects to the session at endpoint and lists its tools.
@@ -209,7 +210,7 @@ func listTools(ctx context.Context, s *mcp.ClientSession) ([]core.ToolInfo, map[
 			return nil, nil, err
 		}
 		tools = append(tools, toolInfo(t))
-		props[t.Name] = toolProps{concurrencySafe: metaBool(t.Meta, metaConcurrencySafe), cascades: metaBool(t.Meta, metaCascades)}
+		props[t.Name] = toolProps{concurrencySafe: metaBool(t.Meta, metaConcurrencySafe)}
 	}
 	return tools, props, nil
 }

@@ -64,7 +64,7 @@ type turn struct {
 
 	mu      sync.Mutex
 	lost    error
-	cascade string // the not-run text of a cascade
+	cascade string // the not-run text of a call that stopped the turn
 }
 
 // stopReason is why the rest of a turn does not run.
@@ -95,8 +95,8 @@ func (t *turn) runGroup(s *mcp.ClientSession, uses []core.ToolUse, results []cor
 		done[k] = true
 		r := results[k]
 		t.mu.Lock()
-		if r.Status == core.StatusFailed && t.cascade == "" && t.c.cascades(r.Name) {
-			t.cascade = cascadeText(r)
+		if r.StopsTurn != nil && t.cascade == "" {
+			t.cascade = r.StopsTurn.NotRun()
 		}
 		t.mu.Unlock()
 	}
@@ -113,12 +113,6 @@ func (t *turn) runGroup(s *mcp.ClientSession, uses []core.ToolUse, results []cor
 		}()
 	}
 	wg.Wait()
-}
-
-func (c *Client) cascades(name string) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.props[name].cascades
 }
 
 // call runs one call as a tools/call of its own.
@@ -204,6 +198,9 @@ func textResult(use core.ToolUse, status core.Status, text string) core.ToolResu
 func result(use core.ToolUse, res *mcp.CallToolResult) core.ToolResult {
 	r := core.ToolResult{ToolUseID: use.ID, Name: use.Name, Status: statusOf(res)}
 	r.Describe, _ = res.Meta[metaDescribe].(string)
+	if r.StopsTurn = turnStop(res.Meta[metaStopsTurn]); r.StopsTurn != nil {
+		r.StopsTurn.ID = use.ID // the session named the call by an id of its own
+	}
 	if ui := rawJSON(res.Meta[metaUI]); len(ui) > 0 {
 		r.UI = ui
 	} else if res.StructuredContent != nil {
@@ -258,35 +255,14 @@ func spillOf(link *mcp.ResourceLink) *core.Spill {
 	return sp
 }
 
-// cascadeText is the not-run text of the calls after a failed cascading
-// call, in the host's words. The host names the cause by the first line of
-// the tool's failure message; a result carries that message after the
-// output, so it is read as the last line that is not a parenthesised or
-// bracketed note.
-func cascadeText(r core.ToolResult) string {
-	subject := fmt.Sprintf("%s call %s", r.Name, r.ToolUseID)
-	if r.Describe != "" {
-		subject = fmt.Sprintf("%s call %s (`%s`)", r.Name, r.ToolUseID, r.Describe)
+// turnStop reads riot mcp's riot/stopsTurn: the call stopped the turn.
+func turnStop(v any) *core.TurnStop {
+	if v == nil {
+		return nil
 	}
-	return fmt.Sprintf("Not run: %s failed: %s. Re-issue this call if it does not depend on that one.", subject, failureCause(r.Text()))
-}
-
-func failureCause(text string) string {
-	lines := strings.Split(strings.TrimSpace(text), "\n")
-	line := ""
-	for k := len(lines) - 1; k >= 0; k-- {
-		l := strings.TrimSpace(lines[k])
-		if l != "" && !strings.HasPrefix(l, "(") && !strings.HasPrefix(l, "[") {
-			line = l
-			break
-		}
+	var s core.TurnStop
+	if json.Unmarshal(rawJSON(v), &s) != nil || s.Tool == "" {
+		return nil
 	}
-	line = strings.TrimSuffix(line, ".")
-	if len(line) > 1 && line[0] >= 'A' && line[0] <= 'Z' && line[1] >= 'a' && line[1] <= 'z' {
-		line = strings.ToLower(line[:1]) + line[1:]
-	}
-	if r := []rune(line); len(r) > 200 {
-		line = string(r[:200]) + "…"
-	}
-	return line
+	return &s
 }

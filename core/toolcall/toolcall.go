@@ -7,6 +7,7 @@ package toolcall
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 )
@@ -54,6 +55,45 @@ type ToolResult struct {
 	Spill *Spill
 	// Duration is how long the call ran.
 	Duration time.Duration
+	// StopsTurn is set when this call stopped the rest of its turn: what a
+	// client that runs a turn call by call (the remote client) tells the
+	// calls after it, as the host does.
+	StopsTurn *TurnStop `json:",omitempty"`
+}
+
+// TurnStop is why a call stopped the rest of its turn: its cascading tool
+// failed, or a hook said continue: false.
+type TurnStop struct {
+	// ID, Tool and Describe are the call's.
+	ID, Tool, Describe string
+	// Cause is the failure in a few words, or the hook's reason.
+	Cause string
+	// Hook names the hook that stopped the turn ("the PostToolUse hook
+	// `x`"); empty for a failure.
+	Hook string `json:",omitempty"`
+}
+
+func (s *TurnStop) subject() string {
+	if s.Describe == "" {
+		return fmt.Sprintf("%s call %s", s.Tool, s.ID)
+	}
+	return fmt.Sprintf("%s call %s (`%s`)", s.Tool, s.ID, s.Describe)
+}
+
+// NotRun is the result text of a call the stop came before it began.
+func (s *TurnStop) NotRun() string {
+	if s.Hook != "" {
+		return fmt.Sprintf("Not run: %s stopped this turn on %s call %s: %s. Do not re-issue this call until the user says to go on.", s.Hook, s.Tool, s.ID, s.Cause)
+	}
+	return fmt.Sprintf("Not run: %s failed: %s. Re-issue this call if it does not depend on that one.", s.subject(), s.Cause)
+}
+
+// Stopped is the result text of a call the stop cancelled while it ran.
+func (s *TurnStop) Stopped() string {
+	if s.Hook != "" {
+		return fmt.Sprintf("Cancelled while running: %s stopped this turn on %s call %s: %s. This call was stopped and may have partially run; do not re-issue it until the user says to go on.", s.Hook, s.Tool, s.ID, s.Cause)
+	}
+	return fmt.Sprintf("Cancelled while running: %s failed: %s. This call was stopped and may have partially run; re-issue it if it does not depend on that one.", s.subject(), s.Cause)
 }
 
 // IsError reports whether the result goes back with is_error: every status

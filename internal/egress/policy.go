@@ -127,9 +127,10 @@ func (p Policy) refuseAddr(a netip.Addr, named bool) string {
 	return ""
 }
 
-// checkResolved keeps the addresses a name resolved to that the policy
-// lets a command reach, and says why the first other one was dropped.
-func (p Policy) checkResolved(host string, port int, addrs []netip.Addr) (kept []netip.Addr, dropped string) {
+// CheckResolved keeps the addresses a name resolved to that the policy
+// lets a connection reach, and says why the first other one was dropped.
+// The proxy applies it to every name it dials, and so do HTTP hooks.
+func (p Policy) CheckResolved(host string, port int, addrs []netip.Addr) (kept []netip.Addr, dropped string) {
 	for _, a := range addrs {
 		a = a.Unmap()
 		t := target{addr: a}

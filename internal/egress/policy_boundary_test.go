@@ -149,7 +149,7 @@ func TestCheckPublicAddressRefused(t *testing.T) {
 		if d := p.Check("2001:db8::5", 443); d.Verdict != Allow || d.Reason != `2001:db8::5 matches the allow rule "[2001:db8::5]:443"` {
 			t.Errorf("allow_private %v: named: %v, %q", allowPrivate, d.Verdict, d.Reason)
 		}
-		kept, dropped := p.checkResolved("example.com", 443, nil)
+		kept, dropped := p.CheckResolved("example.com", 443, nil)
 		if kept != nil || dropped != "" {
 			t.Errorf("no addresses: kept %v, dropped %q", kept, dropped)
 		}

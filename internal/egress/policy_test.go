@@ -251,14 +251,14 @@ func TestCheckResolved(t *testing.T) {
 		netip.MustParseAddr("192.0.2.66"),
 		netip.MustParseAddr("127.0.0.1"),
 	}
-	kept, dropped := p.checkResolved("example.com", 443, addrs)
+	kept, dropped := p.CheckResolved("example.com", 443, addrs)
 	if len(kept) != 1 || kept[0] != netip.MustParseAddr("192.0.2.5") {
 		t.Errorf("kept %v, want [192.0.2.5]", kept)
 	}
 	if want := "example.com resolved to 10.0.0.1; 10.0.0.1 is a private (RFC 1918) address"; !strings.Contains(dropped, want) {
 		t.Errorf("dropped %q, want %q", dropped, want)
 	}
-	_, dropped = p.checkResolved("example.com", 443, addrs[2:3])
+	_, dropped = p.CheckResolved("example.com", 443, addrs[2:3])
 	if want := `example.com resolved to 192.0.2.66, which the deny rule "192.0.2.66" covers`; dropped != want {
 		t.Errorf("dropped %q, want %q", dropped, want)
 	}

@@ -334,7 +334,7 @@ func (p *Proxy) decide(ctx context.Context, caller, host string, port int) (rout
 	if err != nil {
 		return route{}, fmt.Errorf("cannot resolve %s: %w", t.name, err)
 	}
-	kept, dropped := p.policy.checkResolved(t.name, port, addrs)
+	kept, dropped := p.policy.CheckResolved(t.name, port, addrs)
 	if len(kept) == 0 {
 		if dropped == "" {
 			return route{}, fmt.Errorf("%s resolved to no address", t.name)

@@ -26,7 +26,8 @@ func TestToolOutputText(t *testing.T) {
 }
 
 // HTTP hooks reach loopback, and otherwise only allowed names whose
-// addresses are public, or private with allow_private; link-local never.
+// addresses the network policy lets a command reach: public, private with
+// allow_private, cloud metadata never unless an allow rule names it.
 func TestLoopbackOr(t *testing.T) {
 	rule, err := egress.ParseRule("hooks.example.com")
 	if err != nil {
@@ -46,7 +47,7 @@ func TestLoopbackOr(t *testing.T) {
 		{"hooks.example.com", "93.184.216.34", true}, {"hooks.example.com", "10.1.1.1", false},
 		{"hooks.example.com", "127.0.0.1", false}, {"hooks.example.com", "169.254.169.254", false},
 	} {
-		if err := n.CheckAddr(c.host, netip.MustParseAddr(c.addr)); (err == nil) != c.ok {
+		if err := n.CheckAddr(c.host, 443, netip.MustParseAddr(c.addr)); (err == nil) != c.ok {
 			t.Errorf("CheckAddr(%s, %s): %v, want allowed %v", c.host, c.addr, err, c.ok)
 		}
 	}

@@ -23,7 +23,7 @@ import (
 // check to an address it would refuse.
 type Network interface {
 	Check(host string, port int) error
-	CheckAddr(host string, a netip.Addr) error
+	CheckAddr(host string, port int, a netip.Addr) error
 }
 
 // post runs an HTTP hook: the event is POSTed as JSON; a 2xx answer is
@@ -92,13 +92,17 @@ func (r *Runner) client(host string) *http.Client {
 			if err != nil {
 				return nil, err
 			}
+			port, err := strconv.Atoi(p)
+			if err != nil {
+				return nil, err
+			}
 			ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", h)
 			if err != nil {
 				return nil, err
 			}
 			var last error
 			for _, ip := range ips {
-				if err := r.Network.CheckAddr(host, ip.Unmap()); err != nil {
+				if err := r.Network.CheckAddr(host, port, ip.Unmap()); err != nil {
 					last = &refusedError{err}
 					continue
 				}
@@ -159,25 +163,19 @@ func (n policyNet) Check(host string, port int) error {
 	return fmt.Errorf("%s is neither loopback nor allowed by [sandbox.network] allowed_domains (%s)", host, strings.TrimSuffix(d.Reason, "."))
 }
 
-// CheckAddr refuses, for a name other than loopback's, any address that
-// is not public unicast unless allow_private is set; the link-local
-// range, which holds cloud metadata, always.
-func (n policyNet) CheckAddr(host string, a netip.Addr) error {
+// CheckAddr lets a loopback name reach only loopback, and any other name
+// only the addresses the network policy lets a sandboxed command reach
+// (egress.Policy.CheckResolved: private ranges with allow_private, cloud
+// metadata never unless an allow rule names it): one rule for both.
+func (n policyNet) CheckAddr(host string, port int, a netip.Addr) error {
 	if isLoopbackName(host) {
 		if a.IsLoopback() {
 			return nil
 		}
 		return fmt.Errorf("%s resolved to %s, which is not a loopback address", host, a)
 	}
-	switch {
-	case a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast():
-		return fmt.Errorf("%s resolved to the link-local address %s, which riot never lets a hook reach", host, a)
-	case n.p.AllowPrivate:
-		return nil
-	case a.IsLoopback() || a.IsPrivate() || a.IsUnspecified() || a.IsMulticast() || cgnat.Contains(a):
-		return fmt.Errorf("%s resolved to the private address %s; set allow_private = true under [sandbox.network] to reach it", host, a)
+	if kept, dropped := n.p.CheckResolved(host, port, []netip.Addr{a}); len(kept) == 0 {
+		return errors.New(dropped)
 	}
 	return nil
 }
-
-var cgnat = netip.MustParsePrefix("100.64.0.0/10")

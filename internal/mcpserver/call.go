@@ -114,6 +114,11 @@ func (s *Server) result(r core.ToolResult, revision string) *mcp.CallToolResult 
 	if r.Describe != "" {
 		meta["riot/describe"] = r.Describe
 	}
+	if r.StopsTurn != nil {
+		// What the host gives the calls after this one: a client that runs
+		// a turn call by call (riot run --remote) stops the same way.
+		meta["riot/stopsTurn"] = r.StopsTurn
+	}
 	switch {
 	case len(r.UI) == 0 || !json.Valid(r.UI):
 	case structured:
