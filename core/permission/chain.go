@@ -57,10 +57,7 @@ type chain struct {
 // meant, whether it denies or allows, so nothing is decided without it.
 // Unknown parameters (Request.Params nil) are not checked.
 func (c *chain) ruleCheck() bool {
-	if c.req.Params == nil {
-		return false
-	}
-	err := c.p.CheckTool(c.req.Tool, c.req.Params)
+	err := c.p.CheckTool(c.req.Tool, func() []string { return c.req.Params })
 	if err == nil {
 		return false
 	}

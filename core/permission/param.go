@@ -117,15 +117,23 @@ func (pp *paramPattern) matches(in callInput, restrictive bool) (string, bool) {
 // tools a NAME:VALUE whose NAME is no parameter is the tool's own
 // specifier (Bash(python3:*)), unless NAME is one edit from a parameter.
 // A server's rule mcp__NAME(param:value) is checked on the tools that
-// take the parameter only.
-func (p *Policy) CheckTool(tool string, params []string) error {
+// take the parameter only. params is asked only when a rule names the
+// tool, since reading a schema costs and most tools have no such rule;
+// nil from it means not known, and nothing is checked.
+func (p *Policy) CheckTool(tool string, params func() []string) error {
 	mcp := strings.HasPrefix(tool, "mcp__")
+	var names []string // params(), asked only once a rule names the tool
 	for _, list := range [][]*compiled{p.deny, p.ask, p.allowRules()} {
 		for _, r := range list {
 			if r.Spec == "" || r.Tool != tool && (!mcp || !namesTool(r.Tool, tool)) {
 				continue
 			}
-			if err := r.checkParams(tool, params, mcp); err != nil {
+			if names == nil {
+				if names = params(); names == nil {
+					return nil // the schema does not say: not checked
+				}
+			}
+			if err := r.checkParams(tool, names, mcp); err != nil {
 				return err
 			}
 		}

@@ -160,7 +160,7 @@ func TestParamRuleErrors(t *testing.T) {
 			c.Allow = append(c.Allow, r)
 		}
 		p := mustPolicy(t, c)
-		err := p.CheckTool(tc.tool, tc.params)
+		err := p.CheckTool(tc.tool, func() []string { return tc.params })
 		if tc.want == "" {
 			if err != nil {
 				t.Errorf("%s: %v", tc.rule, err)
