@@ -115,6 +115,12 @@ type claudeHandler struct {
 	AllowedEnvVars []string          `json:"allowedEnvVars"`
 	// Timeout is in seconds.
 	Timeout *float64 `json:"timeout"`
+	If      string   `json:"if"`
+	Async   bool     `json:"async"`
+	// AsyncRewake is async whose exit 2 wakes the agent: in riot every
+	// async hook's exit 2 reaches the model at the next turn.
+	AsyncRewake bool `json:"asyncRewake"`
+	Once        bool `json:"once"`
 }
 
 // parseClaudeHooks reads the hooks of a Claude Code settings file, by
@@ -149,7 +155,11 @@ func parseClaudeHooks(data []byte, src Source) (map[string][]Hook, error) {
 				at.Line = lines[ev][i]
 			}
 			for _, ch := range g.Hooks {
-				h := Hook{Matcher: g.Matcher, Type: ch.Type, Command: ch.Command, URL: ch.URL, Headers: ch.Headers, AllowedEnvVars: ch.AllowedEnvVars, Timeout: claudeTimeout, Source: at}
+				h := Hook{Matcher: g.Matcher, Type: ch.Type, Command: ch.Command, URL: ch.URL, Headers: ch.Headers, AllowedEnvVars: ch.AllowedEnvVars, Timeout: claudeTimeout,
+					Async: ch.Async || ch.AsyncRewake, Once: ch.Once, Source: at}
+				if ToolEvent(ev) {
+					h.If = ch.If // Claude Code ignores it on other events
+				}
 				if ch.Timeout != nil {
 					if *ch.Timeout <= 0 {
 						return nil, &Error{Source: at, Msg: fmt.Sprintf("hooks.%s: a hook's timeout must be more than zero seconds", ev)}

@@ -74,7 +74,17 @@ type Hook struct {
 	// or 2, answers an HTTP status other than 2xx, or times out) block
 	// instead of letting the event go on.
 	FailClosed bool `toml:"fail_closed"`
-	Source     Source
+	// If, on tool events, is a permission rule (Bash(git push:*)) a call
+	// must match for the hook to run; the core compiles it with the
+	// rules, since what a rule matches depends on the workspace.
+	If string `toml:"if,omitempty"`
+	// Async runs the hook in the background: the event does not wait for
+	// it and its decision counts for nothing; its systemMessage reaches
+	// the user and its additionalContext the model, at the next turn.
+	Async bool `toml:"async"`
+	// Once runs the hook on the first matching event of the host only.
+	Once   bool `toml:"once"`
+	Source Source
 
 	// re is Matcher compiled at load, so that matching a call is no
 	// compilation; nil for a Hook built by hand, which Matches compiles.
@@ -110,7 +120,21 @@ func (h *Hook) begin(_ string, src Source) { h.Timeout, h.Source = DefaultHookTi
 
 // finish checks a hook table of the event key names once read.
 func (h *Hook) finish(key []string, src Source) error {
-	return h.check("[["+strings.Join(key, ".")+"]] table", src)
+	what := "[[" + strings.Join(key, ".") + "]] table"
+	if strings.TrimSpace(h.If) != "" && !ToolEvent(key[len(key)-1]) {
+		return &Error{Source: src, Msg: fmt.Sprintf("a %s sets if, which applies to the tool events only (PreToolUse, PermissionRequest, PostToolUse, PostToolUseFailure); use matcher on this event", what)}
+	}
+	return h.check(what, src)
+}
+
+// ToolEvent reports whether an event is about one tool call: only those
+// read a hook's if.
+func ToolEvent(event string) bool {
+	switch event {
+	case "PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure":
+		return true
+	}
+	return false
 }
 
 // check checks a hook read from a config table or imported, which what

@@ -127,7 +127,7 @@ func (h *Host) judge(ctx context.Context, c *call) *call {
 		// The hooks see only inputs the tool accepts.
 		return c
 	}
-	hooks := h.preToolUse(ctx, c.use)
+	hooks := h.preToolUse(ctx, c)
 	switch {
 	case ctx.Err() != nil:
 		c.finish(StatusCancelled, "Cancelled before it ran.")
@@ -190,8 +190,9 @@ func (h *Host) prepareRPC(ctx context.Context, c *call) bool {
 	pctx, cancel := context.WithTimeout(ctx, prepareTimeout)
 	defer cancel()
 	c.tool.prepares.Add(1)
+	cc := h.callContext(p, time.Time{})
 	prep, err := stub.Prepare(pctx, shared.PrepareRequest{
-		Tool: c.use.Name, CallID: c.use.ID, Input: c.use.Input, Context: h.callContext(p, time.Time{}),
+		Tool: c.use.Name, CallID: c.use.ID, Input: c.use.Input, Context: cc,
 	})
 	if err != nil {
 		h.prepareFailed(ctx, pctx, c, gen, err, prepareTimeout)
@@ -200,6 +201,9 @@ func (h *Host) prepareRPC(ctx context.Context, c *call) bool {
 	if prep.Rejected != "" {
 		c.finish(StatusFailed, prep.Rejected)
 		return false
+	}
+	if cc.TempView == nil && h.wantsTmpView(ctx, p, &prep) {
+		return h.prepareRPC(ctx, c) // its /tmp paths are the session's (sandboxtmp.go)
 	}
 	c.prep = &prep
 	c.result.Describe = prep.Describe
@@ -287,13 +291,9 @@ func (h *Host) ask(ctx context.Context, req permission.Request, d permission.Dec
 		h.recordAsk(ctx, req, step, rec)
 	} else {
 		defer func() { h.recordAsk(ctx, req, step, d) }()
-		wait := func() {}
-		if h.opts.Prompter != nil {
-			wait = h.notify(ctx, "permission_prompt", fmt.Sprintf("riot needs your permission to use %s", req.Tool))
-		}
 		var err error
-		d, err = h.policy.Resolve(ctx, h.opts.Prompter, req, d)
-		wait()
+		actx := h.asking(ctx, "permission_prompt", fmt.Sprintf("riot needs your permission to use %s", req.Tool))
+		d, err = h.policy.Resolve(actx, h.opts.Prompter, req, d)
 		if err != nil {
 			h.log.Warn("an allow rule could not be saved; it holds for this session only", "error", err)
 		}
@@ -400,6 +400,7 @@ func (h *Host) callContext(p *pluginProc, deadline time.Time) shared.CallContext
 		State:          own,
 		ResultsDirs:    []string{h.resultDir},
 		DenyRead:       h.policy.DenyReadGlobs(),
+		TempView:       h.tempView(p),
 	}
 	if len(others) > 0 {
 		cc.SharedState = others

@@ -254,6 +254,7 @@ func (h *Host) askEgress(ctx context.Context, q egress.Question) egress.Answer {
 	defer cancel()
 	stop := context.AfterFunc(ctx, cancel)
 	defer stop()
+	actx = h.asking(actx, "permission_prompt", fmt.Sprintf("riot needs your permission for %s to reach %s", c.tool, q.Rule))
 	a, err := np.PromptNetwork(actx, permission.NetworkQuestion{Host: q.Host, Port: q.Port, Rule: q.Rule, Tool: c.tool, Describe: c.describe})
 	switch {
 	case errors.Is(err, permission.ErrCannotAsk):

@@ -66,7 +66,7 @@ func (h *Host) Explain(ctx context.Context, toolName string, input json.RawMessa
 	}
 	var verdict *permission.HookVerdict
 	if !opts.SkipHooks {
-		hooks := h.preToolUse(ctx, c.use)
+		hooks := h.preToolUse(ctx, c)
 		ex.Hooks = hooks.reports
 		verdict = hooks.verdict
 		switch {

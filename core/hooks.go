@@ -90,6 +90,8 @@ type HookReport struct {
 type hookRun struct {
 	hook config.Hook
 	res  hook.Result
+	// partial: the hook's if matched the call only in part.
+	partial bool
 }
 
 // hookName is how the model and the trace name a hook.
@@ -131,8 +133,10 @@ func (h *Host) hookRunner() *hook.Runner {
 }
 
 // runHooks runs hooks in parallel on one input and returns their runs in
-// config order, having told the user what each said for the user.
-func (h *Host) runHooks(ctx context.Context, event string, hooks []config.Hook, in hookInput) []hookRun {
+// config order, having told the user what each said for the user. The
+// async ones are left running in the background (runAsync), without a
+// run.
+func (h *Host) runHooks(ctx context.Context, event string, hooks []selectedHook, in hookInput) []hookRun {
 	if len(hooks) == 0 {
 		return nil
 	}
@@ -148,13 +152,20 @@ func (h *Host) runHooks(ctx context.Context, event string, hooks []config.Hook, 
 		stdin = []byte("{}")
 	}
 	r := h.hookRunner()
-	runs := make([]hookRun, len(hooks))
+	runs := make([]hookRun, 0, len(hooks))
+	for _, hk := range hooks {
+		if hk.Async {
+			h.runAsync(ctx, event, hk.Hook, r, stdin)
+			continue
+		}
+		runs = append(runs, hookRun{hook: hk.Hook, partial: hk.partial})
+	}
 	var wg sync.WaitGroup
-	for i, hk := range hooks {
+	for i := range runs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			runs[i] = hookRun{hook: hk, res: r.Run(ctx, handlerOf(hk), stdin)}
+			runs[i].res = r.Run(ctx, handlerOf(runs[i].hook), stdin)
 		}()
 	}
 	wg.Wait()
@@ -277,14 +288,20 @@ func (h *Host) preVerdict(run hookRun) (hookRun, string, string, json.RawMessage
 	return run, "", "", updated
 }
 
-func (h *Host) preToolUse(ctx context.Context, use ToolUse) preHooks {
+// preToolUse runs the PreToolUse hooks of a prepared call.
+func (h *Host) preToolUse(ctx context.Context, c *call) preHooks {
 	var ph preHooks
-	runs := h.runHooks(ctx, "PreToolUse", matching(h.cfg.Hooks.PreToolUse, use.Name), hookInput{ToolName: use.Name, ToolInput: use.Input, ToolUseID: use.ID})
+	use := c.use
+	hooks := h.hooksFor("PreToolUse", use.Name, func() permission.Request { return h.request(ctx, c, nil) })
+	runs := h.runHooks(ctx, "PreToolUse", hooks, hookInput{ToolName: use.Name, ToolInput: use.Input, ToolUseID: use.ID})
 	rank := map[string]int{"allow": 1, "defer": 2, "ask": 3, "deny": 4}
 	var best, rewriter *hookRun
 	var bestVerdict, bestReason string
 	for i := range runs {
 		run, verdict, reason, updated := h.preVerdict(runs[i])
+		if verdict == "allow" && run.partial {
+			verdict, reason = "", partialAllow(run)
+		}
 		runs[i] = run
 		r := &runs[i]
 		v := verdict
@@ -323,7 +340,7 @@ func (h *Host) preToolUse(ctx context.Context, use ToolUse) preHooks {
 // to the session, as the user's "allow for the session" does. stop is a
 // hook's continue: false, or a deny's interrupt.
 func (h *Host) permissionRequest(ctx context.Context, req permission.Request, d permission.Decision) (_ permission.Decision, decided bool, stop *hookStop) {
-	hooks := matching(h.cfg.Hooks.PermissionRequest, req.Tool)
+	hooks := h.hooksFor("PermissionRequest", req.Tool, func() permission.Request { return req })
 	if len(hooks) == 0 {
 		return d, false, nil
 	}
@@ -366,6 +383,8 @@ func (h *Host) permissionRequest(ctx context.Context, req permission.Request, d 
 			if r.res.Status == hook.Blocked && deny == nil {
 				deny, denyWhy = r, r.res.Reason
 			}
+		case pd.Behavior == "allow" && r.partial:
+			h.log.Warn(partialAllow(*r), "source", r.hook.Source.String())
 		case pd.Behavior == "allow":
 			if allow == nil {
 				allow = r
@@ -415,19 +434,25 @@ func (h *Host) grantHookRules(run *hookRun) {
 	}
 }
 
-// notify runs the Notification hooks, beside whatever riot is waiting on
-// the user for; the returned wait waits for them.
-func (h *Host) notify(ctx context.Context, kind, message string) (wait func()) {
-	hooks := matching(h.cfg.Hooks.Notification, kind)
-	if len(hooks) == 0 {
-		return func() {}
+// asking is ctx carrying the Notification hooks of kind, which the
+// prompter runs (permission.Asking) when it puts the question to the
+// user. They run in the background, beside the question: riot waits for
+// the user, not for them, and Close waits for them.
+func (h *Host) asking(ctx context.Context, kind, message string) context.Context {
+	if len(h.cfg.Hooks.Notification) == 0 {
+		return ctx
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		h.runHooks(context.WithoutCancel(ctx), "Notification", hooks, hookInput{Message: message, NotificationType: kind})
-	}()
-	return func() { <-done }
+	return permission.WithAsking(ctx, func() {
+		hooks := h.hooksFor("Notification", kind, nil)
+		if len(hooks) == 0 {
+			return
+		}
+		h.hookSel.async.Add(1)
+		go func() {
+			defer h.hookSel.async.Done()
+			h.runHooks(context.WithoutCancel(ctx), "Notification", hooks, hookInput{Message: message, NotificationType: kind})
+		}()
+	})
 }
 
 // postToolUse runs a call's PostToolUse hooks when it ran and succeeded:
@@ -439,7 +464,7 @@ func (h *Host) postToolUse(ctx context.Context, c *call) {
 	if c.result.Status != StatusOK || ctx.Err() != nil {
 		return
 	}
-	hooks := matching(h.cfg.Hooks.PostToolUse, c.use.Name)
+	hooks := h.hooksFor("PostToolUse", c.use.Name, func() permission.Request { return c.req })
 	if len(hooks) == 0 {
 		return
 	}
@@ -535,11 +560,11 @@ func (h *Host) replaceOutput(c *call, text string) {
 // not succeed (failed, denied or cancelled) on its result r: their
 // additional context, and a block's reason, follow its text for the
 // model. It returns a hook's stop.
-func (h *Host) postToolUseFailure(ctx context.Context, use ToolUse, r *ToolResult) *cascadeCause {
+func (h *Host) postToolUseFailure(ctx context.Context, c *call, use ToolUse, r *ToolResult) *cascadeCause {
 	if r.Status == StatusOK {
 		return nil
 	}
-	hooks := matching(h.cfg.Hooks.PostToolUseFailure, use.Name)
+	hooks := h.hooksFor("PostToolUseFailure", use.Name, func() permission.Request { return failedRequest(c, use) })
 	if len(hooks) == 0 {
 		return nil
 	}
@@ -577,7 +602,7 @@ func (h *Host) failureHooks(ctx context.Context, c *call) {
 		return
 	}
 	c.failureHooked = true
-	if stop := h.postToolUseFailure(ctx, c.use, &c.result); stop != nil && c.stop == nil {
+	if stop := h.postToolUseFailure(ctx, c, c.use, &c.result); stop != nil && c.stop == nil {
 		c.stop = stop
 	}
 }
@@ -598,13 +623,14 @@ func (h *Host) afterTurnHooks(ctx context.Context, calls []*call, results []Tool
 			continue
 		}
 		use := ToolUse{ID: results[i].ToolUseID, Name: results[i].Name}
+		var c *call
 		if i < len(calls) && calls[i] != nil {
-			use = calls[i].use
+			c, use = calls[i], calls[i].use
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_ = h.postToolUseFailure(ctx, use, &results[i]) // the turn is over: a stop has nothing left to stop
+			_ = h.postToolUseFailure(ctx, c, use, &results[i]) // the turn is over: a stop has nothing left to stop
 		}()
 	}
 	wg.Wait()
@@ -633,7 +659,7 @@ func (h *Host) StartSession(ctx context.Context) {
 				source = "resume"
 			}
 		}
-		runs := h.runHooks(ctx, "SessionStart", matching(h.cfg.Hooks.SessionStart, source), hookInput{Source: source})
+		runs := h.runHooks(ctx, "SessionStart", h.hooksFor("SessionStart", source, nil), hookInput{Source: source})
 		var notes []string
 		for _, r := range runs {
 			if s := r.res.Output.Specific; r.res.Status == hook.Done && s != nil && strings.TrimSpace(s.AdditionalContext) != "" {
@@ -655,8 +681,24 @@ func (h *Host) endSession() {
 	h.hookState.started = false
 	h.hookState.mu.Unlock()
 	if started {
-		h.runHooks(context.Background(), "SessionEnd", matching(h.cfg.Hooks.SessionEnd, "other"), hookInput{Reason: "other"})
+		h.runHooks(context.Background(), "SessionEnd", h.hooksFor("SessionEnd", "other", nil), hookInput{Reason: "other"})
 	}
+}
+
+// failedRequest is a finished call as a hook's if judges it: as the chain
+// judged it, or, for a call that never reached the chain (its input was
+// refused, say), its tool and input alone.
+func failedRequest(c *call, use ToolUse) permission.Request {
+	if c != nil && c.req.Tool != "" {
+		return c.req
+	}
+	return permission.Request{Tool: use.Name, Input: use.Input}
+}
+
+// partialAllow says why a hook's allow counts for nothing: its if matched
+// only part of the call.
+func partialAllow(run hookRun) string {
+	return fmt.Sprintf("the hook %s allowed a call its if %q matches only in part, so its allow counts for nothing", hookName(run.hook), run.hook.If)
 }
 
 // appendText adds a note after the text of a result.

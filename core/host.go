@@ -137,6 +137,8 @@ type Host struct {
 	closeOnce sync.Once
 	// hookState runs SessionStart once and SessionEnd at Close (hooks.go).
 	hookState sessionHooks
+	// hookSel is the state of the hooks' if, once and async (hookselect.go).
+	hookSel hookSelection
 
 	mcp      []*mcpsource.Source
 	mcpCache *mcpsource.Cache
@@ -289,6 +291,8 @@ func (h *Host) buildPolicy() error {
 		// riot's own config and state decide what tools may do, so a tool
 		// must not change them without asking.
 		Protect: []string{config.UserConfigDir(os.Getenv), h.stateDir},
+		// The session's /tmp by its /tmp name, never the host's.
+		ShowPath: h.tmpShown,
 	})
 	if err != nil {
 		return err
@@ -299,7 +303,7 @@ func (h *Host) buildPolicy() error {
 		}
 	}
 	h.policy = p
-	return nil
+	return h.compileHookConditions()
 }
 
 // resultsKey names the directory of a session's spilled results. A session
@@ -481,6 +485,9 @@ func (h *Host) FlushSession() error {
 // them (what they change later is written at once).
 func (h *Host) Close() error {
 	h.closeOnce.Do(func() {
+		// The async hooks finish, each within its timeout, before the
+		// session ends.
+		h.hookSel.async.Wait()
 		h.endSession()
 		var wg sync.WaitGroup
 		for _, p := range h.plugins {

@@ -1,6 +1,8 @@
 package core
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -22,7 +24,10 @@ func (h *Host) addMCPServers() {
 			continue
 		}
 		log := h.log.Named("mcp." + srv.Name)
-		elicitor, _ := h.opts.Prompter.(mcpsource.Elicitor)
+		var elicitor mcpsource.Elicitor
+		if e, ok := h.opts.Prompter.(mcpsource.Elicitor); ok {
+			elicitor = notifyingElicitor{h: h, server: srv.Name, inner: e}
+		}
 		src := mcpsource.New(mcpsource.Options{
 			Server: srv, Roots: h.roots(), Cache: h.mcpCache, Now: h.now, Log: log,
 			StartupTimeout: h.startTimeout, ToolTimeout: h.cfg.Limits.CallTimeout, Elicitor: elicitor,
@@ -35,6 +40,19 @@ func (h *Host) addMCPServers() {
 		h.plugins = append(h.plugins, p)
 	}
 	h.mcpSeen = make([]int, len(h.mcp))
+}
+
+// notifyingElicitor runs the Notification hooks (elicitation_dialog)
+// when an MCP server's question is put to the user.
+type notifyingElicitor struct {
+	h      *Host
+	server string
+	inner  mcpsource.Elicitor
+}
+
+func (e notifyingElicitor) Elicit(ctx context.Context, from, message string, schema json.RawMessage) (string, map[string]any, error) {
+	ctx = e.h.asking(ctx, "elicitation_dialog", fmt.Sprintf("the MCP server %s asks: %s", e.server, clip(message, 500)))
+	return e.inner.Elicit(ctx, from, message, schema)
 }
 
 // closeMCP stops every MCP server and saves their tool lists.

@@ -8,18 +8,18 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"syscall"
 
 	"github.com/riot-tools/riot/config"
 	"github.com/riot-tools/riot/core/permission"
+	"github.com/riot-tools/riot/internal/tmpview"
 	"github.com/riot-tools/riot/shared"
 )
 
 // tmpView is where every sandboxed command of a session finds the
 // session's temporary directory.
-const tmpView = "/tmp"
+const tmpView = tmpview.Dir
 
 // sessionTmp is the session's temporary directory, shown at /tmp to every
 // sandboxed call of the session, so that what one command leaves in /tmp
@@ -32,7 +32,9 @@ const tmpView = "/tmp"
 // session's is made once and then must still be this user's directory,
 // 0700, never a symlink.
 //
-// It is made by the first call that starts a sandbox, and removed when
+// Tools that start no processes see it at /tmp too (tempView), once it
+// is made. It is made by the first call that starts a sandbox, or that
+// names a path there with such a tool (wantsTmpView), and removed when
 // the host closes, but for a one-shot host of a named session (`riot run
 // --session ID` without a session host), whose next invocation is the
 // same session: that one stays until a session host of it exits, or the
@@ -159,10 +161,11 @@ func removeTree(dir string) error {
 // path in /tmp that nothing else shows there (a root, allow_read or
 // allow_write, the results) is the session directory's file, which
 // sessionTmpRoots makes a root: read-only calls read it without asking,
-// and calls allowed to write write it. Any other call
-// (a tool that starts no processes, a command left outside the sandbox,
-// no sandbox here) reads the host's /tmp, shared with every process, and
-// is judged on that, as ever.
+// and calls allowed to write write it. A tool that starts no processes
+// names those files itself, through the view its call context carries
+// (tempView); one that does not know the view (an older SDK), a command
+// left outside the sandbox, or no sandbox here, uses the host's /tmp,
+// shared with every process, and is judged on that, as ever.
 func (h *Host) tmpRequest(ctx context.Context, c *call, req permission.Request) permission.Request {
 	dir := h.sessionTempDir()
 	if dir == "" || !slices.ContainsFunc(req.Subjects, func(s permission.Subject) bool { return h.inTmpView(s) }) {
@@ -183,33 +186,87 @@ func (h *Host) tmpRequest(ctx context.Context, c *call, req permission.Request) 
 }
 
 // inTmpView reports whether s names a path in /tmp that the sandbox shows
-// from the session's temporary directory: an absolute path there that no
-// root, allow_read, allow_write or the results dir shows at its own name,
-// and whose first name below /tmp the host's /tmp does not have. A path
-// the host has (a directory another program made) is judged as the
-// host's, as before there was a session's /tmp: asked about, and once
-// allowed shown at its name over the session's.
+// from the session's temporary directory (tmpview.View.Shows): an
+// absolute path there that no root, allow_read, allow_write or the
+// results dir shows at its own name, and whose first name below /tmp the
+// host's /tmp does not have. A path the host has (a directory another
+// program made) is judged as the host's, as before there was a session's
+// /tmp: asked about, and once allowed shown at its name over the
+// session's.
 func (h *Host) inTmpView(s permission.Subject) bool {
 	if s.Kind != permission.PathSubject || !filepath.IsAbs(s.Value) {
 		return false
 	}
-	p := filepath.Clean(s.Value)
-	if !within(p, tmpView) || coveredBy(h.roots(), p) || within(p, h.resultDir) {
-		return false
-	}
-	if rel, _ := filepath.Rel(tmpView, p); rel != "." {
-		first, _, _ := strings.Cut(rel, "/")
-		if _, err := os.Lstat(filepath.Join(tmpView, first)); err == nil {
-			return false
+	v := tmpview.View{Host: h.sessionTempDir(), Own: h.tmpOwnPaths()}
+	return v.Shows(filepath.Clean(s.Value))
+}
+
+// tmpOwnPaths are the paths in /tmp that the sandbox shows at their own
+// names over the session's directory: the roots, allow_read and
+// allow_write, this session's results.
+func (h *Host) tmpOwnPaths() []string {
+	sb := h.cfg.Sandbox
+	var own []string
+	add := func(p string) {
+		if p = filepath.Clean(p); filepath.IsAbs(p) && within(p, tmpView) {
+			own = append(own, p)
 		}
 	}
-	sb := h.cfg.Sandbox
+	for _, r := range h.roots() {
+		add(r)
+	}
+	add(h.resultDir)
 	for _, list := range [][]config.SandboxPath{sb.AllowRead, sb.AllowWrite} {
 		for _, a := range list {
-			if within(p, filepath.Clean(config.ExpandHome(a.Path))) {
-				return false
-			}
+			add(config.ExpandHome(a.Path))
 		}
 	}
-	return true
+	return own
+}
+
+// tempView is the session's /tmp as the call context of p's tools
+// carries it: for a plugin that starts no processes, once the session's
+// directory is made (so the sandbox works here, and shows it), else nil
+// and the tools use the host's /tmp. Their paths in /tmp then name the
+// files Bash's commands see there, judged by the chain as the session's
+// (a root), and shown to the model at their /tmp names.
+func (h *Host) tempView(p *pluginProc) *shared.TempView {
+	dir := h.sessionTempDir()
+	if dir == "" || !p.startsNoProcesses() || !h.sessionTmpMade() {
+		return nil
+	}
+	return &shared.TempView{Dir: dir, OwnPaths: h.tmpOwnPaths()}
+}
+
+// sessionTmpMade reports whether the session's temporary directory is
+// made and in use.
+func (h *Host) sessionTmpMade() bool {
+	t := &h.sbox.tmp
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.made && !t.failed
+}
+
+// wantsTmpView reports whether a call of p, prepared without the session's
+// /tmp view into prep, is to be prepared again with it: p starts no
+// processes and the call names a path the sandbox shows from the session's
+// directory, the sandbox works here, and the directory is made now, once
+// for the host (a command has not made it yet). Only calls naming such a
+// path pay for the check that bwrap works.
+func (h *Host) wantsTmpView(ctx context.Context, p *pluginProc, prep *shared.PrepareAnswer) bool {
+	if h.sessionTempDir() == "" || !p.startsNoProcesses() {
+		return false
+	}
+	named := slices.ContainsFunc(prep.Subjects, func(s shared.Subject) bool {
+		return s.Kind == shared.SubjectPath && h.inTmpView(permission.Subject{Kind: permission.PathSubject, Value: s.Value})
+	})
+	// The view must then be sent: Prepare is asked again only once.
+	return named && h.probeSandbox(ctx) == nil && h.makeSessionTmp() != "" && h.tempView(p) != nil
+}
+
+// tmpShown is path as the model knows it: a file of the session's
+// temporary directory by its /tmp name (tmpview.View.Shown).
+func (h *Host) tmpShown(path string) string {
+	v := tmpview.View{Host: h.sessionTempDir()}
+	return v.Shown(path)
 }

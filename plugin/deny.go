@@ -39,12 +39,15 @@ func (e *Env) DeniedPhysical(path string) bool {
 }
 
 // unclean makes path absolute as Abs does (~ under the home directory, a
-// relative path under Cwd) but keeps its `..` for the resolution to apply
-// after each symlink.
+// relative path under Cwd, the session's /tmp) but keeps its `..` for the
+// resolution to apply after each symlink.
 func (e *Env) unclean(path string) string {
 	path = expandHome(path)
 	if !filepath.IsAbs(path) && e.Cwd != "" {
 		path = e.Cwd + string(filepath.Separator) + path
+	}
+	if filepath.IsAbs(path) {
+		path = e.tmp.HostPath(path)
 	}
 	return path
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/riot-tools/riot/internal/paths"
+	"github.com/riot-tools/riot/internal/tmpview"
 	"github.com/riot-tools/riot/plugin/sandbox"
 	"github.com/riot-tools/riot/shared"
 )
@@ -64,6 +65,8 @@ type Env struct {
 	// Never to stdout: stdout is the plugin protocol.
 	Log hclog.Logger
 
+	// tmp is the session's /tmp, where the sandbox shows it (Abs), or nil.
+	tmp      *tmpview.View
 	state    map[string]string
 	baseProc Proc
 	shared   map[string]map[string]string
@@ -114,7 +117,10 @@ func (e *Env) Progress(message string) {
 }
 
 // Abs resolves a path from the input: ~ and ~/x are under the home
-// directory, a relative path is under Cwd, and `.` and `..` are applied
+// directory, a relative path is under Cwd, a path in /tmp that the
+// session's sandbox shows from the session's temporary directory is that
+// directory's file (so the tool finds what Bash's commands left in /tmp;
+// Shown names it back), and `.` and `..` are applied
 // as the kernel applies them: a `..` after a symlink is the parent of the
 // link's target, so `lnk/../x`, where lnk points to /outside/sub, is
 // /outside/x (filepath.Clean would say x beside lnk, and the host would
@@ -133,8 +139,9 @@ func (e *Env) Abs(path string) string {
 }
 
 // Rel shows path relative to Cwd when it lies under it, and absolute
-// otherwise: the form the model reads most easily.
+// otherwise (as Shown): the form the model reads most easily.
 func (e *Env) Rel(path string) string {
+	path = e.Shown(path)
 	if e.Cwd == "" {
 		return path
 	}
@@ -144,6 +151,13 @@ func (e *Env) Rel(path string) string {
 	}
 	return rel
 }
+
+// Shown is an absolute path as the model knows it: a file of the
+// session's temporary directory by its /tmp name, where the session's
+// commands see it, and any other path as it is. Every path a tool shows
+// the model goes through Shown or Rel: the host's name of the directory
+// is not the model's to use.
+func (e *Env) Shown(path string) string { return e.tmp.Shown(path) }
 
 // expandHome puts ~ and ~/x under the home directory; other paths, and ~
 // when there is no home directory, stay as they are.

@@ -47,11 +47,16 @@ func (e *Env) inFencePhysical(real string) bool {
 	return false
 }
 
-// fenceRoots are the roots and results directories, resolved; one that
+// fenceRoots are the roots, the results directories and the session's
+// temporary directory (a root of the host's chain), resolved; one that
 // cannot be resolved is left out, which only narrows the fence.
 func (e *Env) fenceRoots() []string {
 	var out []string
-	for _, root := range append(append([]string(nil), e.Roots...), e.ResultsDirs...) {
+	roots := append(append([]string(nil), e.Roots...), e.ResultsDirs...)
+	if e.tmp != nil {
+		roots = append(roots, e.tmp.Host)
+	}
+	for _, root := range roots {
 		if !filepath.IsAbs(root) { // "" included
 			continue
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/riot-tools/riot/internal/tmpview"
 	"github.com/riot-tools/riot/plugin/sandbox"
 	"github.com/riot-tools/riot/shared"
 )
@@ -186,7 +187,16 @@ func (s *Server) env(callID string, c *shared.CallContext) *Env {
 		Sandbox:       c.Sandbox,
 		OneShotHost:   s.rt.OneShotHost,
 		baseProc:      s.rt.Proc,
+		tmp:           tempView(c.TempView),
 	}
+}
+
+// tempView is the session's /tmp as the host sent it, or nil.
+func tempView(v *shared.TempView) *tmpview.View {
+	if v == nil {
+		return nil
+	}
+	return &tmpview.View{Host: v.Dir, Own: v.OwnPaths}
 }
 
 // procFor is the Proc of a call in profile. A Proc that cannot sandbox

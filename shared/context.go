@@ -29,6 +29,18 @@ type CallContext struct {
 	AllowedWrites []string
 	// SpillFile nil means the host spills the result itself.
 	SpillFile *SpillFile
+	// TempView nil means the tool's /tmp is the host's.
+	TempView *TempView
+}
+
+// TempView is the session's temporary directory, which every sandboxed
+// command of the session sees at /tmp, for a tool that starts no processes
+// (tool.proto TempView).
+type TempView struct {
+	// Dir is the directory on the host.
+	Dir string
+	// OwnPaths are the paths in /tmp shown at their own names over it.
+	OwnPaths []string
 }
 
 // SpillFile is where a plugin writes a result too large for its budget.
@@ -56,7 +68,17 @@ func contextFromProto(c *toolv1.CallContext) CallContext {
 	if f := c.GetSpillFile(); f != nil {
 		out.SpillFile = &SpillFile{Path: f.GetPath(), AfterBytes: f.GetAfterBytes()}
 	}
+	out.TempView = tempViewFromProto(c.GetTempView())
 	return out
+}
+
+// tempViewFromProto keeps only absolute paths, cleaned: a view whose
+// directory is not one is none.
+func tempViewFromProto(v *toolv1.TempView) *TempView {
+	if v == nil || absCleanOne(v.GetDir()) == "" {
+		return nil
+	}
+	return &TempView{Dir: absCleanOne(v.GetDir()), OwnPaths: absClean(v.GetOwnPaths())}
 }
 
 func contextToProto(c CallContext) *toolv1.CallContext {
@@ -76,6 +98,9 @@ func contextToProto(c CallContext) *toolv1.CallContext {
 	}
 	if f := c.SpillFile; f != nil {
 		out.SpillFile = &toolv1.SpillFile{Path: f.Path, AfterBytes: f.AfterBytes}
+	}
+	if v := c.TempView; v != nil {
+		out.TempView = &toolv1.TempView{Dir: v.Dir, OwnPaths: v.OwnPaths}
 	}
 	return out
 }

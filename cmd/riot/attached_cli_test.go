@@ -2,7 +2,6 @@ package main_test
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -91,31 +90,18 @@ func TestAttachedRunInterrupted(t *testing.T) {
 	e := newEnv(t)
 	allowBash(e, "")
 	startHost(t, e, "S")
-	fifo := filepath.Join(t.TempDir(), "started")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	fifo := makeFifo(t, filepath.Join(t.TempDir(), "started"))
 	cmd := e.command(fmt.Sprintf(`[{"type":"tool_use","id":"b","name":"Bash","input":{"command":"echo started > %s; exec sleep 60"}}]`, fifo), "run", "--session", "S")
 	var out strings.Builder
 	cmd.Stdout = &out
-	if err := cmd.Start(); err != nil {
+	client := startProc(t, cmd)
+	if got := client.readFifo(t, fifo, out.String); got != "started\n" {
+		t.Fatalf("the command's signal that it runs: %q", got)
+	}
+	if err := client.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(fifo) // returns once the command runs
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Read to the writer's close: closing the FIFO before echo has written
-	// would end the command with SIGPIPE rather than by the interrupt.
-	got, err := io.ReadAll(f)
-	_ = f.Close()
-	if err != nil || string(got) != "started\n" {
-		t.Fatalf("the command's signal that it runs: %q %v", got, err)
-	}
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Wait(); err != nil {
+	if err := client.wait(); err != nil {
 		t.Fatalf("the interrupted client: %v (stdout %s)", err, out.String())
 	}
 	if !strings.Contains(out.String(), `"is_error": true`) || !strings.Contains(strings.ToLower(out.String()), "cancel") {

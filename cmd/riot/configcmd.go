@@ -46,8 +46,8 @@ func (a *app) configCommand() *cobra.Command {
 	return cmd
 }
 
-// checkRules reports each permission rule that does not fit the tool it
-// names (core.Host.RuleProblems), which would refuse every call of it.
+// checkRules reports each permission rule or hook's if that does not fit
+// the tool it names (core.Host.RuleProblems).
 // The host's own warning of them at start is left out, so that each is
 // said once.
 func (a *app) checkRules(cmd *cobra.Command) error {
@@ -63,9 +63,9 @@ func (a *app) checkRules(cmd *cobra.Command) error {
 	}
 	switch n := len(problems); {
 	case n == 1:
-		return &exitError{code: exitUsage, msg: "1 permission rule does not fit the tool it names; fix it, or each call of that tool is refused"}
+		return &exitError{code: exitUsage, msg: "1 rule does not fit the tool it names; fix it (until then a permission rule refuses each call of its tool, and a hook's if runs its hook on each call, its allow counting for nothing)"}
 	case n > 1:
-		return &exitError{code: exitUsage, msg: fmt.Sprintf("%d permission rules do not fit the tools they name; fix them, or each call of those tools is refused", n)}
+		return &exitError{code: exitUsage, msg: fmt.Sprintf("%d rules do not fit the tools they name; fix them (until then a permission rule refuses each call of its tool, and a hook's if runs its hook on each call, its allow counting for nothing)", n)}
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "the permission rules fit the %d tools they may name\n", len(h.Tools()))
 	return nil

@@ -1,7 +1,6 @@
 package main_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -10,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,9 +21,10 @@ import (
 
 // httpMCP is `riot mcp --listen` on a free loopback port.
 type httpMCP struct {
-	url  string
-	pid  int
-	done chan struct{}
+	*proc
+	url string
+	// log is what riot wrote to stderr, whole once it has exited.
+	log *serveLog
 }
 
 var servingRE = regexp.MustCompile(`serving MCP on (http://\S+/)`)
@@ -32,43 +33,48 @@ func (e *env) listen(t *testing.T, environ []string, args ...string) *httpMCP {
 	t.Helper()
 	cmd := e.command("", append([]string{"mcp", "--listen", "127.0.0.1:0"}, args...)...)
 	cmd.Env = append(cmd.Env, environ...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	h := &httpMCP{pid: cmd.Process.Pid, done: make(chan struct{})}
 	urls := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		sent := false
-		for sc.Scan() {
-			if m := servingRE.FindStringSubmatch(sc.Text()); m != nil && !sent {
-				urls <- m[1]
-				sent = true
-			}
-		}
-		if !sent {
-			close(urls)
-		}
-	}()
-	go func() { _ = cmd.Wait(); close(h.done) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-h.done
-	})
+	h := &httpMCP{log: &serveLog{urls: urls}}
+	// Wait returns only once stderr is read to its end, so the log is whole.
+	cmd.Stderr = h.log
+	h.proc = startProc(t, cmd)
 	select {
-	case u, ok := <-urls:
-		if !ok {
-			t.Fatal("riot mcp --listen exited without serving")
-		}
-		h.url = u
+	case h.url = <-urls:
+	case <-h.exited:
+		t.Fatalf("riot mcp --listen exited without serving: %v\n%s", h.err, h.log)
 	case <-time.After(30 * time.Second):
 		t.Fatal("riot mcp --listen did not serve within 30 s")
 	}
 	return h
+}
+
+// serveLog keeps what riot writes to stderr, and sends the first URL it
+// says it serves on.
+type serveLog struct {
+	mu   sync.Mutex
+	buf  strings.Builder
+	urls chan<- string // nil once sent
+}
+
+func (l *serveLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf.Write(p)
+	if l.urls != nil {
+		// Complete lines only: a write may end mid-URL.
+		s := l.buf.String()
+		if m := servingRE.FindStringSubmatch(s[:strings.LastIndexByte(s, '\n')+1]); m != nil {
+			l.urls <- m[1]
+			l.urls = nil
+		}
+	}
+	return len(p), nil
+}
+
+func (l *serveLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
 }
 
 // bearer adds the token to every request.
@@ -168,11 +174,11 @@ func TestMCPHTTP(t *testing.T) {
 		t.Fatal("a denied call ran")
 	}
 	// SIGTERM ends the server within 2 s.
-	if err := syscall.Kill(h.pid, syscall.SIGTERM); err != nil {
+	if err := h.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	select {
-	case <-h.done:
+	case <-h.exited:
 	case <-time.After(2 * time.Second):
 		t.Fatal("riot mcp --listen still runs 2 s after SIGTERM")
 	}

@@ -1,7 +1,6 @@
 package main_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -27,45 +26,11 @@ import (
 func TestMCPHTTPHealthAndGracefulShutdown(t *testing.T) {
 	e := newEnv(t)
 	e.sandboxOff()
-	cmd := e.command("", "mcp", "--listen", "127.0.0.1:0", "--token", "t", "--mode", "bypassPermissions", "--session", "pod", "--shutdown-timeout", "15s")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	urls := make(chan string, 1)
-	var log strings.Builder
-	logDone := make(chan struct{})
-	go func() {
-		defer close(logDone)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			log.WriteString(sc.Text() + "\n")
-			if m := servingRE.FindStringSubmatch(sc.Text()); m != nil {
-				urls <- m[1]
-			}
-		}
-	}()
-	go func() { <-logDone; exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-logDone
-	})
-	var url string
-	select {
-	case url = <-urls:
-	case err := <-exited:
-		t.Fatalf("riot mcp --listen exited without serving: %v", err)
-	case <-time.After(30 * time.Second):
-		t.Fatal("riot mcp --listen did not serve within 30 s")
-	}
+	h := e.listen(t, nil, "--token", "t", "--mode", "bypassPermissions", "--session", "pod", "--shutdown-timeout", "15s")
 
 	get := func(method, path string) (int, string) {
 		t.Helper()
-		req, _ := http.NewRequest(method, strings.TrimSuffix(url, "/")+path, nil)
+		req, _ := http.NewRequest(method, strings.TrimSuffix(h.url, "/")+path, nil)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -88,7 +53,6 @@ func TestMCPHTTPHealthAndGracefulShutdown(t *testing.T) {
 		}
 	}
 
-	h := &httpMCP{url: url}
 	s := h.connect(t, "t", nil)
 	if res := call(t, s, "Bash", map[string]any{"command": "mkdir -p sub && cd sub"}); res.IsError {
 		t.Fatalf("cd sub: %s", text(res))
@@ -107,7 +71,7 @@ func TestMCPHTTPHealthAndGracefulShutdown(t *testing.T) {
 		results <- res
 	}()
 	sleepPID := recvPID(t, pids)
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := h.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -122,15 +86,15 @@ func TestMCPHTTPHealthAndGracefulShutdown(t *testing.T) {
 		t.Fatal("no answer to the call in flight within 30 s of SIGTERM")
 	}
 	select {
-	case err := <-exited:
-		if err != nil {
-			t.Fatalf("riot mcp exited with %v after SIGTERM, want 0:\n%s", err, log.String())
+	case <-h.exited:
+		if h.err != nil {
+			t.Fatalf("riot mcp exited with %v after SIGTERM, want 0:\n%s", h.err, h.log)
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("riot mcp did not exit within 30 s of SIGTERM")
 	}
-	if !strings.Contains(log.String(), "terminated signal received: stopped serving MCP") {
-		t.Errorf("the log does not say why riot stopped:\n%s", log.String())
+	if !strings.Contains(h.log.String(), "terminated signal received: stopped serving MCP") {
+		t.Errorf("the log does not say why riot stopped:\n%s", h.log)
 	}
 	if !proctest.WaitExit(sleepPID, 5*time.Second) {
 		t.Errorf("sleep %d outlived riot's shutdown", sleepPID)

@@ -1,9 +1,7 @@
 package main_test
 
 import (
-	"bufio"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -18,48 +16,17 @@ import (
 // FIFO at fifo. It fails the test if riot exits first.
 func readPID(t *testing.T, e *env, fifo string, args ...string) (riotPID, pid int) {
 	t.Helper()
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	makeFifo(t, fifo)
 	cmd := e.command("", args...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	p := startProc(t, cmd)
+	s := strings.TrimSpace(p.readFifo(t, fifo, stderr.String))
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatalf("read %q from the FIFO", s)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-exited
-	})
-	pids := make(chan string, 1)
-	go func() {
-		f, err := os.Open(fifo) // blocks until the call opens it to write
-		if err != nil {
-			pids <- ""
-			return
-		}
-		defer f.Close()
-		line, _ := bufio.NewReader(f).ReadString('\n')
-		pids <- strings.TrimSpace(line)
-	}()
-	select {
-	case s := <-pids:
-		n, err := strconv.Atoi(s)
-		if err != nil {
-			t.Fatalf("read %q from the FIFO", s)
-		}
-		return cmd.Process.Pid, n
-	case err := <-exited:
-		exited <- err // for the cleanup
-		// Unblock the reader.
-		if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-			w.Close()
-		}
-		t.Fatalf("riot exited before the call started: %v\n%s", err, stderr.String())
-	}
-	return 0, 0
+	return p.Process.Pid, n
 }
 
 // Killing riot with SIGKILL mid-call leaves no plugin process: Pdeathsig

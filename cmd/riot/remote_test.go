@@ -1,7 +1,6 @@
 package main_test
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"os"
@@ -171,10 +170,7 @@ func TestRemoteRunConfig(t *testing.T) {
 func TestRemoteRunSessionKilled(t *testing.T) {
 	srv, client := newEnv(t), newEnv(t)
 	srv.userConfig("[permissions]\nallow = [\"Bash\"]\n")
-	fifo := filepath.Join(srv.ws, "ready.fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	fifo := makeFifo(t, filepath.Join(srv.ws, "ready.fifo"))
 	tok := tokenFile(t, "kill-token")
 	h := srv.listen(t, nil, "--token-file", tok)
 	turn := `[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"echo go > ready.fifo; sleep 120"}},
@@ -182,44 +178,17 @@ func TestRemoteRunSessionKilled(t *testing.T) {
 	cmd := client.command(turn, "run", "--remote", h.url, "--token-file", tok)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	var waitErr error
-	go func() { waitErr = cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-exited
-	})
-
+	run := startProc(t, cmd)
 	// The call runs once it writes to the fifo.
-	ready := make(chan string, 1)
-	go func() {
-		f, err := os.Open(fifo)
-		if err != nil {
-			ready <- err.Error()
-			return
-		}
-		defer f.Close()
-		line, _ := bufio.NewReader(f).ReadString('\n')
-		ready <- line
-	}()
-	select {
-	case line := <-ready:
-		if line != "go\n" {
-			t.Fatalf("the call wrote %q", line)
-		}
-	case <-exited:
-		t.Fatalf("riot run ended before the call ran: %v\n%s%s", waitErr, out.String(), errb.String())
+	if line := run.readFifo(t, fifo, func() string { return out.String() + errb.String() }); line != "go\n" {
+		t.Fatalf("the call wrote %q", line)
 	}
 	killed := time.Now()
-	if err := syscall.Kill(h.pid, syscall.SIGKILL); err != nil {
+	if err := h.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	<-exited
-	if waitErr != nil {
-		t.Fatalf("riot run: %v\n%s", waitErr, errb.String())
+	if err := run.wait(); err != nil {
+		t.Fatalf("riot run: %v\n%s", err, errb.String())
 	}
 	if d := time.Since(killed); d > 10*time.Second {
 		t.Fatalf("riot run took %s after the session was killed", d)

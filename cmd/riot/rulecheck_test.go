@@ -17,7 +17,7 @@ func TestRuleProblemsReported(t *testing.T) {
 		t.Fatalf("riot tools reported the rule %d times, want once:\n%s", n, r.stderr)
 	}
 	r = e.riot("", "config", "--check", "--deny", "Read(fil_path:/x*)")
-	r.want(t, 2, want, "1 permission rule does not fit the tool it names")
+	r.want(t, 2, want, "1 rule does not fit the tool it names")
 	if n := strings.Count(r.stderr, want); n != 1 {
 		t.Fatalf("riot config --check reported the rule %d times, want once:\n%s", n, r.stderr)
 	}

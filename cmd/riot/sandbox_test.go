@@ -1,7 +1,6 @@
 package main_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -328,10 +327,7 @@ var escapes = map[string]string{
 func startEscape(t *testing.T, e *env, name string, start func(command string) *exec.Cmd) (*exec.Cmd, int) {
 	t.Helper()
 	secs := fmt.Sprintf("%d.%d", 3000+os.Getpid()%1000, time.Now().UnixNano()%1_000_000)
-	fifo := filepath.Join(e.ws, "ready")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	fifo := makeFifo(t, filepath.Join(e.ws, "ready"))
 	// It tells the test once the sleep runs: pgrep without a sleep of its
 	// own, busy but short.
 	command := fmt.Sprintf(escapes[name], secs) + fmt.Sprintf(" until pgrep -x -f 'sleep %s' >/dev/null; do :; done; echo ready > ready; sleep 300", secs)
@@ -344,44 +340,15 @@ func startEscape(t *testing.T, e *env, name string, start func(command string) *
 	}
 	defer out.Close()
 	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	// exited is closed once riot is reaped; waitErr is set before, so the
-	// cleanup and the select below may both wait on it.
-	exited := make(chan struct{})
-	var waitErr error
-	go func() { waitErr = cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-exited
-	})
-	ready := make(chan string, 1)
-	go func() {
-		f, err := os.Open(fifo)
-		if err != nil {
-			ready <- ""
-			return
-		}
-		defer f.Close()
-		line, _ := bufio.NewReader(f).ReadString('\n')
-		ready <- line
-	}()
-	var line string
-	select {
-	case line = <-ready:
-	case <-exited:
-		if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-			w.Close()
-		}
+	output := func() string {
 		b, _ := os.ReadFile(out.Name())
-		t.Fatalf("riot exited before the command started: %v\n%s", waitErr, b)
+		return string(b)
 	}
+	line := startProc(t, cmd).readFifo(t, fifo, output)
 	pids := proctest.HostPIDs(t, "sleep", secs)
 	if len(pids) != 1 {
-		b, _ := os.ReadFile(out.Name())
 		ps, _ := exec.Command("ps", "-eo", "pid,ppid,args").Output()
-		t.Fatalf("found %d processes running sleep %s (ready %q)\n%s\n%s", len(pids), secs, line, b, ps)
+		t.Fatalf("found %d processes running sleep %s (ready %q)\n%s\n%s", len(pids), secs, line, output(), ps)
 	}
 	return cmd, pids[0]
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -250,28 +251,17 @@ func TestSessionHostKilledMidTurn(t *testing.T) {
 	e := newEnv(t)
 	allowBash(e, "")
 	m := startHost(t, e, "S")
-	fifo := filepath.Join(t.TempDir(), "pid")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	fifo := makeFifo(t, filepath.Join(t.TempDir(), "pid"))
 	input := fmt.Sprintf(`{"command":%q}`, fmt.Sprintf(`sleep 300 & echo $! > %s; wait`, fifo))
 	cmd := e.command("", "call", "--session", "S", "Bash", input)
 	var out strings.Builder
 	cmd.Stdout = &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(fifo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sleepPID int
-	_, _ = fmt.Fscan(f, &sleepPID)
-	f.Close()
+	client := startProc(t, cmd)
+	sleepPID, _ := strconv.Atoi(strings.TrimSpace(client.readFifo(t, fifo, out.String)))
 	if err := syscall.Kill(m.Pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	err = cmd.Wait()
+	err := client.wait()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
 		t.Fatalf("the client should exit 1: %v", err)
@@ -370,28 +360,17 @@ func TestSessionHostCancelsTheTurnOfAnInterruptedClient(t *testing.T) {
 	e := newEnv(t)
 	allowBash(e, "")
 	m := startHost(t, e, "S")
-	fifo := filepath.Join(t.TempDir(), "pid")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	fifo := makeFifo(t, filepath.Join(t.TempDir(), "pid"))
 	input := fmt.Sprintf(`{"command":%q}`, fmt.Sprintf(`sleep 300 & echo $! > %s; wait`, fifo))
 	cmd := e.command("", "call", "--json", "--session", "S", "Bash", input)
 	var out strings.Builder
 	cmd.Stdout = &out
-	if err := cmd.Start(); err != nil {
+	client := startProc(t, cmd)
+	sleepPID, _ := strconv.Atoi(strings.TrimSpace(client.readFifo(t, fifo, out.String)))
+	if err := client.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(fifo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sleepPID int
-	_, _ = fmt.Fscan(f, &sleepPID)
-	f.Close()
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	_ = cmd.Wait()
+	_ = client.wait()
 	if !strings.Contains(out.String(), `"status": "cancelled"`) {
 		t.Fatalf("the interrupted call should end cancelled: %s", out.String())
 	}

@@ -374,18 +374,27 @@ func (c *chain) show(i int) string {
 }
 
 func (c *chain) showPath(s subject) string {
-	if s.physical != "" && s.physical != s.lexical {
-		return fmt.Sprintf("%s (which resolves to %s)", s.lexical, s.physical)
+	lexical, physical := c.p.shown(s.lexical), c.p.shown(s.physical)
+	if physical != "" && physical != lexical {
+		return fmt.Sprintf("%s (which resolves to %s)", lexical, physical)
 	}
-	return s.lexical
+	return lexical
 }
 
 func (p *Policy) rootList() string {
 	var out []string
 	for _, r := range p.roots {
-		out = append(out, r.lexical)
+		out = append(out, p.shown(r.lexical))
 	}
 	return strings.Join(out, ", ")
+}
+
+// shown is path as Config.ShowPath names it to the model.
+func (p *Policy) shown(path string) string {
+	if p.showPath == nil || path == "" {
+		return path
+	}
+	return p.showPath(path)
 }
 
 func plural(n int, what string) string {

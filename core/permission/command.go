@@ -48,11 +48,14 @@ func (c cmdPattern) wildcard() bool { return c.word || len(c.parts) > 1 }
 type command struct {
 	text  string
 	words []string
+	// inv are the commands it may run, read when a restrictive rule
+	// first needs them (invoked.go).
+	inv *invocations
 }
 
 func parseCommandSubject(s string) command {
 	words, _ := plainWords(s)
-	return command{text: s, words: words}
+	return command{text: s, words: words, inv: &invocations{}}
 }
 
 // allows reports whether the pattern, as an allow rule, covers the
@@ -71,10 +74,12 @@ func (c cmdPattern) allows(cmd command) bool {
 }
 
 // restricts reports whether the pattern, as a deny or ask rule, matches
-// the command: on its words, on its words joined, or on its text as it
-// came, whichever matches, so a doubt falls on the side of not allowing.
+// the command: on its words, on its words joined, on its text as it came,
+// or on any command it may run (restrictsInvoked), whichever matches, so
+// a doubt falls on the side of not allowing.
 func (c cmdPattern) restricts(cmd command) bool {
-	return c.match(cmd.text) || cmd.words != nil && (c.matchWords(cmd.words) || c.match(strings.Join(cmd.words, " ")))
+	return c.match(cmd.text) || cmd.words != nil && (c.matchWords(cmd.words) || c.match(strings.Join(cmd.words, " "))) ||
+		c.restrictsInvoked(cmd)
 }
 
 // matchWords matches a plain command's words: whole words for an exact or

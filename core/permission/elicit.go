@@ -43,6 +43,7 @@ func (t *TTYPrompter) Elicit(ctx context.Context, from, message string, schema j
 			return strings.TrimSpace(l), ok, nil
 		}
 	}
+	Asking(ctx)
 	ans, ok, err := line(fmt.Sprintf("\nriot: %s asks: %s\nAnswer it? Type y or n, then Enter: ", from, message))
 	if err != nil || !ok || !slices.Contains([]string{"y", "yes"}, strings.ToLower(ans)) {
 		t.say("riot: declined.\n")

@@ -143,7 +143,11 @@ func (p *Policy) CheckTool(tool string, params func() []string) error {
 
 func (r *compiled) checkParams(tool string, params []string, mcp bool) error {
 	bad := func(msg string) error {
-		return &config.Error{Source: r.src.Source, Msg: fmt.Sprintf("permission rule %q: %s", r.src.Text, msg)}
+		what := "permission rule"
+		if r.cond {
+			what = "the hook's if"
+		}
+		return &config.Error{Source: r.src.Source, Msg: fmt.Sprintf("%s %q: %s", what, r.src.Text, msg)}
 	}
 	if r.param == nil {
 		if mcp {

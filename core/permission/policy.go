@@ -34,6 +34,10 @@ type Config struct {
 	Protect []string
 	// Classifier judges calls in auto mode; nil means auto mode asks.
 	Classifier Classifier
+	// ShowPath names a path in the reasons the model reads as the model
+	// knows it (a file of the session's /tmp by its /tmp name); nil
+	// leaves paths as they are.
+	ShowPath func(string) string
 }
 
 // Policy is the permission chain for one session. It is safe for
@@ -49,6 +53,7 @@ type Policy struct {
 	rootForms  []string // roots[0], and resolved if it differs
 	protect    []string // absolute protected paths, both forms
 	classifier Classifier
+	showPath   func(string) string
 	fs         fileSystem
 	denyRead   []string // DenyReadGlobs
 
@@ -65,6 +70,8 @@ type compiled struct {
 	// param is the parameter reading of a NAME:VALUE specifier, nil for
 	// other specifiers (see paramSpec).
 	param *paramPattern
+	// cond: a hook's if (Condition), named so in messages.
+	cond bool
 }
 
 // New builds a policy. A malformed rule or an unknown mode is a
@@ -74,7 +81,7 @@ func New(cfg Config) (*Policy, error) {
 }
 
 func newPolicy(cfg Config, fsys fileSystem) (*Policy, error) {
-	p := &Policy{mode: cfg.Mode, classifier: cfg.Classifier, fs: fsys}
+	p := &Policy{mode: cfg.Mode, classifier: cfg.Classifier, showPath: cfg.ShowPath, fs: fsys}
 	if p.mode == "" {
 		p.mode = config.ModeDefault
 	}

@@ -83,6 +83,7 @@ func (t *TTYPrompter) Prompt(ctx context.Context, req Request, d Decision) (Answ
 // after each it does not, at most maxTries times; t.mu is held. End of
 // input, a cancelled context or no valid answer denies.
 func (t *TTYPrompter) ask(ctx context.Context, text, hint string, parse func(string) (Answer, bool)) (Answer, error) {
+	Asking(ctx)
 	for try := 0; try < maxTries; try++ {
 		if _, err := io.WriteString(t.Out, text+"Answer: "); err != nil {
 			return AnswerDeny, err

@@ -113,29 +113,10 @@ func (p *wordParser) value(w *syntax.Word) (string, bool) {
 	if !substitutionFree(w) {
 		return "", false
 	}
-	var b strings.Builder
-	for _, part := range w.Parts {
-		switch x := part.(type) {
-		case *syntax.Lit:
-			b.WriteString(unescape(x.Value, false))
-		case *syntax.SglQuoted:
-			if x.Dollar {
-				return p.text(w), true
-			}
-			b.WriteString(x.Value)
-		case *syntax.DblQuoted:
-			for _, in := range x.Parts {
-				lit, isLit := in.(*syntax.Lit)
-				if !isLit {
-					return p.text(w), true
-				}
-				b.WriteString(unescape(lit.Value, true))
-			}
-		default: // a parameter expansion, an extended glob: as written
-			return p.text(w), true
-		}
+	if v, literal := literalWord(w); literal {
+		return v, true
 	}
-	return b.String(), true
+	return p.text(w), true // a parameter expansion, an extended glob: as written
 }
 
 func (p *wordParser) text(n syntax.Node) string {

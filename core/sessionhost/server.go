@@ -452,6 +452,7 @@ func (r *Relay) ask(ctx context.Context, f promptFrame) (permission.Answer, erro
 	if err := t.send(hostFrame{Prompt: &f}); err != nil {
 		return permission.AnswerDeny, permission.ErrCannotAsk
 	}
+	permission.Asking(ctx)
 	select {
 	case a := <-t.answers:
 		return a, nil

@@ -104,6 +104,7 @@ func (prompter) Prompt(ctx context.Context, req permission.Request, d permission
 			"required": []string{"decision"},
 		},
 	}
+	permission.Asking(ctx)
 	return permission.AnswerDeny, errAsking
 }
 
@@ -126,6 +127,7 @@ func (prompter) PromptNetwork(ctx context.Context, q permission.NetworkQuestion)
 	if ask == nil || ask.session == nil || ask.questions == nil || !canElicit(ask.session) {
 		return permission.AnswerDeny, permission.ErrCannotAsk
 	}
+	permission.Asking(ctx)
 	res, err := ask.put(ctx, &question{
 		input: networkInput,
 		params: &mcp.ElicitParams{

@@ -13,6 +13,7 @@ import (
 
 	"github.com/riot-tools/riot/core"
 	"github.com/riot-tools/riot/core/mcpsource"
+	"github.com/riot-tools/riot/core/permission"
 )
 
 // A wrapped MCP server's question (its elicitation/create during a call of
@@ -123,6 +124,7 @@ func (prompter) Elicit(ctx context.Context, from, message string, schema json.Ra
 		params: &mcp.ElicitParams{Message: serverQuestion(from, message), RequestedSchema: requested},
 		answer: make(chan *mcp.ElicitResult, 1),
 	}
+	permission.Asking(ctx)
 	res, err := ask.put(ctx, q)
 	if err != nil {
 		return "cancel", nil, err

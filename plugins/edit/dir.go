@@ -54,7 +54,7 @@ func openTargetDir(env *plugin.Env, abs, tool string, create bool) (*dir, string
 	}
 	if !writeAllowed(env, target) {
 		if len(env.AllowedWrites) == 0 {
-			return nil, "", outsideMessage(shown, target, tool)
+			return nil, "", outsideMessage(shown, env.Shown(target), tool)
 		}
 		return nil, "", swappedMessage(shown, tool)
 	}

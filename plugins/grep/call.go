@@ -40,7 +40,7 @@ func (g *Grep) Call(ctx context.Context, in Input, env *plugin.Env) plugin.Outco
 	root := absPath(in.path(), env)
 	// Outside the fence ValidateInput left the path to now, after the
 	// permission chain.
-	if msg := checkPath(in.path(), root); msg != "" {
+	if msg := checkPath(in.path(), env.Shown(root), root); msg != "" {
 		return plugin.Failed(msg)
 	}
 	opts, err := g.options(in, env, root)
@@ -58,10 +58,10 @@ func (g *Grep) Call(ctx context.Context, in Input, env *plugin.Env) plugin.Outco
 	}
 	if err != nil {
 		// It was there a moment ago, for checkPath: say what is wrong now.
-		if msg := checkPath(in.path(), root); msg != "" {
+		if msg := checkPath(in.path(), env.Shown(root), root); msg != "" {
 			return plugin.Failed(msg)
 		}
-		return plugin.Failed(fmt.Sprintf("`path` %s could not be opened (resolved to %s).\nSearch a path you can read.", in.path(), root))
+		return plugin.Failed(fmt.Sprintf("`path` %s could not be opened (resolved to %s).\nSearch a path you can read.", in.path(), env.Shown(root)))
 	}
 	defer func() { _ = opened.Close() }()
 	opts.Opened = opened
@@ -114,7 +114,7 @@ func (g *Grep) options(in Input, env *plugin.Env, root string) (search.Options, 
 	if err != nil {
 		return search.Options{}, err
 	}
-	o := search.Options{Root: root, Cwd: env.Cwd, Pattern: pat, MaxOutputBytes: g.outputCap()}
+	o := search.Options{Root: root, Cwd: env.Cwd, Show: env.Shown, Pattern: pat, MaxOutputBytes: g.outputCap()}
 	if len(env.DenyRead) > 0 {
 		// The walk follows no symlink below the root, so one resolution
 		// of the root gives every walked path's physical form; a root that

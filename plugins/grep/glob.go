@@ -99,7 +99,7 @@ func (*Glob) ValidateInput(_ context.Context, in GlobInput, env *plugin.Env) plu
 	if !env.InFence(abs) {
 		return plugin.Accepted()
 	}
-	if msg := checkGlobDir(globDir(in), abs); msg != "" {
+	if msg := checkGlobDir(globDir(in), env.Shown(abs), abs); msg != "" {
 		return plugin.Rejected(msg)
 	}
 	return plugin.Accepted()
@@ -119,13 +119,13 @@ func checkGlobInput(in GlobInput) string {
 }
 
 // checkGlobDir refuses a path that is not an existing directory.
-func checkGlobDir(given, abs string) string {
+func checkGlobDir(given, shown, abs string) string {
 	fi, err := os.Stat(abs)
 	switch {
 	case err != nil:
-		return checkPath(given, abs)
+		return checkPath(given, shown, abs)
 	case !fi.IsDir():
-		return fmt.Sprintf("`path` %s is a file, not a directory (resolved to %s).\nPass the directory to search in, or leave `path` out for the working directory.", given, abs)
+		return fmt.Sprintf("`path` %s is a file, not a directory (resolved to %s).\nPass the directory to search in, or leave `path` out for the working directory.", given, shown)
 	}
 	return ""
 }
@@ -138,7 +138,7 @@ func (g *Glob) Call(ctx context.Context, in GlobInput, env *plugin.Env) plugin.O
 	}
 	start := clock.Now()
 	root := absPath(globDir(in), env)
-	if msg := checkGlobDir(globDir(in), root); msg != "" {
+	if msg := checkGlobDir(globDir(in), env.Shown(root), root); msg != "" {
 		return plugin.Failed(msg)
 	}
 	override, _ := ignore.CompileOverride(in.Pattern)

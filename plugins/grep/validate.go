@@ -30,7 +30,7 @@ func (g *Grep) ValidateInput(_ context.Context, in Input, env *plugin.Env) plugi
 	if !env.InFence(abs) {
 		return plugin.Accepted()
 	}
-	if msg := checkPath(in.path(), abs); msg != "" {
+	if msg := checkPath(in.path(), env.Shown(abs), abs); msg != "" {
 		return plugin.Rejected(msg)
 	}
 	return plugin.Accepted()
@@ -98,16 +98,16 @@ func checkFlags(in Input) string {
 
 // checkPath reports a path that does not exist, or that is neither a
 // directory nor a regular file (a pipe would block a search). given is
-// the path as the model wrote it.
-func checkPath(given, abs string) string {
+// the path as the model wrote it, shown is abs as the model knows it.
+func checkPath(given, shown, abs string) string {
 	fi, err := os.Stat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Sprintf("`path` %s does not exist (resolved to %s).\nPass an existing file or directory, or leave `path` out to search the working directory.", given, abs)
+		return fmt.Sprintf("`path` %s does not exist (resolved to %s).\nPass an existing file or directory, or leave `path` out to search the working directory.", given, shown)
 	case err != nil:
-		return fmt.Sprintf("`path` %s cannot be searched: it cannot be accessed (resolved to %s).\nSearch a path you can read.", given, abs)
+		return fmt.Sprintf("`path` %s cannot be searched: it cannot be accessed (resolved to %s).\nSearch a path you can read.", given, shown)
 	case !fi.IsDir() && !fi.Mode().IsRegular():
-		return fmt.Sprintf("`path` %s is not a regular file or a directory (resolved to %s).\nPass a file or directory to search.", given, abs)
+		return fmt.Sprintf("`path` %s is not a regular file or a directory (resolved to %s).\nPass a file or directory to search.", given, shown)
 	}
 	return ""
 }

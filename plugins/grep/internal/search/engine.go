@@ -43,7 +43,10 @@ type Options struct {
 	Root string
 	// Cwd is the working directory. Paths under it are reported relative
 	// to it, and Glob is matched against that form.
-	Cwd     string
+	Cwd string
+	// Show names any other path as the model knows it (plugin.Env.Shown:
+	// the session's /tmp); nil leaves it as it is.
+	Show    func(path string) string
 	Mode    Mode
 	Pattern *Pattern
 	// Glob and Type filter the files of a walk; nil or empty for none.
@@ -262,12 +265,21 @@ func (e *engine) denied(path string) bool {
 	return e.o.Denied(phys)
 }
 
-// display is how a path is reported: relative to Cwd when under it.
+// display is how a path is reported: relative to Cwd when under it, else
+// as Show names it.
 func (e *engine) display(path string) string {
 	if rel, ok := e.underCwd(path); ok {
 		return rel
 	}
-	return path
+	return e.shown(path)
+}
+
+// shown is path as Options.Show names it.
+func (e *engine) shown(path string) string {
+	if e.o.Show == nil {
+		return path
+	}
+	return e.o.Show(path)
 }
 
 // underCwd returns path relative to Cwd when it lies strictly under it.
@@ -397,10 +409,10 @@ func ComparePaths(a, b string) int {
 }
 
 // globPath is the form of path that Glob matches: relative to Cwd, or
-// absolute without its leading slash.
+// absolute (as Show names it) without its leading slash.
 func (e *engine) globPath(path string) string {
 	if rel, ok := e.underCwd(path); ok {
 		return rel
 	}
-	return strings.TrimPrefix(filepath.ToSlash(path), "/")
+	return strings.TrimPrefix(filepath.ToSlash(e.shown(path)), "/")
 }

@@ -750,7 +750,11 @@ type CallContext struct {
 	// Only in a CallRequest of a tool with a limited budget: the file riot
 	// spills this call's text to, which a plugin may write its streamed
 	// output into instead of sending it (see SpillFile). Unset: stream only.
-	SpillFile     *SpillFile `protobuf:"bytes,14,opt,name=spill_file,json=spillFile,proto3" json:"spill_file,omitempty"`
+	SpillFile *SpillFile `protobuf:"bytes,14,opt,name=spill_file,json=spillFile,proto3" json:"spill_file,omitempty"`
+	// The session's /tmp, for a tool that starts no processes: where the
+	// sandbox shows the session's temporary directory, the tool's paths in
+	// /tmp name the same files (see TempView). Unset: /tmp is the host's.
+	TempView      *TempView `protobuf:"bytes,16,opt,name=temp_view,json=tempView,proto3" json:"temp_view,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -876,6 +880,73 @@ func (x *CallContext) GetSpillFile() *SpillFile {
 	return nil
 }
 
+func (x *CallContext) GetTempView() *TempView {
+	if x != nil {
+		return x.TempView
+	}
+	return nil
+}
+
+// TempView is the session's temporary directory as every sandboxed command
+// of the session sees it at /tmp. A path in /tmp that lies within none of
+// own_paths, and whose first name below /tmp the host's /tmp does not have,
+// is the file of the same name below dir; a tool opens that one, and shows
+// the model the /tmp name, never dir.
+type TempView struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The directory on the host, absolute; it exists.
+	Dir string `protobuf:"bytes,1,opt,name=dir,proto3" json:"dir,omitempty"`
+	// Paths in /tmp that the sandbox shows at their own names over it (the
+	// workspace roots, [sandbox] allow_read and allow_write, the results).
+	OwnPaths      []string `protobuf:"bytes,2,rep,name=own_paths,json=ownPaths,proto3" json:"own_paths,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TempView) Reset() {
+	*x = TempView{}
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TempView) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TempView) ProtoMessage() {}
+
+func (x *TempView) ProtoReflect() protoreflect.Message {
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TempView.ProtoReflect.Descriptor instead.
+func (*TempView) Descriptor() ([]byte, []int) {
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *TempView) GetDir() string {
+	if x != nil {
+		return x.Dir
+	}
+	return ""
+}
+
+func (x *TempView) GetOwnPaths() []string {
+	if x != nil {
+		return x.OwnPaths
+	}
+	return nil
+}
+
 // SpillFile is the scratch file of a call's spilled text, in riot's results
 // directory. The host creates it when the text passes the tool's budget
 // and writes there the text it received; from then on the plugin may open
@@ -897,7 +968,7 @@ type SpillFile struct {
 
 func (x *SpillFile) Reset() {
 	*x = SpillFile{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[6]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -909,7 +980,7 @@ func (x *SpillFile) String() string {
 func (*SpillFile) ProtoMessage() {}
 
 func (x *SpillFile) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[6]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -922,7 +993,7 @@ func (x *SpillFile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SpillFile.ProtoReflect.Descriptor instead.
 func (*SpillFile) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{6}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *SpillFile) GetPath() string {
@@ -948,7 +1019,7 @@ type PluginState struct {
 
 func (x *PluginState) Reset() {
 	*x = PluginState{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[7]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -960,7 +1031,7 @@ func (x *PluginState) String() string {
 func (*PluginState) ProtoMessage() {}
 
 func (x *PluginState) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[7]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -973,7 +1044,7 @@ func (x *PluginState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PluginState.ProtoReflect.Descriptor instead.
 func (*PluginState) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{7}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *PluginState) GetValues() map[string]string {
@@ -1024,7 +1095,7 @@ type Sandbox struct {
 
 func (x *Sandbox) Reset() {
 	*x = Sandbox{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[8]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1036,7 +1107,7 @@ func (x *Sandbox) String() string {
 func (*Sandbox) ProtoMessage() {}
 
 func (x *Sandbox) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[8]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1049,7 +1120,7 @@ func (x *Sandbox) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Sandbox.ProtoReflect.Descriptor instead.
 func (*Sandbox) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{8}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Sandbox) GetMode() SandboxMode {
@@ -1150,7 +1221,7 @@ type Egress struct {
 
 func (x *Egress) Reset() {
 	*x = Egress{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[9]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1162,7 +1233,7 @@ func (x *Egress) String() string {
 func (*Egress) ProtoMessage() {}
 
 func (x *Egress) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[9]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1175,7 +1246,7 @@ func (x *Egress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Egress.ProtoReflect.Descriptor instead.
 func (*Egress) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{9}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Egress) GetSocket() string {
@@ -1212,7 +1283,7 @@ type PrepareRequest struct {
 
 func (x *PrepareRequest) Reset() {
 	*x = PrepareRequest{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[10]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1224,7 +1295,7 @@ func (x *PrepareRequest) String() string {
 func (*PrepareRequest) ProtoMessage() {}
 
 func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[10]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1237,7 +1308,7 @@ func (x *PrepareRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareRequest.ProtoReflect.Descriptor instead.
 func (*PrepareRequest) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{10}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *PrepareRequest) GetTool() string {
@@ -1281,7 +1352,7 @@ type Subject struct {
 
 func (x *Subject) Reset() {
 	*x = Subject{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[11]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1293,7 +1364,7 @@ func (x *Subject) String() string {
 func (*Subject) ProtoMessage() {}
 
 func (x *Subject) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[11]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1306,7 +1377,7 @@ func (x *Subject) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Subject.ProtoReflect.Descriptor instead.
 func (*Subject) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{11}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Subject) GetKind() SubjectKind {
@@ -1348,7 +1419,7 @@ type PrepareResponse struct {
 
 func (x *PrepareResponse) Reset() {
 	*x = PrepareResponse{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[12]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1360,7 +1431,7 @@ func (x *PrepareResponse) String() string {
 func (*PrepareResponse) ProtoMessage() {}
 
 func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[12]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1373,7 +1444,7 @@ func (x *PrepareResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrepareResponse.ProtoReflect.Descriptor instead.
 func (*PrepareResponse) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{12}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *PrepareResponse) GetRejected() string {
@@ -1458,7 +1529,7 @@ type CallRequest struct {
 
 func (x *CallRequest) Reset() {
 	*x = CallRequest{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[13]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1470,7 +1541,7 @@ func (x *CallRequest) String() string {
 func (*CallRequest) ProtoMessage() {}
 
 func (x *CallRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[13]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1483,7 +1554,7 @@ func (x *CallRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallRequest.ProtoReflect.Descriptor instead.
 func (*CallRequest) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{13}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *CallRequest) GetTool() string {
@@ -1543,7 +1614,7 @@ type CallEvent struct {
 
 func (x *CallEvent) Reset() {
 	*x = CallEvent{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[14]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1555,7 +1626,7 @@ func (x *CallEvent) String() string {
 func (*CallEvent) ProtoMessage() {}
 
 func (x *CallEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[14]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1568,7 +1639,7 @@ func (x *CallEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallEvent.ProtoReflect.Descriptor instead.
 func (*CallEvent) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{14}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *CallEvent) GetEvent() isCallEvent_Event {
@@ -1653,7 +1724,7 @@ type Progress struct {
 
 func (x *Progress) Reset() {
 	*x = Progress{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[15]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1665,7 +1736,7 @@ func (x *Progress) String() string {
 func (*Progress) ProtoMessage() {}
 
 func (x *Progress) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[15]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1678,7 +1749,7 @@ func (x *Progress) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Progress.ProtoReflect.Descriptor instead.
 func (*Progress) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{15}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Progress) GetMessage() string {
@@ -1718,7 +1789,7 @@ type Chunk struct {
 
 func (x *Chunk) Reset() {
 	*x = Chunk{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[16]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1730,7 +1801,7 @@ func (x *Chunk) String() string {
 func (*Chunk) ProtoMessage() {}
 
 func (x *Chunk) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[16]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1743,7 +1814,7 @@ func (x *Chunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Chunk.ProtoReflect.Descriptor instead.
 func (*Chunk) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{16}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Chunk) GetBlock() uint32 {
@@ -1819,7 +1890,7 @@ type Final struct {
 
 func (x *Final) Reset() {
 	*x = Final{}
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[17]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1831,7 +1902,7 @@ func (x *Final) String() string {
 func (*Final) ProtoMessage() {}
 
 func (x *Final) ProtoReflect() protoreflect.Message {
-	mi := &file_riot_tool_v1_tool_proto_msgTypes[17]
+	mi := &file_riot_tool_v1_tool_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1844,7 +1915,7 @@ func (x *Final) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Final.ProtoReflect.Descriptor instead.
 func (*Final) Descriptor() ([]byte, []int) {
-	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{17}
+	return file_riot_tool_v1_tool_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Final) GetStatus() Status {
@@ -1909,7 +1980,7 @@ const file_riot_tool_v1_tool_proto_rawDesc = "" +
 	"\x06Budget\x12\x1c\n" +
 	"\tunlimited\x18\x01 \x01(\bR\tunlimited\x12\x1f\n" +
 	"\vlimit_chars\x18\x02 \x01(\x03R\n" +
-	"limitChars\"\xcf\x05\n" +
+	"limitChars\"\x84\x06\n" +
 	"\vCallContext\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x10\n" +
@@ -1926,14 +1997,18 @@ const file_riot_tool_v1_tool_proto_rawDesc = "" +
 	"\fshared_state\x18\n" +
 	" \x03(\v2*.riot.tool.v1.CallContext.SharedStateEntryR\vsharedState\x126\n" +
 	"\n" +
-	"spill_file\x18\x0e \x01(\v2\x17.riot.tool.v1.SpillFileR\tspillFile\x1a8\n" +
+	"spill_file\x18\x0e \x01(\v2\x17.riot.tool.v1.SpillFileR\tspillFile\x123\n" +
+	"\ttemp_view\x18\x10 \x01(\v2\x16.riot.tool.v1.TempViewR\btempView\x1a8\n" +
 	"\n" +
 	"StateEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1aY\n" +
 	"\x10SharedStateEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12/\n" +
-	"\x05value\x18\x02 \x01(\v2\x19.riot.tool.v1.PluginStateR\x05value:\x028\x01\"@\n" +
+	"\x05value\x18\x02 \x01(\v2\x19.riot.tool.v1.PluginStateR\x05value:\x028\x01\"9\n" +
+	"\bTempView\x12\x10\n" +
+	"\x03dir\x18\x01 \x01(\tR\x03dir\x12\x1b\n" +
+	"\town_paths\x18\x02 \x03(\tR\bownPaths\"@\n" +
 	"\tSpillFile\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12\x1f\n" +
 	"\vafter_bytes\x18\x02 \x01(\x04R\n" +
@@ -2068,7 +2143,7 @@ func file_riot_tool_v1_tool_proto_rawDescGZIP() []byte {
 }
 
 var file_riot_tool_v1_tool_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
-var file_riot_tool_v1_tool_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
+var file_riot_tool_v1_tool_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
 var file_riot_tool_v1_tool_proto_goTypes = []any{
 	(SandboxMode)(0),         // 0: riot.tool.v1.SandboxMode
 	(PermissionBehavior)(0),  // 1: riot.tool.v1.PermissionBehavior
@@ -2082,60 +2157,62 @@ var file_riot_tool_v1_tool_proto_goTypes = []any{
 	(*Annotations)(nil),      // 9: riot.tool.v1.Annotations
 	(*Budget)(nil),           // 10: riot.tool.v1.Budget
 	(*CallContext)(nil),      // 11: riot.tool.v1.CallContext
-	(*SpillFile)(nil),        // 12: riot.tool.v1.SpillFile
-	(*PluginState)(nil),      // 13: riot.tool.v1.PluginState
-	(*Sandbox)(nil),          // 14: riot.tool.v1.Sandbox
-	(*Egress)(nil),           // 15: riot.tool.v1.Egress
-	(*PrepareRequest)(nil),   // 16: riot.tool.v1.PrepareRequest
-	(*Subject)(nil),          // 17: riot.tool.v1.Subject
-	(*PrepareResponse)(nil),  // 18: riot.tool.v1.PrepareResponse
-	(*CallRequest)(nil),      // 19: riot.tool.v1.CallRequest
-	(*CallEvent)(nil),        // 20: riot.tool.v1.CallEvent
-	(*Progress)(nil),         // 21: riot.tool.v1.Progress
-	(*Chunk)(nil),            // 22: riot.tool.v1.Chunk
-	(*Final)(nil),            // 23: riot.tool.v1.Final
-	nil,                      // 24: riot.tool.v1.CallContext.StateEntry
-	nil,                      // 25: riot.tool.v1.CallContext.SharedStateEntry
-	nil,                      // 26: riot.tool.v1.PluginState.ValuesEntry
-	nil,                      // 27: riot.tool.v1.Final.StateUpdatesEntry
+	(*TempView)(nil),         // 12: riot.tool.v1.TempView
+	(*SpillFile)(nil),        // 13: riot.tool.v1.SpillFile
+	(*PluginState)(nil),      // 14: riot.tool.v1.PluginState
+	(*Sandbox)(nil),          // 15: riot.tool.v1.Sandbox
+	(*Egress)(nil),           // 16: riot.tool.v1.Egress
+	(*PrepareRequest)(nil),   // 17: riot.tool.v1.PrepareRequest
+	(*Subject)(nil),          // 18: riot.tool.v1.Subject
+	(*PrepareResponse)(nil),  // 19: riot.tool.v1.PrepareResponse
+	(*CallRequest)(nil),      // 20: riot.tool.v1.CallRequest
+	(*CallEvent)(nil),        // 21: riot.tool.v1.CallEvent
+	(*Progress)(nil),         // 22: riot.tool.v1.Progress
+	(*Chunk)(nil),            // 23: riot.tool.v1.Chunk
+	(*Final)(nil),            // 24: riot.tool.v1.Final
+	nil,                      // 25: riot.tool.v1.CallContext.StateEntry
+	nil,                      // 26: riot.tool.v1.CallContext.SharedStateEntry
+	nil,                      // 27: riot.tool.v1.PluginState.ValuesEntry
+	nil,                      // 28: riot.tool.v1.Final.StateUpdatesEntry
 }
 var file_riot_tool_v1_tool_proto_depIdxs = []int32{
 	8,  // 0: riot.tool.v1.ManifestResponse.tools:type_name -> riot.tool.v1.ToolSpec
 	10, // 1: riot.tool.v1.ToolSpec.result_budget:type_name -> riot.tool.v1.Budget
 	9,  // 2: riot.tool.v1.ToolSpec.annotations:type_name -> riot.tool.v1.Annotations
-	24, // 3: riot.tool.v1.CallContext.state:type_name -> riot.tool.v1.CallContext.StateEntry
-	14, // 4: riot.tool.v1.CallContext.sandbox:type_name -> riot.tool.v1.Sandbox
-	25, // 5: riot.tool.v1.CallContext.shared_state:type_name -> riot.tool.v1.CallContext.SharedStateEntry
-	12, // 6: riot.tool.v1.CallContext.spill_file:type_name -> riot.tool.v1.SpillFile
-	26, // 7: riot.tool.v1.PluginState.values:type_name -> riot.tool.v1.PluginState.ValuesEntry
-	0,  // 8: riot.tool.v1.Sandbox.mode:type_name -> riot.tool.v1.SandboxMode
-	15, // 9: riot.tool.v1.Sandbox.egress:type_name -> riot.tool.v1.Egress
-	11, // 10: riot.tool.v1.PrepareRequest.context:type_name -> riot.tool.v1.CallContext
-	2,  // 11: riot.tool.v1.Subject.kind:type_name -> riot.tool.v1.SubjectKind
-	3,  // 12: riot.tool.v1.Subject.access:type_name -> riot.tool.v1.Access
-	1,  // 13: riot.tool.v1.PrepareResponse.permission:type_name -> riot.tool.v1.PermissionBehavior
-	17, // 14: riot.tool.v1.PrepareResponse.subjects:type_name -> riot.tool.v1.Subject
-	11, // 15: riot.tool.v1.CallRequest.context:type_name -> riot.tool.v1.CallContext
-	18, // 16: riot.tool.v1.CallRequest.expect:type_name -> riot.tool.v1.PrepareResponse
-	21, // 17: riot.tool.v1.CallEvent.progress:type_name -> riot.tool.v1.Progress
-	22, // 18: riot.tool.v1.CallEvent.chunk:type_name -> riot.tool.v1.Chunk
-	23, // 19: riot.tool.v1.CallEvent.final:type_name -> riot.tool.v1.Final
-	18, // 20: riot.tool.v1.CallEvent.prepared:type_name -> riot.tool.v1.PrepareResponse
-	4,  // 21: riot.tool.v1.Chunk.kind:type_name -> riot.tool.v1.BlockKind
-	5,  // 22: riot.tool.v1.Final.status:type_name -> riot.tool.v1.Status
-	27, // 23: riot.tool.v1.Final.state_updates:type_name -> riot.tool.v1.Final.StateUpdatesEntry
-	13, // 24: riot.tool.v1.CallContext.SharedStateEntry.value:type_name -> riot.tool.v1.PluginState
-	6,  // 25: riot.tool.v1.ToolPlugin.Manifest:input_type -> riot.tool.v1.ManifestRequest
-	16, // 26: riot.tool.v1.ToolPlugin.Prepare:input_type -> riot.tool.v1.PrepareRequest
-	19, // 27: riot.tool.v1.ToolPlugin.Call:input_type -> riot.tool.v1.CallRequest
-	7,  // 28: riot.tool.v1.ToolPlugin.Manifest:output_type -> riot.tool.v1.ManifestResponse
-	18, // 29: riot.tool.v1.ToolPlugin.Prepare:output_type -> riot.tool.v1.PrepareResponse
-	20, // 30: riot.tool.v1.ToolPlugin.Call:output_type -> riot.tool.v1.CallEvent
-	28, // [28:31] is the sub-list for method output_type
-	25, // [25:28] is the sub-list for method input_type
-	25, // [25:25] is the sub-list for extension type_name
-	25, // [25:25] is the sub-list for extension extendee
-	0,  // [0:25] is the sub-list for field type_name
+	25, // 3: riot.tool.v1.CallContext.state:type_name -> riot.tool.v1.CallContext.StateEntry
+	15, // 4: riot.tool.v1.CallContext.sandbox:type_name -> riot.tool.v1.Sandbox
+	26, // 5: riot.tool.v1.CallContext.shared_state:type_name -> riot.tool.v1.CallContext.SharedStateEntry
+	13, // 6: riot.tool.v1.CallContext.spill_file:type_name -> riot.tool.v1.SpillFile
+	12, // 7: riot.tool.v1.CallContext.temp_view:type_name -> riot.tool.v1.TempView
+	27, // 8: riot.tool.v1.PluginState.values:type_name -> riot.tool.v1.PluginState.ValuesEntry
+	0,  // 9: riot.tool.v1.Sandbox.mode:type_name -> riot.tool.v1.SandboxMode
+	16, // 10: riot.tool.v1.Sandbox.egress:type_name -> riot.tool.v1.Egress
+	11, // 11: riot.tool.v1.PrepareRequest.context:type_name -> riot.tool.v1.CallContext
+	2,  // 12: riot.tool.v1.Subject.kind:type_name -> riot.tool.v1.SubjectKind
+	3,  // 13: riot.tool.v1.Subject.access:type_name -> riot.tool.v1.Access
+	1,  // 14: riot.tool.v1.PrepareResponse.permission:type_name -> riot.tool.v1.PermissionBehavior
+	18, // 15: riot.tool.v1.PrepareResponse.subjects:type_name -> riot.tool.v1.Subject
+	11, // 16: riot.tool.v1.CallRequest.context:type_name -> riot.tool.v1.CallContext
+	19, // 17: riot.tool.v1.CallRequest.expect:type_name -> riot.tool.v1.PrepareResponse
+	22, // 18: riot.tool.v1.CallEvent.progress:type_name -> riot.tool.v1.Progress
+	23, // 19: riot.tool.v1.CallEvent.chunk:type_name -> riot.tool.v1.Chunk
+	24, // 20: riot.tool.v1.CallEvent.final:type_name -> riot.tool.v1.Final
+	19, // 21: riot.tool.v1.CallEvent.prepared:type_name -> riot.tool.v1.PrepareResponse
+	4,  // 22: riot.tool.v1.Chunk.kind:type_name -> riot.tool.v1.BlockKind
+	5,  // 23: riot.tool.v1.Final.status:type_name -> riot.tool.v1.Status
+	28, // 24: riot.tool.v1.Final.state_updates:type_name -> riot.tool.v1.Final.StateUpdatesEntry
+	14, // 25: riot.tool.v1.CallContext.SharedStateEntry.value:type_name -> riot.tool.v1.PluginState
+	6,  // 26: riot.tool.v1.ToolPlugin.Manifest:input_type -> riot.tool.v1.ManifestRequest
+	17, // 27: riot.tool.v1.ToolPlugin.Prepare:input_type -> riot.tool.v1.PrepareRequest
+	20, // 28: riot.tool.v1.ToolPlugin.Call:input_type -> riot.tool.v1.CallRequest
+	7,  // 29: riot.tool.v1.ToolPlugin.Manifest:output_type -> riot.tool.v1.ManifestResponse
+	19, // 30: riot.tool.v1.ToolPlugin.Prepare:output_type -> riot.tool.v1.PrepareResponse
+	21, // 31: riot.tool.v1.ToolPlugin.Call:output_type -> riot.tool.v1.CallEvent
+	29, // [29:32] is the sub-list for method output_type
+	26, // [26:29] is the sub-list for method input_type
+	26, // [26:26] is the sub-list for extension type_name
+	26, // [26:26] is the sub-list for extension extendee
+	0,  // [0:26] is the sub-list for field type_name
 }
 
 func init() { file_riot_tool_v1_tool_proto_init() }
@@ -2143,20 +2220,20 @@ func file_riot_tool_v1_tool_proto_init() {
 	if File_riot_tool_v1_tool_proto != nil {
 		return
 	}
-	file_riot_tool_v1_tool_proto_msgTypes[14].OneofWrappers = []any{
+	file_riot_tool_v1_tool_proto_msgTypes[15].OneofWrappers = []any{
 		(*CallEvent_Progress)(nil),
 		(*CallEvent_Chunk)(nil),
 		(*CallEvent_Final)(nil),
 		(*CallEvent_Prepared)(nil),
 	}
-	file_riot_tool_v1_tool_proto_msgTypes[16].OneofWrappers = []any{}
+	file_riot_tool_v1_tool_proto_msgTypes[17].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_riot_tool_v1_tool_proto_rawDesc), len(file_riot_tool_v1_tool_proto_rawDesc)),
 			NumEnums:      6,
-			NumMessages:   22,
+			NumMessages:   23,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

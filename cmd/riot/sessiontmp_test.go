@@ -1,0 +1,51 @@
+package main_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A named one-shot session keeps its /tmp between invocations, and the
+// file tools find there what its commands left, by the /tmp names the
+// commands use: `riot run --session` writes with Bash, then a later
+// invocation reads and edits with Read and Edit, and a third sees the
+// change with Bash and Grep. No result names the host's directory.
+func TestFileToolsFindTheSessionTmpAcrossInvocations(t *testing.T) {
+	requireSandbox(t)
+	e := newEnv(t)
+	e.trust()
+	e.write(".riot/config.toml", "[permissions]\nallow = [\"Bash\"]\n\n[sandbox]\nmode = \"required\"\n\n[sandbox.network]\nmode = \"none\"\n")
+	d := fmt.Sprintf("/tmp/riot-test-%x", rand.Uint64())
+	if _, err := os.Lstat(d); err == nil {
+		t.Fatalf("%s exists on the host", d)
+	}
+	run := func(turn string, want ...string) string {
+		t.Helper()
+		r := e.riot(turn, "run", "--session", "T", "--mode", "acceptEdits")
+		r.want(t, 0, want...)
+		if strings.Contains(r.stdout, `"is_error": true`) || strings.Contains(r.stdout, "riot-tmp-") {
+			t.Fatalf("stdout: %s\nstderr: %s", r.stdout, r.stderr)
+		}
+		return r.stdout
+	}
+	run(`[{"type":"tool_use","id":"b","name":"Bash","input":{"command":"mkdir `+d+` && echo 'one from bash' > `+d+`/f.txt"}}]`, `"tool_use_id": "b"`)
+	run(`[{"type":"tool_use","id":"r","name":"Read","input":{"file_path":"`+d+`/f.txt"}},`+
+		`{"type":"tool_use","id":"e","name":"Edit","input":{"file_path":"`+d+`/f.txt","old_string":"one","new_string":"two"}}]`,
+		"one from bash", `"tool_use_id": "e"`)
+	run(`[{"type":"tool_use","id":"c","name":"Bash","input":{"command":"cat `+d+`/f.txt"}},`+
+		`{"type":"tool_use","id":"g","name":"Grep","input":{"pattern":"two","path":"`+d+`"}}]`,
+		"two from bash", d+"/f.txt")
+	if _, err := os.Lstat(d); err == nil {
+		t.Fatalf("a tool wrote the host's %s", d)
+	}
+	// The session's directory is in riot's TMPDIR, the test's own; a
+	// session host of it removes it as it exits, which this test does not
+	// start, so the test's cleanup does.
+	if m, _ := filepath.Glob(filepath.Join(e.tmp, "riot-tmp-*-T")); len(m) != 1 {
+		t.Fatalf("the named session's /tmp is not in riot's TMPDIR: %v", m)
+	}
+}
