@@ -114,7 +114,7 @@ allowed_domains = ["example.org"]
 		t.Fatalf("config.Config: %d keys, and fields that are no key: %v", leaves, notKeys)
 	}
 	r.want(t, 0, `serve.idle_timeout = "30m"`, `mcp_servers.web.url = "http://127.0.0.1:1/mcp"`, `plugins.hello.source = "example.com/hello"`,
-		`hooks.PostToolUse += {matcher = "", command = "true", timeout = "1m", fail_closed = false}`,
+		`hooks.PostToolUse += {matcher = "", command = "true", timeout = "1m", fail_closed = false, async = false, once = false}`,
 		`sandbox.network.mode = "proxy"`, `sandbox.network.allowed_domains += "example.org"`)
 }
 
