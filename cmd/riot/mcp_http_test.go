@@ -173,14 +173,18 @@ func TestMCPHTTP(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(e.ws, "x")); !os.IsNotExist(err) {
 		t.Fatal("a denied call ran")
 	}
-	// SIGTERM ends the server within 2 s.
+	// SIGTERM ends the idle server, cleanly (the bound only keeps a hang
+	// from stalling the suite; mcp_shutdown_test.go holds the timing).
 	if err := h.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	select {
 	case <-h.exited:
-	case <-time.After(2 * time.Second):
-		t.Fatal("riot mcp --listen still runs 2 s after SIGTERM")
+		if h.err != nil {
+			t.Fatalf("riot mcp --listen after SIGTERM: %v\n%s", h.err, h.log)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("riot mcp --listen still runs 30 s after SIGTERM")
 	}
 }
 

@@ -29,8 +29,9 @@ func TestPermBashDenyOracle(t *testing.T) {
 		"$(echo rm) -f victim", "${R:-rm} -f victim", "rm$'' -f victim", "echo $(rm -f victim)", "cat <(rm -f victim)",
 		"true && rm -f victim", "(rm -f victim)", "{ rm -f victim; }", "if true; then rm -f victim; fi",
 		"for f in victim; do rm -f $f; done", `xargs sh -c 'rm -f "$@"' _ <<< victim`,
+		`echo "rm -f victim" | sh`, `bash <<< "rm -f victim"`, `sh -s <<< 'rm -f victim'`,
 		// Run no rm:
-		"echo rm", "ls -la", "git --version", "cat victim", "find . -name victim -delete", "rmdir --help",
+		"echo rm", "ls -la", "git --version", "cat victim", "find . -name victim -delete", "rmdir --help", "bash --version",
 	}
 	ran := regexp.MustCompile(`execve\("([^"]+)", .* = 0$`)
 	for _, cmd := range corpus {

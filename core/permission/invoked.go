@@ -56,6 +56,13 @@ var shells = map[string]bool{
 	"busybox": true, "su": true, "sg": true, "runuser": true, "script": true, "flock": true,
 }
 
+// stdinShells read their commands from stdin when given no -c string and
+// no script (`echo "rm x" | sh`, `bash <<< "rm x"`, `sh -s`): what they run
+// is not in the command's words.
+var stdinShells = map[string]bool{
+	"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "ash": true, "fish": true,
+}
+
 // findExec are find's actions that run a command.
 var findExec = map[string]bool{"-exec": true, "-execdir": true, "-ok": true, "-okdir": true}
 
@@ -123,11 +130,7 @@ func (inv *invocations) call(args []*syntax.Word, depth int) {
 			return
 		}
 		if shells[name] {
-			for j := i + 1; j+1 < len(words); j++ {
-				if cOption().MatchString(words[j]) {
-					inv.script(words[j+1], depth+1)
-				}
-			}
+			inv.shell(name, words[i+1:], depth)
 		}
 		switch {
 		case name == "eval":
@@ -146,6 +149,32 @@ func (inv *invocations) call(args []*syntax.Word, depth int) {
 				}
 			}
 		}
+	}
+}
+
+// shell reads a shell's arguments: the string after each -c option, or,
+// for a shell that reads its commands from stdin (no -c, no script
+// operand, or -s), nothing it could read: opaque. A script operand is a
+// program of its own, as a python script is: not read.
+func (inv *invocations) shell(name string, args []string, depth int) {
+	command, operand, stdin, inert := false, false, false, false
+	for j, a := range args {
+		switch {
+		case a == "--version" || a == "--help" || a == "-n": // runs nothing it reads
+			inert = true
+		case cOption().MatchString(a):
+			command = true
+			if j+1 < len(args) {
+				inv.script(args[j+1], depth+1)
+			}
+		case a == "-s":
+			stdin = true
+		case !strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "+"):
+			operand = true
+		}
+	}
+	if stdinShells[name] && !command && !inert && (stdin || !operand) {
+		inv.opaque = true
 	}
 }
 

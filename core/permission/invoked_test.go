@@ -23,7 +23,10 @@ func TestRestrictsInvoked(t *testing.T) {
 			`sh -c "rm v"`, `bash -lc 'rm v'`, `su -c "rm v"`, `flock lock -c "rm v"`, `watch 'rm v'`,
 			"eval rm v", `eval "rm v"`, `bash -c "bash -c 'rm v'"`,
 			"echo $(rm v)", "cat <(rm v)", "$X v", "${X:-rm} v", "$(echo rm) v", "rm$'' v", "`echo rm` v",
-		}, []string{"echo rm", "git rm v", "ls rm", `echo "rm -rf /"`, "grep -r rm .", "cat rm.txt", "rmdir v"}},
+			// A shell reading its commands from stdin: nothing to read.
+			`echo "rm v" | sh`, `bash <<< "rm v"`, "sh -s < cmds", "busybox sh", "bash -x",
+		}, []string{"echo rm", "git rm v", "ls rm", `echo "rm -rf /"`, "grep -r rm .", "cat rm.txt", "rmdir v",
+			"bash --version", "sh -n build.sh", "bash build.sh", `bash -c "ls"`}},
 		{"git push:*", []string{"git push", "git -C dir push origin", "/usr/bin/git --no-pager push", "env GIT_DIR=x git push", `sh -c "git push -f"`},
 			[]string{"git status", "git pull", "echo git push"}},
 		{"npm test", []string{"npm test", "/usr/bin/npm test", "env CI=1 npm test"}, []string{"npm test --watch", "npm run build"}},
