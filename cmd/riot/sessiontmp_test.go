@@ -49,3 +49,27 @@ func TestFileToolsFindTheSessionTmpAcrossInvocations(t *testing.T) {
 		t.Fatalf("the named session's /tmp is not in riot's TMPDIR: %v", m)
 	}
 }
+
+// A rule names a file of the session's /tmp by its /tmp name, as the
+// model and the user know it: the suggestion a denial prints names it so,
+// never the host's directory, and works as printed in the next invocation
+// (an ephemeral session, whose directory's name is new).
+func TestSessionTmpRulesUseTmpNames(t *testing.T) {
+	requireSandbox(t)
+	e := newEnv(t)
+	e.trust()
+	e.write(".riot/config.toml", "[sandbox]\nmode = \"required\"\n\n[sandbox.network]\nmode = \"none\"\n")
+	f := fmt.Sprintf("/tmp/riot-test-%x.txt", rand.Uint64())
+	in := `{"command":"echo hi > ` + f + `"}`
+	r := e.riot("", "call", "Bash", in)
+	r.want(t, 1, "--allow 'Bash(echo:*)' --allow 'Edit(/"+f+")'")
+	if strings.Contains(r.stdout+r.stderr, "riot-tmp-") {
+		t.Fatalf("the denial names the host's directory: %s", r.stdout)
+	}
+	e.riot("", "call", "--allow", "Bash(echo:*)", "--allow", "Edit(/"+f+")", "Bash", in).want(t, 0)
+	if _, err := os.Lstat(f); err == nil {
+		t.Fatalf("the command wrote the host's %s", f)
+	}
+	// A deny rule on the /tmp name holds for the session's file too.
+	e.riot("", "call", "--allow", "Write", "--deny", "Edit(/"+f+")", "Write", `{"file_path":"`+f+`","content":"x"}`).want(t, 1, "denied by the rule `Edit(/"+f+")`")
+}

@@ -11,6 +11,11 @@ type subject struct {
 	Subject
 	lexical  string  // PathSubject: absolute, clean; "" if the value is empty
 	physical string  // PathSubject: resolved; "" if it could not be
+	// alias is physical as the model names it (Config.ShowPath), when
+	// that differs: a file of the session's /tmp by its /tmp name. Rules
+	// match it as they match physical, so Edit(//tmp/x) covers the
+	// session's /tmp/x; it names the same file, resolved.
+	alias string
 	err      error   // why the path could not be resolved
 	cmd      command // CommandSubject: its text and words
 }
@@ -27,11 +32,23 @@ func (p *Policy) prepare(subjects []Subject) []subject {
 		}
 		r, err := p.resolveSubject(s.Value)
 		out[i].lexical, out[i].physical, out[i].err = r.lexical, r.physical, err
+		if a := p.shown(r.physical); a != r.physical {
+			out[i].alias = a
+		}
 		if s.Value != "" && err != nil {
 			out[i].lexical = lexicalForm(p.fs, p.absolute(s.Value))
 		}
 	}
 	return out
+}
+
+// named is a path subject's resolved path as a rule names it: its alias,
+// if it has one.
+func (s subject) named() string {
+	if s.alias != "" {
+		return s.alias
+	}
+	return s.physical
 }
 
 // matches reports whether the rule matches one subject of a call of tool.
@@ -68,7 +85,7 @@ func (c *compiled) matches(tool string, s subject, restrictive bool) bool {
 		if c.Spec == "" {
 			return true
 		}
-		phys := s.physical != "" && globsMatch(c.globs, s.physical)
+		phys := s.physical != "" && globsMatch(c.globs, s.physical) || s.alias != "" && globsMatch(c.globs, s.alias)
 		if restrictive {
 			return phys || s.lexical != "" && globsMatch(c.globs, s.lexical)
 		}

@@ -41,7 +41,7 @@ func (c *chain) suggest() {
 			if s.Access == Read {
 				tool = "Read"
 			}
-			ok = add(tool+"("+c.p.pathSpecFor(s.physical)+")", s)
+			ok = add(tool+"("+c.p.pathSpecFor(s.named())+")", s)
 		case UnknownSubject: // no allow rule matches one, so none is suggested
 		}
 		if !ok {
@@ -312,7 +312,7 @@ func (g *suggester) coverOthers(a askedAt) {
 		if s.Access == Read {
 			tool = "Read"
 		}
-		try(tool + "(" + g.p.pathSpecFor(s.physical) + ")")
+		try(tool + "(" + g.p.pathSpecFor(s.named()) + ")")
 	}
 }
 
