@@ -28,9 +28,6 @@ func (p *Policy) Condition(r config.Rule) (*Condition, error) {
 	return &Condition{c: c}, nil
 }
 
-// String is the condition as written.
-func (cond *Condition) String() string { return cond.c.src.Text }
-
 // Match judges a call by the condition both ways a rule can: matches as a
 // deny rule would (any subject, a command's words or its text, a path by
 // either form), so that a hook guarding something runs whenever the call

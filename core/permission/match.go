@@ -11,13 +11,13 @@ type subject struct {
 	Subject
 	lexical  string  // PathSubject: absolute, clean; "" if the value is empty
 	physical string  // PathSubject: resolved; "" if it could not be
+	err      error   // why the path could not be resolved
+	cmd      command // CommandSubject: its text and words
 	// alias is physical as the model names it (Config.ShowPath), when
 	// that differs: a file of the session's /tmp by its /tmp name. Rules
 	// match it as they match physical, so Edit(//tmp/x) covers the
 	// session's /tmp/x; it names the same file, resolved.
 	alias string
-	err      error   // why the path could not be resolved
-	cmd      command // CommandSubject: its text and words
 }
 
 func (p *Policy) prepare(subjects []Subject) []subject {
