@@ -42,11 +42,7 @@ func (p *Policy) Match(cond *Condition, req Request) (matches, covers bool) {
 			return true, false
 		}
 	}
-	subjects := p.prepare(req.Subjects)
-	var in callInput
-	if len(req.Input) > 0 {
-		in = decodeInput(req.Input)
-	}
+	subjects, in := p.prepare(req.Subjects), decodeInput(req.Input)
 	rules := []*compiled{c}
 	if r, _ := firstMatch(rules, req.Tool, subjects, in); r == nil {
 		return false, false

@@ -69,9 +69,6 @@ var findExec = map[string]bool{"-exec": true, "-execdir": true, "-ok": true, "-o
 // cOption is a short option cluster holding c (-c, -lc, -ec).
 var cOption = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-[A-Za-z]*c[A-Za-z]*$`) })
 
-// assignment is a NAME=value word, which a wrapper such as env skips.
-var assignment = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`) })
-
 // read fills in the forms of a command subject's text, once.
 func (inv *invocations) read(text string) {
 	inv.once.Do(func() { inv.script(text, 0) })
@@ -90,7 +87,7 @@ func (inv *invocations) script(text string, depth int) {
 		return
 	}
 	syntax.Walk(f, func(n syntax.Node) bool {
-		if call, ok := n.(*syntax.CallExpr); ok && len(call.Args) > 0 {
+		if call, ok := n.(*syntax.CallExpr); ok {
 			inv.call(call.Args, depth)
 		}
 		return !inv.opaque
@@ -98,7 +95,9 @@ func (inv *invocations) script(text string, depth int) {
 }
 
 // call reads one simple command's words: the program at each word that
-// may start a command, as its base name, with the words after it.
+// may start a command, as its base name, with the words after it. (The
+// parser keeps a command's own assignments out of its words; those a
+// wrapper takes, `env X=1 rm`, are words before one of its starts.)
 func (inv *invocations) call(args []*syntax.Word, depth int) {
 	words := make([]string, len(args))
 	literal := make([]bool, len(args))
@@ -117,10 +116,6 @@ func (inv *invocations) call(args []*syntax.Word, depth int) {
 		if !literal[i] {
 			inv.opaque = true
 			return
-		}
-		if assignment().MatchString(words[i]) {
-			starts = append(starts, i+1)
-			continue
 		}
 		name := path.Base(words[i])
 		form := append([]string{name}, words[i+1:]...)

@@ -26,7 +26,8 @@ func TestRestrictsInvoked(t *testing.T) {
 			// A shell reading its commands from stdin: nothing to read.
 			`echo "rm v" | sh`, `bash <<< "rm v"`, "sh -s < cmds", "busybox sh", "bash -x",
 		}, []string{"echo rm", "git rm v", "ls rm", `echo "rm -rf /"`, "grep -r rm .", "cat rm.txt", "rmdir v",
-			"bash --version", "sh -n build.sh", "bash build.sh", `bash -c "ls"`}},
+			"bash --version", "sh -n build.sh", "bash build.sh", `bash -c "ls"`, "bash -c", "env FOO=1", "X=1", "eval ls",
+			"find . -exec", "watch -n 1 'ls -l'"}},
 		{"git push:*", []string{"git push", "git -C dir push origin", "/usr/bin/git --no-pager push", "env GIT_DIR=x git push", `sh -c "git push -f"`},
 			[]string{"git status", "git pull", "echo git push"}},
 		{"npm test", []string{"npm test", "/usr/bin/npm test", "env CI=1 npm test"}, []string{"npm test --watch", "npm run build"}},
@@ -57,16 +58,32 @@ func TestRestrictsInvoked(t *testing.T) {
 }
 
 // What cannot be read in full is opaque: a deny rule naming a program
-// matches it, rather than missing what it runs.
+// matches it, rather than missing what it runs. Up to the limits, it is
+// read.
 func TestInvokedLimits(t *testing.T) {
-	deep := "rm v"
-	for range maxInvokedDepth + 2 {
-		deep = "sh -c " + shellQuote(deep)
+	nest := func(wrap string, n int) string {
+		cmd := "rm v"
+		for range n {
+			cmd = wrap + " " + shellQuote(cmd)
+		}
+		return cmd
 	}
-	p := compileCommand("ls:*")
-	for _, cmd := range []string{deep, "echo 'unterminated", "sudo " + strings.Repeat("sudo ", 2*maxInvokedForms) + "true"} {
-		if !p.restricts(parseCommandSubject(cmd)) {
+	// sudo x (maxInvokedForms-1 times) true: exactly maxInvokedForms forms.
+	forms := func(n int) string { return strings.Repeat("sudo ", n-1) + "true" }
+	ls, rm := compileCommand("ls:*"), compileCommand("rm:*")
+	for _, cmd := range []string{nest("sh -c", maxInvokedDepth+1), nest("watch", maxInvokedDepth+1), nest("eval", maxInvokedDepth+1), "echo 'unterminated", forms(maxInvokedForms + 1)} {
+		if !ls.restricts(parseCommandSubject(cmd)) {
 			t.Errorf("ls:* does not restrict the opaque %q", cmd[:min(len(cmd), 60)])
+		}
+	}
+	for _, cmd := range []string{nest("sh -c", maxInvokedDepth), nest("watch", maxInvokedDepth), nest("eval", maxInvokedDepth), forms(maxInvokedForms)} {
+		if ls.restricts(parseCommandSubject(cmd)) {
+			t.Errorf("ls:* restricts %q, which is within the limits", cmd[:min(len(cmd), 60)])
+		}
+	}
+	for _, cmd := range []string{nest("sh -c", maxInvokedDepth), nest("watch", maxInvokedDepth), nest("eval", maxInvokedDepth)} {
+		if !rm.restricts(parseCommandSubject(cmd)) {
+			t.Errorf("rm:* does not restrict %q", cmd[:min(len(cmd), 60)])
 		}
 	}
 }
