@@ -309,6 +309,23 @@ func (c *collector) lineCount() int64 {
 	return c.lines
 }
 
+// CutToTurnBudget is text cut to the preview a spill shows, with its size
+// and how to see the rest, for a client that bounds a turn whose calls
+// another host ran, each as a turn of its own (remote.Client): it holds no
+// spill file the model could read, so the call is to be run again alone,
+// when its own budget, not the turn's, applies.
+func CutToTurnBudget(text string) string {
+	chars := int64(utf8.RuneCountInString(text))
+	lastNL := strings.HasSuffix(text, "\n")
+	lines := int64(strings.Count(text, "\n"))
+	if !lastNL && text != "" {
+		lines++
+	}
+	return preview(text, text, chars, lines, lastNL) + fmt.Sprintf(
+		"\n[Output cut to keep this turn within its budget (limits.turn_budget_chars): %s characters in %s lines, and the other results of the turn took the rest. Run this call again alone to see all of it, or narrow it.]",
+		commas(chars), commas(lines))
+}
+
 // spillNotice is the preview of a spilled output with its size, path and
 // how to read more.
 func spillNotice(head, tail string, chars, lines int64, lastNL bool, path string) string {

@@ -67,6 +67,9 @@ type Options struct {
 	// MaxParallel bounds a run of concurrency-safe calls run together;
 	// zero is the host's default, 10.
 	MaxParallel int
+	// TurnBudgetChars bounds what a turn's results hold together, as
+	// limits.turn_budget_chars does a local turn's; zero is its default.
+	TurnBudgetChars int
 	// OnProgress, if set, is told of each call's start, progress and end.
 	OnProgress func(core.Progress)
 	// HTTPClient, if set, carries the requests; its Transport is wrapped

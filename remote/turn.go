@@ -47,6 +47,7 @@ func (c *Client) RunTurn(ctx context.Context, uses []core.ToolUse) []core.ToolRe
 			results[i] = textResult(use, stop.status, stop.notRun)
 		}
 	}
+	boundTurn(results, int64(c.opts.TurnBudgetChars))
 	return results
 }
 

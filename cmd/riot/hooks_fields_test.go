@@ -151,6 +151,23 @@ command = "cat >/dev/null; echo x >> `+ran+`"
 	}
 }
 
+// hear is a person who waits to hear from the Notification hook that
+// writes its input to fifo before answering: it keeps what the hook wrote
+// in heard, and is false when nothing came within 30 s.
+func hear(fifo string, heard chan string) bool {
+	go func() {
+		b, _ := os.ReadFile(fifo) // until the hook has written and closed it
+		heard <- string(b)
+	}()
+	select {
+	case n := <-heard:
+		heard <- n
+		return true
+	case <-time.After(30 * time.Second):
+		return false
+	}
+}
+
 // Over riot mcp the client's user is asked by elicitation, and the
 // Notification hook runs while that question waits: the client here
 // answers only once it has heard from the hook.
@@ -166,17 +183,10 @@ command = "cat > `+fifo+`"
 	heard := make(chan string, 1)
 	s := e.connect(t, &mcp.ClientOptions{
 		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			go func() {
-				b, _ := os.ReadFile(fifo) // until the hook has written and closed it
-				heard <- string(b)
-			}()
-			select {
-			case n := <-heard:
-				heard <- n
-				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "allow once"}}, nil
-			case <-time.After(30 * time.Second):
+			if !hear(fifo, heard) {
 				return &mcp.ElicitResult{Action: "decline"}, nil
 			}
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "allow once"}}, nil
 		},
 	})
 	res := call(t, s, "Bash", map[string]any{"command": "touch notified"})
@@ -185,6 +195,39 @@ command = "cat > `+fifo+`"
 	}
 	n := <-heard
 	for _, w := range []string{`"hook_event_name":"Notification"`, `"notification_type":"permission_prompt"`, `"message":"riot needs your permission to use Bash"`} {
+		if !strings.Contains(n, w) {
+			t.Fatalf("the notification lacks %s: %s", w, n)
+		}
+	}
+}
+
+// A session host asks the client's own terminal, and its Notification
+// hook runs while that question waits: the person here answers only once
+// the hook has told them of it.
+func TestNotificationThroughSessionHost(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "notify")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := hookEnv(t, nil, leakGuard+`
+[[hooks.Notification]]
+command = "cat > `+fifo+`"
+`)
+	startHost(t, e, "S")
+	cmd := e.command("", "call", "--session", "S", "Bash", `{"command":"touch notified"}`)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	heard := make(chan string, 1)
+	shown, stdout, code := onPty(t, cmd, func(string) string {
+		if !hear(fifo, heard) {
+			return "n"
+		}
+		return "y"
+	})
+	if code != 0 || !exists(filepath.Join(e.ws, "notified")) {
+		t.Fatalf("the call allowed after the notification: exit %d\nterminal: %s\nstdout: %s", code, shown, stdout)
+	}
+	n := <-heard
+	for _, w := range []string{`"hook_event_name":"Notification"`, `"notification_type":"permission_prompt"`, `"message":"riot needs your permission to use Bash"`, `"session_id":"S"`} {
 		if !strings.Contains(n, w) {
 			t.Fatalf("the notification lacks %s: %s", w, n)
 		}

@@ -3,6 +3,7 @@ package main_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // remoteTurn is a turn of each kind of call: Read, Grep, Edit after Read,
@@ -265,5 +267,43 @@ func TestRemoteRunConcurrentTurns(t *testing.T) {
 				t.Errorf("%s call %d: error %v %q, want %q", who, i+1, results[i].IsError, results[i].Content, w)
 			}
 		}
+	}
+}
+
+// A remote turn is held to the client's turn budget as a local one is:
+// the session runs each call as a turn of its own, so the client cuts the
+// largest outputs, largest first, until the turn fits, and each cut one
+// says how to see all of it; the rest arrive whole.
+func TestRemoteRunTurnBudget(t *testing.T) {
+	srv, client := newEnv(t), newEnv(t)
+	srv.userConfig("[permissions]\nmode = \"bypassPermissions\"\n")
+	client.userConfig("[limits]\nturn_budget_chars = 20000\n")
+	tok := tokenFile(t, "s3cret-budget")
+	h := srv.listen(t, nil, "--token-file", tok)
+	var uses []string
+	for i := 1; i <= 4; i++ {
+		uses = append(uses, fmt.Sprintf(`{"type":"tool_use","id":"b%d","name":"Bash","input":{"command":"seq 1 1500"}}`, i))
+	}
+	got := client.riot("["+strings.Join(uses, ",")+"]", "run", "--remote", h.url, "--token-file", tok)
+	got.want(t, 0)
+	var results []struct {
+		ID      string `json:"tool_use_id"`
+		Content string `json:"content"`
+	}
+	if err := json.Unmarshal([]byte(got.stdout), &results); err != nil {
+		t.Fatalf("%v\n%s", err, got.stdout)
+	}
+	total := 0
+	for i, r := range results {
+		total += utf8.RuneCountInString(r.Content)
+		cut := strings.Contains(r.Content, "Output cut to keep this turn within its budget (limits.turn_budget_chars): 6,393 characters in 1,500 lines") &&
+			strings.Contains(r.Content, "Run this call again alone to see all of it")
+		whole := strings.HasPrefix(r.Content, "1\n2\n") && strings.Contains(r.Content, "\n750\n") && strings.HasSuffix(strings.TrimSpace(r.Content), "\n1500")
+		if i < 2 && !cut || i >= 2 && (cut || !whole) {
+			t.Errorf("%s: cut %v, whole %v:\n%.300s", r.ID, cut, whole, r.Content)
+		}
+	}
+	if total > 20000 {
+		t.Fatalf("the turn holds %d characters, over its budget of 20,000", total)
 	}
 }

@@ -81,6 +81,7 @@ type remoteSession struct {
 	url, tokenFile string
 	timeout        time.Duration
 	maxParallel    int
+	turnBudget     int
 }
 
 // remoteTarget is the remote session of --remote, or else of [remote] url
@@ -97,7 +98,7 @@ func (a *app) remoteTarget(flagURL, flagToken string) (*remoteSession, error) {
 		}
 		return nil, err
 	}
-	t := &remoteSession{url: cfg.Remote.URL, tokenFile: cfg.Remote.TokenFile, timeout: cfg.Remote.Timeout, maxParallel: cfg.Limits.MaxParallel}
+	t := &remoteSession{url: cfg.Remote.URL, tokenFile: cfg.Remote.TokenFile, timeout: cfg.Remote.Timeout, maxParallel: cfg.Limits.MaxParallel, turnBudget: cfg.Limits.TurnBudgetChars}
 	if flagURL != "" {
 		t.url = flagURL
 	}
@@ -129,7 +130,7 @@ func (a *app) remoteTurn(ctx context.Context, t *remoteSession, uses []core.Tool
 	if token == "" {
 		return nil, usageErr("the token file %s is empty; write the remote session's bearer token in it", t.tokenFile)
 	}
-	opts := remote.Options{Token: token, Timeout: t.timeout, MaxParallel: t.maxParallel, OnProgress: onProgress, Version: ident.Version}
+	opts := remote.Options{Token: token, Timeout: t.timeout, MaxParallel: t.maxParallel, TurnBudgetChars: t.turnBudget, OnProgress: onProgress, Version: ident.Version}
 	if interactive(a.stdin, a.stderr) {
 		opts.Elicitor = &permission.TTYPrompter{In: a.stdin, Out: a.stderr}
 	}
