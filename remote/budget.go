@@ -17,9 +17,9 @@ const defaultTurnBudget = 200_000
 // applyTurnBudget's order). The session spilled none of them (a spilled
 // one is a preview already, and is left as it is), so the client holds the
 // only whole copy, which the model cannot read: the notice says to run the
-// call again alone. A cancelled or failed call's text says why, and is
-// kept; so is a result with more than one text block, whose blocks a cut
-// would misplace.
+// call again alone. A cancelled call's text says why, and is kept, as
+// the host keeps it; so is a result with more than one text block, whose
+// blocks a cut would misplace.
 func boundTurn(results []core.ToolResult, budget int64) {
 	if budget <= 0 {
 		budget = defaultTurnBudget
@@ -35,7 +35,7 @@ func boundTurn(results []core.ToolResult, budget int64) {
 	}
 	var order []int
 	for i, r := range results {
-		if r.Status == core.StatusOK && r.Spill == nil && textBlocks(r.Content) == 1 {
+		if r.Status != core.StatusCancelled && r.Spill == nil && textBlocks(r.Content) == 1 {
 			order = append(order, i)
 		}
 	}

@@ -17,9 +17,9 @@ func linesOf(n int) string {
 	return b.String()
 }
 
-// The largest outputs are cut first, until the turn fits; a spilled,
-// failed or cancelled result, and one of several text blocks, keep their
-// text.
+// The largest outputs are cut first, until the turn fits, a failed
+// call's too (a command's output); a spilled or cancelled result, and one
+// of several text blocks, keep their text.
 func TestBoundTurn(t *testing.T) {
 	out := func(id string, status core.Status, text string) core.ToolResult {
 		return core.ToolResult{ToolUseID: id, Status: status, Content: []core.Block{{Type: "text", Text: text}}}
@@ -36,7 +36,7 @@ func TestBoundTurn(t *testing.T) {
 		return strings.Contains(r.Text(), "Output cut to keep this turn within its budget")
 	}
 	for _, r := range results {
-		want := r.ToolUseID == "big" || r.ToolUseID == "mid"
+		want := r.ToolUseID == "big" || r.ToolUseID == "failed"
 		if cut(r) != want {
 			t.Errorf("%s: cut %v, want %v", r.ToolUseID, cut(r), want)
 		}
