@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/riot-tools/riot/internal/tmpview"
 )
 
 // Signs are what a command's output showed of the sandbox refusing it.
@@ -94,10 +96,13 @@ func hidden(p *Profile, missing []string) []string {
 	return out
 }
 
-// shows reports whether path lies in something the sandbox shows.
+// shows reports whether path lies in something the sandbox shows: a path
+// of the session's /tmp (tmpview's rule) is shown, so one missing there is
+// missing, not hidden.
 func shows(p *Profile, path string) bool {
+	tmp := tmpview.View{Host: p.TempDir, Own: append(append([]string(nil), p.ReadPaths...), p.WritePaths...)}
 	return covers(p.ReadPaths, path) || covers(p.WritePaths, path) || covers(systemDirs, path) ||
-		within(path, "/dev") || within(path, "/proc")
+		within(path, "/dev") || within(path, "/proc") || tmp.Shows(filepath.Clean(path))
 }
 
 // secretCommands fail without the credentials the sandbox hides.

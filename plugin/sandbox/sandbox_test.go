@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"bytes"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -195,6 +197,16 @@ func TestNoteSaysWhatToAdd(t *testing.T) {
 		if strings.Contains(note, "/ws/gone") {
 			t.Errorf("a missing path the sandbox shows is not its doing: %s", note)
 		}
+	}
+	// A path of the session's /tmp is shown: missing there is missing. One
+	// the host's /tmp has keeps its host meaning, which the sandbox hides.
+	host := t.TempDir() // in the host's /tmp, under a name it has
+	session := *w
+	session.TempDir = "/state/riot-tmp-1-s"
+	fresh := fmt.Sprintf("/tmp/riot-note-%x", rand.Uint64())
+	note := Note(&session, "cat x", Signs{Missing: []string{fresh + "/log", host + "/log"}})
+	if strings.Contains(note, fresh) || !strings.Contains(note, host+"/log is not in the sandbox") {
+		t.Errorf("the session's /tmp in the note: %s", note)
 	}
 	online := *w
 	online.Network = true
