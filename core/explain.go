@@ -80,9 +80,7 @@ func (h *Host) Explain(ctx context.Context, toolName string, input json.RawMessa
 		ex.Input = c.use.Input
 	}
 	ex.Describe = c.prep.Describe
-	ex.Request = permissionRequest(toolName, *c.prep)
-	ex.Request.Input, ex.Request.Params = c.use.Input, t.params()
-	ex.Request.Hook = verdict
+	ex.Request = h.request(ctx, c, verdict)
 	ex.Decision = h.policy.Decide(ctx, ex.Request)
 	ex.SandboxStatus = h.SandboxStatus(ctx)
 	ex.NoSandbox = noSandboxReason(t)

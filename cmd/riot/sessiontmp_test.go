@@ -70,6 +70,18 @@ func TestSessionTmpRulesUseTmpNames(t *testing.T) {
 	if _, err := os.Lstat(f); err == nil {
 		t.Fatalf("the command wrote the host's %s", f)
 	}
+	// riot explain judges a /tmp path as the call does: the session's file,
+	// read without asking.
+	if ex := e.explainBash("cat " + f); ex.Decision != "allow" {
+		t.Fatalf("explain of a read of the session's /tmp: %s (%s)", ex.Decision, ex.Reason)
+	}
+	// Each call here is a session of its own, with a /tmp of its own: the
+	// file is missing there, and the result does not blame the sandbox.
+	r = e.riot("", "call", "Bash", `{"command":"cat `+f+`"}`)
+	r.want(t, 1, "No such file or directory")
+	if strings.Contains(r.stdout, "not in the sandbox") {
+		t.Fatalf("a file missing from the session's /tmp is called hidden: %s", r.stdout)
+	}
 	// A deny rule on the /tmp name holds for the session's file too.
 	e.riot("", "call", "--allow", "Write", "--deny", "Edit(/"+f+")", "Write", `{"file_path":"`+f+`","content":"x"}`).want(t, 1, "denied by the rule `Edit(/"+f+")`")
 }
