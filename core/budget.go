@@ -309,6 +309,11 @@ func (c *collector) lineCount() int64 {
 	return c.lines
 }
 
+// DefaultTurnBudgetChars is limits.turn_budget_chars when a config (a Go
+// program's, a remote.Options) leaves it zero: what a turn's results hold
+// together at most, as defaults.toml sets it.
+const DefaultTurnBudgetChars = 200_000
+
 // CutToTurnBudget is text cut to the preview a spill shows, with its size
 // and how to see the rest, for a client that bounds a turn whose calls
 // another host ran, each as a turn of its own (remote.Client): it holds no

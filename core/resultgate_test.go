@@ -152,3 +152,10 @@ func TestLargePostToolUseWordsAreKept(t *testing.T) {
 		})
 	}
 }
+
+// A zero turn budget means the embedded defaults' own.
+func TestDefaultTurnBudgetIsTheDefaults(t *testing.T) {
+	if got := testConfig(t).Limits.TurnBudgetChars; got != core.DefaultTurnBudgetChars {
+		t.Fatalf("defaults.toml's turn_budget_chars is %d, core.DefaultTurnBudgetChars %d", got, core.DefaultTurnBudgetChars)
+	}
+}

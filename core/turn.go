@@ -274,7 +274,7 @@ func (h *Host) startNeeded(uses []ToolUse) {
 func (h *Host) applyTurnBudget(calls []*call, results []ToolResult) {
 	budget := int64(h.cfg.Limits.TurnBudgetChars)
 	if budget <= 0 {
-		budget = 200_000
+		budget = DefaultTurnBudgetChars
 	}
 	var total int64
 	for _, r := range results {

@@ -7,9 +7,6 @@ import (
 	"github.com/riot-tools/riot/core"
 )
 
-// defaultTurnBudget is limits.turn_budget_chars's default, the host's.
-const defaultTurnBudget = 200_000
-
 // boundTurn keeps a remote turn within the turn budget, as a local turn is
 // kept: the session ran each call as a turn of its own, within its call's
 // budget, so together they may exceed the turn's. The largest outputs are
@@ -22,7 +19,7 @@ const defaultTurnBudget = 200_000
 // blocks a cut would misplace.
 func boundTurn(results []core.ToolResult, budget int64) {
 	if budget <= 0 {
-		budget = defaultTurnBudget
+		budget = core.DefaultTurnBudgetChars
 	}
 	var total int64
 	size := make([]int64, len(results))
