@@ -90,7 +90,7 @@ func (p hookIfProblem) Unwrap() error { return p.error }
 // an if.
 func (h *Host) hooksFor(event string, subject string, req func() permission.Request) []selectedHook {
 	var out []selectedHook
-	var call *permission.Request
+	var call *permission.Prepared // resolved once for all the hooks' ifs
 	for _, hk := range *h.cfg.Hooks.Event(event) {
 		if !hk.Matches(subject) {
 			continue
@@ -102,10 +102,9 @@ func (h *Host) hooksFor(event string, subject string, req func() permission.Requ
 				continue
 			}
 			if call == nil {
-				r := req()
-				call = &r
+				call = h.policy.Prepare(req())
 			}
-			matches, covers := h.policy.Match(cond, *call)
+			matches, covers := call.Match(cond)
 			if !matches {
 				continue
 			}

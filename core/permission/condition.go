@@ -28,26 +28,38 @@ func (p *Policy) Condition(r config.Rule) (*Condition, error) {
 	return &Condition{c: c}, nil
 }
 
-// Match judges a call by the condition both ways a rule can: matches as a
+// Prepared is a call with its subjects resolved and its input decoded
+// once, to be judged by the conditions of several hooks.
+type Prepared struct {
+	req      Request
+	subjects []subject
+	in       callInput
+}
+
+// Prepare resolves req's subjects for Match.
+func (p *Policy) Prepare(req Request) *Prepared {
+	return &Prepared{req: req, subjects: p.prepare(req.Subjects), in: decodeInput(req.Input)}
+}
+
+// Match judges the call by a condition both ways a rule can: matches as a
 // deny rule would (any subject, a command's words or its text, a path by
 // either form), so that a hook guarding something runs whenever the call
 // may touch it; covers as an allow rule would (every subject), the only
 // case in which the hook speaks for the whole call. A parameter condition
 // naming a parameter the tool does not take cannot be judged: it matches
 // and does not cover.
-func (p *Policy) Match(cond *Condition, req Request) (matches, covers bool) {
-	c := cond.c
+func (call *Prepared) Match(cond *Condition) (matches, covers bool) {
+	c, req := cond.c, call.req
 	if req.Params != nil && c.Spec != "" && namesTool(c.Tool, req.Tool) {
 		if err := c.checkParams(req.Tool, req.Params, strings.HasPrefix(req.Tool, "mcp__")); err != nil {
 			return true, false
 		}
 	}
-	subjects, in := p.prepare(req.Subjects), decodeInput(req.Input)
 	rules := []*compiled{c}
-	if r, _ := firstMatch(rules, req.Tool, subjects, in); r == nil {
+	if r, _ := firstMatch(rules, req.Tool, call.subjects, call.in); r == nil {
 		return false, false
 	}
-	for _, r := range allowedBy(rules, req.Tool, subjects, in) {
+	for _, r := range allowedBy(rules, req.Tool, call.subjects, call.in) {
 		if r == nil {
 			return true, false
 		}

@@ -50,7 +50,7 @@ func TestConditionMatch(t *testing.T) {
 		{"mcp__srv__t(q:x*)", Request{Tool: "mcp__srv__t", Input: json.RawMessage(`{"q":"xy"}`), Params: []string{"q"}}, true, true},
 		{"mcp__srv__t(ls)", Request{Tool: "mcp__srv__t", Input: json.RawMessage(`{"q":"xy"}`), Params: []string{"q"}}, true, false},
 	} {
-		m, cv := p.Match(cond(c.cond), c.req)
+		m, cv := p.Prepare(c.req).Match(cond(c.cond))
 		if m != c.matches || cv != c.covers {
 			t.Errorf("%s on %s %v: matches %v covers %v, want %v %v", c.cond, c.req.Tool, c.req.Subjects, m, cv, c.matches, c.covers)
 		}
