@@ -10,13 +10,14 @@ medians() {
 		| $r[] | "\(.command): median \(.median * 1e4 | round / 10) ms (\(.median / $v * 100 | round / 100)x version), min \(.min * 1e4 | round / 10) ms (\(.min / $vm * 100 | round / 100)x)"' "$1"
 }
 
-# three_call_turn DIR gives riot a home, config, state and data of its own
-# under DIR, and writes the session host benchmarks' turn (Read of a
+# three_call_turn DIR gives riot a home, config, state, data and temporary
+# directory of its own under DIR (a session's /tmp kept after the turn, as a
+# named one-shot session's is, goes with DIR), and writes the session host benchmarks' turn (Read of a
 # 200-line file, Grep for 17, Bash ls) as DIR/turn.json, over the workspace
 # DIR/ws.
 three_call_turn() {
-	export HOME="$1/home" XDG_STATE_HOME="$1/state" XDG_CONFIG_HOME="$1/home/.config" XDG_DATA_HOME="$1/home/.local/share"
-	mkdir -p "$1/ws" "$HOME"
+	export HOME="$1/home" XDG_STATE_HOME="$1/state" XDG_CONFIG_HOME="$1/home/.config" XDG_DATA_HOME="$1/home/.local/share" TMPDIR="$1/tmp"
+	mkdir -p "$1/ws" "$HOME" "$TMPDIR"
 	seq 1 200 >"$1/ws/a.txt"
 	cat >"$1/turn.json" <<-EOF
 		[{"type":"tool_use","id":"r","name":"Read","input":{"file_path":"$1/ws/a.txt"}},

@@ -29,7 +29,9 @@ mkdir -p "$work/alone"
 cp "$riot" "$work/alone/riot"
 alone="$work/alone/riot"
 repo=$PWD
-export XDG_STATE_HOME="$work/state" XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/data"
+# A session's /tmp that outlives its run (a killed one's) goes with $work.
+export XDG_STATE_HOME="$work/state" XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/data" TMPDIR="$work/tmp"
+mkdir -p "$TMPDIR"
 ws="$work/ws"
 mkdir -p "$ws/.riot"
 printf 'plugin_dirs = ["%s"]\n\n[plugins.testkit]\nenabled = true\n' "$work/plugins" > "$ws/.riot/config.toml"

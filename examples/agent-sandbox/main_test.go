@@ -112,8 +112,10 @@ func startRiot(t *testing.T, workspace string) (int, string) {
 	cmd := exec.Command(bin, "mcp", "--listen", "127.0.0.1:0", "--token-file", tokenFile)
 	cmd.Dir = workspace
 	home := filepath.Join(dir, "home")
+	// Its session's /tmp is made in TMPDIR: killed below, riot does not
+	// remove it, and the test's directory takes it.
 	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home+"/.config", "XDG_STATE_HOME="+home+"/.state",
-		"XDG_DATA_HOME="+home+"/.data", "XDG_CACHE_HOME="+home+"/.cache", "RIOT_STATE_DIR=")
+		"XDG_DATA_HOME="+home+"/.data", "XDG_CACHE_HOME="+home+"/.cache", "RIOT_STATE_DIR=", "TMPDIR="+dir)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
